@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Idempotent setup: system packages (as root with apt), the virtual environment and its packages.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v bwrap >/dev/null || need_apt+=(bubblewrap)
+command -v g++ >/dev/null || need_apt+=(g++)
+command -v hipcc >/dev/null || need_apt+=(hipcc)
+command -v chromium >/dev/null || need_apt+=(chromium)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "setup: installing ${need_apt[*]} with apt-get"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+  else
+    echo "setup: not root or no apt-get; missing ${need_apt[*]} (tests that need them are skipped)"
+  fi
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+stamp=.venv/.hipjudge-installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  echo "setup: installing Python packages into .venv"
+  .venv/bin/pip install -q --disable-pip-version-check --upgrade pip
+  .venv/bin/pip install -q --disable-pip-version-check -e ".[dev]"
+  touch "$stamp"
+fi
