@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 _BINARY = {
     ast.Add: operator.add,
@@ -19,7 +19,9 @@ _BINARY = {
     ast.Mod: operator.mod,
     ast.Pow: operator.pow,
 }
-_FUNCS = {"log2": math.log2, "ceil": math.ceil, "floor": math.floor, "max": max, "min": min}
+_FUNCS: dict[str, Callable[..., int | float]] = {
+    "log2": math.log2, "ceil": math.ceil, "floor": math.floor, "max": max, "min": min,
+}
 
 
 class ExprError(ValueError):
@@ -57,7 +59,8 @@ def _eval(node: ast.AST, env: Mapping[str, int | float]) -> int | float:
             raise ExprError(f"unknown name {node.id!r}")
         return env[node.id]
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        return _BINARY[type(node.op)](_eval(node.left, env), _eval(node.right, env))
+        op: Callable[[int | float, int | float], int | float] = _BINARY[type(node.op)]
+        return op(_eval(node.left, env), _eval(node.right, env))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -_eval(node.operand, env)
     if (

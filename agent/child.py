@@ -1,0 +1,199 @@
+"""The untrusted side of the harness: runs inside the sandbox, in the same process as user code.
+
+`python -m agent.child /box/spec.json` loads /box/solution.so, and for each case reads the input
+buffers the parent wrote (it never sees a seed), poisons the outputs, calls `solution`, and writes
+outputs plus one JSON line per case to /box/results.jsonl. Nothing it reports is trusted: the
+parent recomputes the reference from its own inputs and cross-checks the times with its own clock.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import math
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agent.devices import Device, DeviceError, open_device
+
+CTYPES: dict[str, Any] = {
+    "float": ctypes.c_float,
+    "double": ctypes.c_double,
+    "int": ctypes.c_int32,
+    "unsigned int": ctypes.c_uint32,
+    "int64_t": ctypes.c_int64,
+    "size_t": ctypes.c_uint64,
+    "uint8_t": ctypes.c_uint8,
+}
+
+
+def poison(shape: list[int], dtype: np.dtype) -> np.ndarray:
+    """NaN for floats, 0xA5 bytes for integers: an output the kernel never wrote cannot pass."""
+    if dtype.kind == "f":
+        return np.full(shape, np.nan, dtype=dtype)
+    return np.frombuffer(b"\xa5" * (int(np.prod(shape)) * dtype.itemsize), dtype=dtype).reshape(shape).copy()
+
+
+class Report:
+    def __init__(self, path: Path) -> None:
+        self._fh = path.open("a", buffering=1)
+
+    def line(self, **fields: Any) -> None:
+        self._fh.write(json.dumps(fields) + "\n")
+        self._fh.flush()
+
+
+class CaseRunner:
+    def __init__(self, device: Device, solution: Callable[..., None], spec: dict[str, Any]) -> None:
+        self.device = device
+        self.solution = solution
+        self.signature = spec["signature"]
+
+    def prepare(self, case: dict[str, Any], set_dir: Path) -> tuple[dict[str, int], dict[str, np.ndarray]]:
+        """Allocate device buffers, upload the inputs of one input set; return pointers and inputs."""
+        ptrs: dict[str, int] = {}
+        inputs: dict[str, np.ndarray] = {}
+        for p in self.signature:
+            if not p["pointer"]:
+                continue
+            meta = case["buffers"][p["name"]]
+            nbytes = int(np.prod(meta["shape"])) * np.dtype(meta["dtype"]).itemsize
+            ptrs[p["name"]] = self.device.alloc(nbytes)
+        self.load_inputs(case, set_dir, ptrs, inputs)
+        return ptrs, inputs
+
+    def load_inputs(self, case: dict[str, Any], set_dir: Path, ptrs: dict[str, int],
+                    inputs: dict[str, np.ndarray]) -> None:
+        for p in self.signature:
+            if p["pointer"] and not p["output"]:
+                arr = np.load(set_dir / f"in_{p['name']}.npy", allow_pickle=False)
+                self.device.upload(ptrs[p["name"]], arr)
+                inputs[p["name"]] = arr
+        for p in self.signature:
+            if p["output"]:
+                meta = case["buffers"][p["name"]]
+                self.device.upload(ptrs[p["name"]], poison(meta["shape"], np.dtype(meta["dtype"])))
+        self.device.synchronize()
+
+    def args(self, case: dict[str, Any], ptrs: dict[str, int]) -> list[Any]:
+        out: list[Any] = []
+        for p in self.signature:
+            if p["pointer"]:
+                out.append(ctypes.c_void_p(ptrs[p["name"]]))
+            else:
+                out.append(CTYPES[p["ctype"]](case["scalars"][p["name"]]))
+        return out
+
+    def save_outputs(self, case: dict[str, Any], set_dir: Path, ptrs: dict[str, int]) -> None:
+        for p in self.signature:
+            if p["output"]:
+                meta = case["buffers"][p["name"]]
+                host = np.empty(meta["shape"], dtype=meta["dtype"])
+                self.device.download(ptrs[p["name"]], host)
+                np.save(set_dir / f"out_{p['name']}.npy", host, allow_pickle=False)
+
+    def modified_inputs(self, ptrs: dict[str, int], inputs: dict[str, np.ndarray]) -> list[str]:
+        changed = []
+        for name, original in inputs.items():
+            now = np.empty_like(original)
+            self.device.download(ptrs[name], now)
+            if now.tobytes() != original.tobytes():
+                changed.append(name)
+        return changed
+
+
+def run_test_case(runner: CaseRunner, case: dict[str, Any], box: Path) -> dict[str, Any]:
+    set_dir = box / case["dir"] / "A"
+    ptrs, inputs = runner.prepare(case, set_dir)
+    args = runner.args(case, ptrs)
+    started = time.perf_counter()
+    runner.solution(*args)
+    runner.device.synchronize()
+    seconds = time.perf_counter() - started
+    runner.save_outputs(case, set_dir, ptrs)
+    modified = runner.modified_inputs(ptrs, inputs)
+    runner.device.free_all()
+    return {"seconds": seconds, "inputs_modified": modified}
+
+
+def run_bench_case(runner: CaseRunner, case: dict[str, Any], box: Path, bench: dict[str, Any]) -> dict[str, Any]:
+    """Warm up, time until the standard error is small or the budget is spent, then time one more
+    call on fresh inputs (set B) whose output the parent re-checks: caching or first-call-only
+    kernels fail there."""
+    dev = runner.device
+    ptrs, _ = runner.prepare(case, box / case["dir"] / "A")
+    args = runner.args(case, ptrs)
+    call = lambda: runner.solution(*args)  # noqa: E731
+
+    budget_end = time.perf_counter() + bench["budget_s"]
+    for _ in range(bench["warmup"]):
+        call()
+        dev.synchronize()
+        if time.perf_counter() > budget_end:
+            break
+    times: list[float] = []
+    walls: list[float] = []
+
+    def timed() -> None:
+        dev.flush_cache()
+        dev.synchronize()
+        wall_start = time.perf_counter()
+        times.append(dev.timed_call(call))
+        dev.synchronize()
+        walls.append((time.perf_counter() - wall_start) * 1e3)
+
+    budget_end = time.perf_counter() + bench["budget_s"]
+    while len(times) < bench["max_runs"]:
+        timed()
+        if len(times) >= bench["min_runs"]:
+            mean = statistics.fmean(times)
+            stderr = statistics.stdev(times) / math.sqrt(len(times))
+            if mean > 0 and stderr / mean < bench["rel_err"] or time.perf_counter() > budget_end:
+                break
+    fresh_dir = box / case["dir"] / "B"
+    fresh_inputs: dict[str, np.ndarray] = {}
+    runner.load_inputs(case, fresh_dir, ptrs, fresh_inputs)
+    timed()
+    runner.save_outputs(case, fresh_dir, ptrs)
+    modified = runner.modified_inputs(ptrs, fresh_inputs)
+    dev.free_all()
+    return {"times_ms": times, "walls_ms": walls, "inputs_modified": modified, "flush_bytes": dev.flush_bytes()}
+
+
+def main(argv: list[str]) -> int:
+    spec_path = Path(argv[1])
+    spec = json.loads(spec_path.read_text())
+    box = spec_path.parent
+    report = Report(box / "results.jsonl")
+    try:
+        device = open_device(spec["device"])
+        library = ctypes.CDLL(str(box / "solution.so"), mode=ctypes.RTLD_GLOBAL)
+        solution = library.solution
+        solution.restype = None
+    except (OSError, DeviceError, AttributeError) as exc:
+        report.line(event="fatal", error=f"cannot load the solution: {exc}")
+        return 3
+    runner = CaseRunner(device, solution, spec)
+    for index, case in enumerate(spec["cases"]):
+        report.line(event="start", index=index)
+        try:
+            if spec["phase"] == "test":
+                result = run_test_case(runner, case, box)
+            else:
+                result = run_bench_case(runner, case, box, spec["bench"])
+        except DeviceError as exc:
+            report.line(event="error", index=index, error=str(exc))
+            return 4
+        report.line(event="done", index=index, **result)
+    report.line(event="finished")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,117 @@
+"""What this agent is: its device, GPU architecture, sandbox and working directory."""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent import PROTOCOL_VERSION, __version__
+from agent.compiler import newest_hip_arch, toolchain_versions
+from agent.sandbox import Sandbox, detect_sandbox
+
+DEVICES = ("host", "hip", "cuda")
+# What `hipcc --offload-arch` / `nvcc -arch` get when the GPU cannot tell us (MI300X, H100).
+DEFAULT_ARCH = {"hip": "gfx942", "cuda": "sm_90"}
+
+
+@dataclass
+class AgentConfig:
+    workdir: Path
+    device: str
+    sandbox: Sandbox
+    arch: str | None
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def jobs_dir(self) -> Path:
+        return self.workdir / "jobs"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.workdir / "cache"
+
+    def arch_for(self, language: str) -> str | None:
+        """The target to compile a language for: this GPU's, or for a compile-only check elsewhere
+        the newest target the local toolchain knows."""
+        if language == "hip":
+            return self.arch if self.device == "hip" else (newest_hip_arch() or DEFAULT_ARCH["hip"])
+        if language == "cuda":
+            return self.arch if self.device == "cuda" else "sm_80"
+        return None
+
+
+def detect_device() -> str:
+    if Path("/dev/kfd").exists() and _has_library("libamdhip64.so", "/opt/rocm/lib/libamdhip64.so"):
+        return "hip"
+    if Path("/dev/nvidia0").exists() and _has_library("libcudart.so", "libcudart.so.13", "libcudart.so.12",
+                                                      "/usr/local/cuda/lib64/libcudart.so"):
+        return "cuda"
+    return "host"
+
+
+def detect_arch(device: str) -> str | None:
+    if device == "hip":
+        for command in (["amdgpu-arch"], ["rocm_agent_enumerator"]):
+            out = _run(command)
+            archs = [w for w in out.split() if w.startswith("gfx") and w != "gfx000"]
+            if archs:
+                return archs[0]
+        return DEFAULT_ARCH["hip"]
+    if device == "cuda":
+        out = _run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"]).strip()
+        if out:
+            return "sm_" + out.splitlines()[0].strip().replace(".", "")
+        return DEFAULT_ARCH["cuda"]
+    return None
+
+
+def build_config(*, workdir: Path, device: str = "auto", arch: str | None = None,
+                 allow_insecure: bool = False) -> AgentConfig:
+    """Raises agent.sandbox.SandboxUnavailable when no sandbox works and insecure mode is off."""
+    if device not in (*DEVICES, "auto"):
+        raise ValueError(f"device must be one of auto, {', '.join(DEVICES)}")
+    sandbox = detect_sandbox(allow_insecure=allow_insecure)
+    device = detect_device() if device == "auto" else device
+    workdir = Path(workdir).resolve()
+    (workdir / "jobs").mkdir(parents=True, exist_ok=True)
+    (workdir / "cache").mkdir(parents=True, exist_ok=True)
+    return AgentConfig(workdir=workdir, device=device, sandbox=sandbox, arch=arch or detect_arch(device))
+
+
+def health_info(config: AgentConfig) -> dict[str, Any]:
+    return {
+        "agent_version": __version__,
+        "protocol": PROTOCOL_VERSION,
+        "device": config.device,
+        "arch": config.arch,
+        "toolchains": toolchain_versions(),
+        "sandbox": config.sandbox.mode,
+        "insecure": not config.sandbox.secure,
+        "host": platform.node(),
+        "uptime_s": round(time.monotonic() - config.started, 1),
+    }
+
+
+def _has_library(*names: str) -> bool:
+    import ctypes
+
+    for name in names:
+        try:
+            ctypes.CDLL(name)
+            return True
+        except OSError:
+            continue
+    return False
+
+
+def _run(command: list[str]) -> str:
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=20,
+                              env={**os.environ}).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return ""

@@ -1,0 +1,318 @@
+"""The trusted side of the harness: inputs, the sandboxed child, verification and cross-checks.
+
+For one phase (the test cases or the benchmark cases) the parent
+1. derives a seed per case and input set from a per-job secret the child never sees, generates
+   the inputs with the problem's generator and writes them into the box;
+2. starts `agent.child` in the sandbox and follows its results file while it runs;
+3. for every finished case, regenerates the inputs from the seed, computes the reference and
+   compares the child's outputs (shape, NaN/inf, tolerance or exact), refuses modified inputs,
+   and for benchmarks cross-checks the GPU/host timer against the wall clock;
+4. stops at the first failure and classifies how the child ended.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import signal
+import statistics
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agent.limits import MIB, Limits, ProcessLimits
+from agent.problems import Case, Problem, Tolerance
+from agent.sandbox import BOX, DockerSandbox, Outcome, Sandbox
+from agent.stats import summarize
+
+Emit = Callable[[str, dict[str, Any]], None]
+
+BENCH_DEFAULTS = {"warmup": 2, "min_runs": 3, "max_runs": 200, "rel_err": 0.005}
+# GPU events must account for most of the wall clock around a call; below this the kernel ran work
+# the events did not see (another stream, a thread) and its time would be a lie.
+_MIN_EVENT_SHARE = 0.5
+_LAUNCH_SLACK_MS = 0.2
+_SIGNAL_HINTS = {
+    signal.SIGSEGV: "segmentation fault (SIGSEGV): an out-of-bounds or invalid memory access",
+    signal.SIGBUS: "bus error (SIGBUS): a misaligned or invalid memory access",
+    signal.SIGFPE: "arithmetic exception (SIGFPE), e.g. an integer division by zero",
+    signal.SIGABRT: "aborted (SIGABRT), often an allocation beyond the memory limit or a failed assertion",
+    signal.SIGILL: "illegal instruction (SIGILL)",
+    signal.SIGXFSZ: "wrote more output than allowed (SIGXFSZ)",
+    signal.SIGKILL: "killed (SIGKILL)",
+}
+
+
+@dataclass
+class PhaseResult:
+    status: str | None = None  # None: every case passed
+    reason: str = ""
+    cases: list[dict[str, Any]] = field(default_factory=list)
+    output: str = ""
+
+
+def case_seed(secret: bytes, kind: str, index: int, input_set: str) -> int:
+    digest = hashlib.sha256(secret + f"/{kind}/{index}/{input_set}".encode()).digest()
+    return int.from_bytes(digest[:8], "little")
+
+
+def compare(name: str, got: np.ndarray, want: np.ndarray, tol: Tolerance) -> str | None:
+    """None when equal within tolerance, else a sentence about the first mismatching element."""
+    if got.shape != want.shape:
+        return f"{name} has shape {got.shape}, expected {want.shape}"
+    if tol.exact or want.dtype.kind in "iub":
+        bad = got != want
+        rule = "exact comparison"
+    else:
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        bad = ~np.isclose(g, w, rtol=tol.rtol, atol=tol.atol, equal_nan=True)
+        rule = f"rtol {tol.rtol:g}, atol {tol.atol:g}"
+    count = int(np.count_nonzero(bad))
+    if count == 0:
+        return None
+    flat = int(np.flatnonzero(bad)[0])
+    where = ", ".join(str(i) for i in np.unravel_index(flat, want.shape))
+    g_val, w_val = got.reshape(-1)[flat], want.reshape(-1)[flat]
+    hint = ""
+    if (got.dtype.kind == "f" and np.isnan(g_val)) or (got.dtype.kind in "iu" and g_val.tobytes() == b"\xa5" *
+                                                       got.dtype.itemsize):
+        hint = " (never written: it still holds the poison value)"
+    return (f"{name}[{where}] = {_fmt(g_val)}{hint} but expected {_fmt(w_val)}; "
+            f"{count} of {want.size} elements differ ({rule})")
+
+
+def _fmt(value: np.generic) -> str:
+    return f"{value.item():.7g}" if isinstance(value, np.floating) else str(value.item())
+
+
+class Phase:
+    def __init__(self, *, kind: str, problem: Problem, cases: list[Case], device: str, sandbox: Sandbox,
+                 box: Path, limits: Limits, secret: bytes, emit: Emit, cancel: threading.Event) -> None:
+        self.kind = kind  # "test" | "bench"
+        self.problem, self.cases, self.device = problem, cases, device
+        self.sandbox, self.box, self.limits = sandbox, box, limits
+        self.secret, self.emit, self.cancel = secret, emit, cancel
+        self.sets = ("A",) if kind == "test" else ("A", "B")
+        self.result = PhaseResult()
+        self._offset = 0
+        self._current: int | None = None
+        self._done: set[int] = set()
+        self._wall_ms_reported = 0.0
+
+    # ---- preparing --------------------------------------------------------------------------
+    def _inputs(self, index: int, input_set: str) -> dict[str, np.ndarray]:
+        rng = np.random.default_rng(case_seed(self.secret, self.kind, index, input_set))
+        return self.problem.generate(self.cases[index], rng)
+
+    def _case_dir(self, index: int) -> str:
+        return f"{self.kind}{index}"
+
+    def _write_spec(self) -> int:
+        largest = 0
+        spec_cases = []
+        for index, case in enumerate(self.cases):
+            for input_set in self.sets:
+                set_dir = self.box / self._case_dir(index) / input_set
+                set_dir.mkdir(parents=True, exist_ok=True)
+                for name, arr in self._inputs(index, input_set).items():
+                    np.save(set_dir / f"in_{name}.npy", arr, allow_pickle=False)
+            buffers = {}
+            for p in self.problem.signature:
+                if p.pointer:
+                    shape = p.shape_for(case.params)
+                    buffers[p.name] = {"shape": list(shape), "dtype": p.dtype.name}
+                    largest = max(largest, int(np.prod(shape)) * p.dtype.itemsize)
+            scalars = {name: (float(v) if self._is_float(name) else int(v))
+                       for name, v in self.problem.scalar_args(case).items()}
+            spec_cases.append({"name": case.name, "dir": self._case_dir(index), "scalars": scalars,
+                               "buffers": buffers})
+        spec = {
+            "device": self.device,
+            "phase": self.kind,
+            "signature": [{"name": p.name, "ctype": p.ctype, "pointer": p.pointer, "output": p.output}
+                          for p in self.problem.signature],
+            "cases": spec_cases,
+            "bench": {**BENCH_DEFAULTS, "budget_s": self.limits.case_budget_s},
+        }
+        (self.box / "spec.json").write_text(json.dumps(spec))
+        (self.box / "results.jsonl").unlink(missing_ok=True)
+        return largest
+
+    def _is_float(self, name: str) -> bool:
+        return next(p for p in self.problem.signature if p.name == name).dtype.kind == "f"
+
+    # ---- running ----------------------------------------------------------------------------
+    def run(self) -> PhaseResult:
+        largest = self._write_spec()
+        wall = self.limits.check_s if self.kind == "test" else self.limits.benchmark_s
+        python = "python3" if isinstance(self.sandbox, DockerSandbox) else sys.executable
+        proc = self.sandbox.spawn(
+            [python, "-m", "agent.child", f"{BOX}/spec.json"],
+            box=self.box,
+            limits=ProcessLimits(
+                wall_s=wall,
+                cpu_s=int(wall * 2) + 1,
+                memory_bytes=self.limits.memory_mb * MIB if self.device == "host" else None,
+                file_bytes=max(64 * MIB, 2 * largest + MIB),
+                nproc=self.limits.nproc,
+                output_bytes=self.limits.output_kb * 1024,
+            ),
+            device=self.device,
+            env=_runtime_env(self.device),
+            log_name=f"{self.kind}.log",
+        )
+        outcome = proc.wait(self.cancel, tick=self._follow)
+        self._follow()  # lines written just before the end
+        self.result.output = outcome.output
+        if self.result.status is None and len(self._done) < len(self.cases):
+            self._classify_end(outcome, wall)
+        if self.result.status is None and self.kind == "bench":
+            self._check_total_wall(outcome)
+        return self.result
+
+    def _follow(self) -> bool:
+        """Read new result lines; True once a failure is known (the child is then killed)."""
+        path = self.box / "results.jsonl"
+        try:
+            with path.open("rb") as fh:
+                fh.seek(self._offset)
+                chunk = fh.read()
+        except FileNotFoundError:
+            return False
+        complete = chunk[: chunk.rfind(b"\n") + 1]
+        self._offset += len(complete)
+        for raw in complete.splitlines():
+            try:
+                line = json.loads(raw)
+            except ValueError:
+                continue  # user code can write into the box; a garbled line proves nothing
+            if isinstance(line, dict) and self._handle(line):
+                return True
+        return self.result.status is not None
+
+    def _handle(self, line: dict[str, Any]) -> bool:
+        event, index = line.get("event"), line.get("index")
+        if event == "fatal":
+            self._fail("RUNTIME_ERROR", str(line.get("error", "the harness could not start")))
+        elif isinstance(index, int) and 0 <= index < len(self.cases) and index not in self._done:
+            if event == "start":
+                self._current = index
+            elif event == "error":
+                self._fail("RUNTIME_ERROR", f"case '{self.cases[index].name}': {line.get('error')}")
+            elif event == "done":
+                self._done.add(index)
+                self._verify(index, line)
+        return self.result.status is not None
+
+    def _fail(self, status: str, reason: str) -> None:
+        if self.result.status is None:
+            self.result.status, self.result.reason = status, reason
+
+    # ---- verifying --------------------------------------------------------------------------
+    def _verify(self, index: int, line: dict[str, Any]) -> None:
+        case = self.cases[index]
+        modified = line.get("inputs_modified") or []
+        message = None
+        if modified:
+            message = f"solution modified its input {', '.join(map(str, modified))} (inputs are read-only)"
+        checked_set = self.sets[-1]  # benchmarks re-check the timed run on fresh inputs (set B)
+        if message is None:
+            message = self._check_outputs(index, checked_set)
+            if message and self.kind == "bench":
+                message = ("a timed run on fresh inputs gave a wrong result (are results cached across "
+                           f"calls, or is work done only on the first call?): {message}")
+        payload: dict[str, Any] = {"case": case.name, "index": index, "total": len(self.cases)}
+        if self.kind == "test":
+            payload.update(passed=message is None, message=message, seconds=line.get("seconds"))
+            self.result.cases.append(payload)
+            self.emit("TEST_RESULT", payload)
+            if message:
+                self._fail("WRONG_ANSWER", f"test '{case.name}' failed: {message}")
+            return
+        if message:
+            self._fail("WRONG_ANSWER", f"benchmark '{case.name}': {message}")
+            return
+        times, walls = line.get("times_ms"), line.get("walls_ms")
+        anomaly = self._timing_anomaly(times, walls)
+        if anomaly:
+            self._fail("RUNTIME_ERROR", f"benchmark '{case.name}': timing cross-check failed: {anomaly}")
+            return
+        assert isinstance(times, list) and isinstance(walls, list)
+        self._wall_ms_reported += sum(walls)
+        stats = summarize(times, flops=self.problem.flop_count(case), nbytes=self.problem.byte_count(case))
+        payload.update(stats.as_dict())
+        self.result.cases.append(payload)
+        self.emit("BENCHMARK_RESULT", payload)
+
+    def _check_outputs(self, index: int, input_set: str) -> str | None:
+        case = self.cases[index]
+        expected = self.problem.expected(case, self._inputs(index, input_set))
+        set_dir = self.box / self._case_dir(index) / input_set
+        for name, want in expected.items():
+            try:
+                got = np.load(set_dir / f"out_{name}.npy", allow_pickle=False)
+            except (OSError, ValueError) as exc:
+                return f"output {name} could not be read back ({exc.__class__.__name__})"
+            if got.dtype != want.dtype:
+                return f"output {name} came back as {got.dtype}, expected {want.dtype}"
+            message = compare(name, got, want, self.problem.tolerance)
+            if message:
+                return message
+        return None
+
+    def _timing_anomaly(self, times: Any, walls: Any) -> str | None:
+        if (not isinstance(times, list) or not isinstance(walls, list) or len(times) != len(walls)
+                or len(times) < BENCH_DEFAULTS["min_runs"]
+                or not all(isinstance(v, int | float) and v >= 0 for v in times + walls)):
+            return "the harness reported malformed timings"
+        for event_ms, wall_ms in zip(times, walls, strict=True):
+            if event_ms > wall_ms * 1.05 + 0.05:
+                return f"a call timed at {event_ms:.4f} ms took only {wall_ms:.4f} ms of wall clock"
+        if self.device != "host":
+            event_med, wall_med = statistics.median(times), statistics.median(walls)
+            if event_med < _MIN_EVENT_SHARE * wall_med - _LAUNCH_SLACK_MS:
+                return (f"GPU events measured {event_med:.4f} ms but each call took {wall_med:.4f} ms of wall "
+                        "clock: all work must run on the default stream inside solution()")
+        return None
+
+    def _check_total_wall(self, outcome: Outcome) -> None:
+        # The child's clocks run inside the process user code controls; ours does not.
+        if self._wall_ms_reported / 1e3 > outcome.wall_s + 0.5:
+            self._fail("RUNTIME_ERROR", "timing cross-check failed: the reported times exceed the real "
+                       f"elapsed time ({self._wall_ms_reported / 1e3:.2f} s reported in {outcome.wall_s:.2f} s)")
+
+    # ---- how the child ended ----------------------------------------------------------------
+    def _classify_end(self, outcome: Outcome, wall: float) -> None:
+        where = f" in case '{self.cases[self._current].name}'" if self._current is not None else ""
+        phase = "the tests" if self.kind == "test" else "the benchmark"
+        if outcome.cancelled:
+            self._fail("CANCELLED", "the job was cancelled")
+        elif outcome.timed_out:
+            self._fail("TIME_LIMIT_EXCEEDED", f"{phase} did not finish within the {wall:g} s limit{where}")
+        elif outcome.signal is not None:
+            try:
+                hint = _SIGNAL_HINTS.get(signal.Signals(outcome.signal), f"signal {outcome.signal}")
+            except ValueError:
+                hint = f"signal {outcome.signal}"
+            self._fail("RUNTIME_ERROR", f"the program crashed{where}: {hint}")
+        elif outcome.returncode == 0:
+            self._fail("RUNTIME_ERROR", f"the program exited{where} before solution() returned "
+                       "(exit code 0): solution must return normally")
+        else:
+            self._fail("RUNTIME_ERROR", f"the program exited with code {outcome.returncode}{where}")
+
+
+def _runtime_env(device: str) -> dict[str, str]:
+    paths = [p for p in ("/opt/rocm/lib", "/usr/local/cuda/lib64") if Path(p).is_dir()]
+    return {"LD_LIBRARY_PATH": ":".join(paths)} if paths and device != "host" else {}
+
+
+def clean_box(box: Path) -> None:
+    shutil.rmtree(box, ignore_errors=True)
+    box.mkdir(parents=True)
