@@ -7,6 +7,7 @@ rules of protocol v1 (one job at a time, a repeated id returns the same job, eve
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 import time
@@ -226,6 +227,7 @@ class JobManager:
                 return
 
     def _append(self, job: Job, event_type: str, payload: dict) -> None:
+        payload = json_safe(payload)
         with self._changed:
             if job.done.is_set():
                 # Nothing follows the final RESULT; a late event is a judge bug, not the client's.
@@ -252,6 +254,25 @@ class JobManager:
         finished = [j.id for j in self._jobs.values() if j.state not in ACTIVE_STATES]
         for job_id in finished[: max(len(finished) - self._keep_finished, 0)]:
             del self._jobs[job_id]
+
+
+def json_safe(value: Any) -> Any:
+    """A snapshot of an event payload that strict JSON can carry: NaN/inf become null, NumPy
+    scalars plain numbers, anything else its str(). The judge may mutate its dicts later."""
+    if isinstance(value, bool) or value is None or isinstance(value, str | int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    if hasattr(value, "item") and callable(value.item):  # NumPy scalar
+        try:
+            return json_safe(value.item())
+        except (TypeError, ValueError):
+            pass
+    return str(value)
 
 
 def _final(status: str, reason: str) -> dict:

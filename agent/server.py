@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from agent import PROTOCOL_VERSION, __version__
-from agent.jobs import AgentBusy, JobManager
+from agent.jobs import ACTIVE_STATES, AgentBusy, JobManager
 
 MAX_BODY_BYTES = 2 * 1024 * 1024
 MAX_CONCURRENT_REQUESTS = 64
@@ -214,7 +214,7 @@ class AgentHandler(BaseHTTPRequestHandler):
         info = dict(self.server.health())
         info.update({
             "protocol": PROTOCOL_VERSION,
-            "version": __version__,
+            "agent_version": __version__,
             "busy": current is not None,
             "job": current,
             "uptime_s": round(time.monotonic() - self.server.started, 1),
@@ -243,7 +243,8 @@ class AgentHandler(BaseHTTPRequestHandler):
         described = self.server.manager.cancel(job_id)
         if described is None:  # evicted in between
             raise HttpError(404, f"no job {job_id!r} on this agent", {"job_id": job_id})
-        return 200, described
+        # 202: the cancel is under way but the judge has not ended yet; poll the events for it.
+        return (202 if described["state"] in ACTIVE_STATES else 200), described
 
     def _events_get(self, job_id: str) -> tuple[int, dict]:
         query = self._query()
