@@ -119,14 +119,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if getattr(config.sandbox, "secure", True) is False:
         print("agent: WARNING: running user code WITHOUT a sandbox (--insecure-no-sandbox)", file=sys.stderr)
     cached_health: dict[str, Any] = {}
+    health_lock = threading.Lock()
 
     def health() -> dict:
-        # Toolchain versions cost a subprocess each: ask once.
-        if not cached_health:
-            cached_health.update(health_info(config))
-            cached_health.setdefault("sandbox", getattr(config.sandbox, "mode", None))
-            cached_health.setdefault("insecure", not getattr(config.sandbox, "secure", False))
-        return cached_health
+        # Toolchain versions cost a subprocess each (about a second in all): ask once.
+        with health_lock:
+            if not cached_health:
+                cached_health.update(health_info(config))
+                cached_health.setdefault("sandbox", getattr(config.sandbox, "mode", None))
+                cached_health.setdefault("insecure", not getattr(config.sandbox, "secure", False))
+            return cached_health
 
     manager = JobManager(config)
     try:
@@ -141,6 +143,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    threading.Thread(target=health, name="health-warmup", daemon=True).start()
     print(f"agent listening on {server.url}", flush=True)
     try:
         server.serve_forever(poll_interval=0.5)

@@ -109,6 +109,7 @@ class JobManager:
         keep_finished: int = KEEP_FINISHED_JOBS,
         heartbeat_seconds: float = HEARTBEAT_SECONDS,
         max_job_seconds: float = MAX_JOB_SECONDS,
+        cancel_wait_seconds: float = CANCEL_WAIT_SECONDS,
     ) -> None:
         self.config = config
         self._judge = judge_fn or _real_judge
@@ -116,6 +117,7 @@ class JobManager:
         self._keep_finished = max(keep_finished, 1)  # the job that just ended stays readable
         self._heartbeat_seconds = heartbeat_seconds
         self._max_job_seconds = max_job_seconds
+        self._cancel_wait_seconds = cancel_wait_seconds
         self._jobs: dict[str, Job] = {}  # insertion order = submission order, used for eviction
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)  # notified on every new event
@@ -175,17 +177,17 @@ class JobManager:
         threading.Thread(target=self._run, args=(job,), name=f"job-{job.id}", daemon=True).start()
         return job, True
 
-    def cancel(self, job_id: str, wait_seconds: float = CANCEL_WAIT_SECONDS) -> dict | None:
+    def cancel(self, job_id: str, wait_seconds: float | None = None) -> dict | None:
         """Ask the judge to stop (it kills the sandbox) and wait briefly for the final RESULT."""
         job = self.get(job_id)
         if job is None:
             return None
         if not job.done.is_set():
             job.cancel.set()
-            job.done.wait(wait_seconds)
+            job.done.wait(self._cancel_wait_seconds if wait_seconds is None else wait_seconds)
         return self.describe(job_id)
 
-    def shutdown(self, wait_seconds: float = CANCEL_WAIT_SECONDS) -> None:
+    def shutdown(self, wait_seconds: float | None = None) -> None:
         """Cancel whatever runs, so no sandboxed process outlives the agent."""
         active_id = self.active_job_id()
         if active_id:

@@ -59,12 +59,15 @@ class AgentServer(ThreadingHTTPServer):
         self.max_body_bytes = max_body_bytes
         self.started = time.monotonic()
         self._slots = threading.BoundedSemaphore(MAX_CONCURRENT_REQUESTS)
+        if ":" in address[0]:  # an IPv6 literal such as "::1"
+            self.address_family = socket.AF_INET6
         super().__init__(address, AgentHandler)
 
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
-        return f"http://{host.decode() if isinstance(host, bytes) else host}:{port}"
+        host = host.decode() if isinstance(host, bytes) else host
+        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
     def process_request(self, request: Any, client_address: Any) -> None:
         # One thread per connection, but never more than MAX_CONCURRENT_REQUESTS of them.

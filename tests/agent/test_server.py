@@ -107,6 +107,7 @@ class ScriptedJudge:
         self.release = threading.Event()
         self.calls: list[str] = []
         self.crash = False
+        self.ignore_cancel = False
         self.test_seconds: Any = 0.0
 
     def __call__(self, spec: Any, config: Any, emit: Any, cancel: threading.Event) -> None:
@@ -117,7 +118,8 @@ class ScriptedJudge:
         emit("COMPILE_RESULT", {"ok": True, "output": "", "cached": False, "seconds": 0.01})
         emit("STATUS", {"status": "CHECKING"})
         deadline = time.monotonic() + 30
-        while not (self.release.is_set() or cancel.is_set()) and time.monotonic() < deadline:
+        while not (self.release.is_set() or cancel.is_set() and not self.ignore_cancel) \
+                and time.monotonic() < deadline:
             time.sleep(0.01)
         if cancel.is_set():
             emit("RESULT", {"status": "CANCELLED", "reason": "cancelled", "score_ms": None, "summary": {}})
@@ -133,7 +135,8 @@ def scripted(tmp_path: Path):
     judge = ScriptedJudge()
     config = SimpleNamespace(workdir=tmp_path, device="host", arch=None,
                              sandbox=SimpleNamespace(mode="bwrap", secure=True))
-    manager = JobManager(config, judge_fn=judge, heartbeat_seconds=0.2)  # type: ignore[arg-type]
+    manager = JobManager(config, judge_fn=judge, heartbeat_seconds=0.2,  # type: ignore[arg-type]
+                         cancel_wait_seconds=1.0)
     server = AgentServer(("127.0.0.1", 0), token=TOKEN, manager=manager,
                          health=lambda: {"device": "host", "arch": None, "sandbox": "bwrap",
                                          "insecure": False})
@@ -241,6 +244,15 @@ class TestJobs:
         assert call(scripted.base, "GET", "/v1/health")[1]["busy"] is False
         status, again, _ = call(scripted.base, "DELETE", "/v1/jobs/job-c")  # a repeat changes nothing
         assert status == 200 and again["state"] == "cancelled"
+
+    def test_a_cancel_the_judge_has_not_finished_yet_is_202_then_ends_cancelled(self, scripted):
+        scripted.judge.ignore_cancel = True  # a judge busy killing a slow sandbox
+        post_and_wait_running(scripted.base, "job-slow")
+        status, body, _ = call(scripted.base, "DELETE", "/v1/jobs/job-slow")
+        assert status == 202 and body["state"] == "running" and body["cancel_requested"] is True
+        scripted.judge.release.set()
+        events = wait_for_result(scripted.base, "job-slow", 10)
+        assert events[-1]["payload"]["status"] == "CANCELLED"  # the released judge sees cancel set
 
     def test_a_crashing_judge_gives_result_error_and_the_agent_goes_on(self, scripted, capsys):
         scripted.judge.crash = True
