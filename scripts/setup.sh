@@ -8,6 +8,7 @@ command -v bwrap >/dev/null || need_apt+=(bubblewrap)
 command -v g++ >/dev/null || need_apt+=(g++)
 command -v hipcc >/dev/null || need_apt+=(hipcc)
 command -v chromium >/dev/null || need_apt+=(chromium)
+command -v npm >/dev/null || need_apt+=(npm)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "setup: installing ${need_apt[*]} with apt-get"
@@ -28,4 +29,18 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/pip install -q --disable-pip-version-check --upgrade pip
   .venv/bin/pip install -q --disable-pip-version-check -e ".[dev]"
   touch "$stamp"
+fi
+
+# Front-end libraries (editor, math) come from the npm registry through package-lock.json and are
+# copied into static/vendor/ so that the project serves every asset itself (no CDN).
+if command -v npm >/dev/null; then
+  npm_stamp=node_modules/.hipjudge-installed
+  if [ ! -f "$npm_stamp" ] || [ package-lock.json -nt "$npm_stamp" ]; then
+    echo "setup: installing front-end packages (npm ci)"
+    npm ci --no-audit --no-fund --loglevel=error
+    touch "$npm_stamp"
+  fi
+  python3 scripts/vendor_assets.py
+else
+  echo "setup: npm missing; pages work without the editor and math rendering"
 fi
