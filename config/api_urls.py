@@ -1,0 +1,29 @@
+"""/api/v1/: every REST endpoint, the SSE stream, and the OpenAPI schema + docs."""
+
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from fleets.apis import PoolListApi
+from submissions.account_apis import MeApi, TokenCreateApi
+from submissions.apis import (
+    ProblemDetailApi,
+    ProblemListApi,
+    SubmissionCancelApi,
+    SubmissionDetailApi,
+    SubmissionListCreateApi,
+)
+from submissions.sse import events_stream
+
+urlpatterns = [
+    path("submissions", SubmissionListCreateApi.as_view(), name="api-submissions"),
+    path("submissions/<uuid:submission_id>", SubmissionDetailApi.as_view(), name="api-submission"),
+    path("submissions/<uuid:submission_id>/cancel", SubmissionCancelApi.as_view(), name="api-submission-cancel"),
+    path("submissions/<uuid:submission_id>/events", events_stream, name="api-submission-events"),
+    path("problems", ProblemListApi.as_view(), name="api-problems"),
+    path("problems/<slug:slug>", ProblemDetailApi.as_view(), name="api-problem"),
+    path("pools", PoolListApi.as_view(), name="api-pools"),
+    path("auth/token", TokenCreateApi.as_view(), name="api-token"),
+    path("me", MeApi.as_view(), name="api-me"),
+    path("schema", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+]

@@ -1,0 +1,72 @@
+"""One error shape for the whole API: `{"message": "<a sentence>", "extra": {...}}`.
+
+Services raise ApplicationError (or Django's ValidationError / PermissionDenied / Http404); views
+never build error responses themselves. Anything a client can cause maps to a 4xx, never a 500.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ObjectDoesNotExist, PermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+class ApplicationError(Exception):
+    """A business rule refused the request. `status_code` picks the HTTP status (400 by default)."""
+
+    status_code: int = status.HTTP_400_BAD_REQUEST
+
+    def __init__(self, message: str, extra: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.extra = extra or {}
+
+
+class NotFoundError(ApplicationError):
+    status_code = status.HTTP_404_NOT_FOUND
+
+
+class ConflictError(ApplicationError):
+    status_code = status.HTTP_409_CONFLICT
+
+
+class QuotaExceeded(ApplicationError):
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+
+
+def _first_message(detail: Any) -> str:
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            inner = _first_message(value)
+            return inner if key in ("non_field_errors", "detail") else f"{key}: {inner}"
+        return "Invalid input."
+    if isinstance(detail, list):
+        return _first_message(detail[0]) if detail else "Invalid input."
+    return str(detail)
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, ApplicationError):
+        return Response({"message": exc.message, "extra": exc.extra}, status=exc.status_code)
+    if isinstance(exc, DjangoValidationError):
+        detail: Any = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
+        exc = exceptions.ValidationError(detail)
+    elif isinstance(exc, Http404 | ObjectDoesNotExist):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None  # a real bug: let Django log it and answer 500
+    if isinstance(exc, exceptions.ValidationError):
+        response.data = {"message": _first_message(exc.detail), "extra": {"fields": exc.detail}}
+    else:
+        detail = getattr(exc, "detail", None)
+        response.data = {"message": _first_message(detail) if detail is not None else str(exc), "extra": {}}
+    return response

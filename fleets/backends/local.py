@@ -1,0 +1,230 @@
+"""The local backend: a VM is an agent process on 127.0.0.1 started by the orchestrator.
+
+Each VM gets its own folder `<HIPJUDGE_LOCAL_AGENT_ROOT>/<fleet>/vm-<id>/` (token file, log, agent
+workdir). The process runs in a new session so it outlives the worker that started it (a worker
+killed mid-job must not kill the job), and so its whole process group can be stopped at once.
+The folder path in the agent's command line is how reconcile finds processes of VMs that no
+longer exist, and how is_alive tells our agent from an unrelated process that reused its pid.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from django.conf import settings
+
+from fleets.agent_client import AgentClient, AgentError
+from fleets.backends.base import Orphan, Provisioned, ProvisionError
+from fleets.models import Fleet, VMInstance
+
+log = logging.getLogger(__name__)
+
+READY_RE = re.compile(r"agent listening on (http://127\.0\.0\.1:\d+)")
+STOP_GRACE_SECONDS = 5.0
+# Only these reach the agent: it needs a toolchain, not the platform's database URL or secret key.
+ENV_PASSTHROUGH = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "LD_LIBRARY_PATH",
+                   "XDG_CACHE_HOME")
+ENV_PREFIXES = ("ROCM", "HIP_", "HIPCC", "HSA_", "CUDA", "NVIDIA", "HIPJUDGE_AGENT_")
+
+# Popen objects of agents this process started: polled so that exited agents do not stay zombies.
+_children: dict[int, subprocess.Popen] = {}
+
+
+def _fleet_root(fleet: Fleet) -> Path:
+    return Path(settings.HIPJUDGE_LOCAL_AGENT_ROOT) / fleet.name
+
+
+def vm_dir(vm: VMInstance) -> Path:
+    return _fleet_root(vm.fleet) / f"vm-{vm.id}"
+
+
+def _agent_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k in ENV_PASSTHROUGH or k.startswith(ENV_PREFIXES)}
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def _reap_children() -> None:
+    for pid, proc in list(_children.items()):
+        if proc.poll() is not None:
+            del _children[pid]
+
+
+def _cmdline(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return None
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[0] in ("Z", "X")
+
+
+def _pid_runs(pid: int, marker: str) -> bool:
+    _reap_children()
+    if Path("/proc").is_dir():
+        cmdline = _cmdline(pid)
+        return cmdline is not None and marker in cmdline and not _is_zombie(pid)
+    try:  # no /proc (macOS): trust the pid
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _agent_pids_under(root: Path) -> dict[int, str]:
+    """pid -> command line of every live agent whose folder is under `root` (Linux only)."""
+    found: dict[int, str] = {}
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return found
+    needle = f"{root}{os.sep}vm-"
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        cmdline = _cmdline(int(entry.name))
+        if cmdline and " serve " in cmdline and needle in cmdline and not _is_zombie(int(entry.name)):
+            found[int(entry.name)] = cmdline
+    return found
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except ProcessLookupError:
+        pass
+    except PermissionError:
+        log.warning("not allowed to signal process group %s", pid)
+
+
+def _terminate(pid: int, marker: str) -> None:
+    """SIGTERM the agent's group (it cancels its job and kills the sandbox), then SIGKILL."""
+    if not _pid_runs(pid, marker):
+        return
+    _signal_group(pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_GRACE_SECONDS
+    while time.monotonic() < deadline:
+        if not _pid_runs(pid, marker):
+            break
+        time.sleep(0.05)
+    _signal_group(pid, signal.SIGKILL)
+    proc = _children.pop(pid, None)
+    if proc is not None:
+        try:
+            proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            log.warning("agent %s did not exit after SIGKILL", pid)
+
+
+class LocalBackend:
+    kind = "local"
+
+    def agent_headers(self, vm: VMInstance) -> dict[str, str]:
+        return {}
+
+    def provision(self, vm: VMInstance) -> Provisioned:
+        folder = vm_dir(vm)
+        marker = str(folder)
+        existing = [pid for pid in ([vm.pid] if vm.pid else []) if _pid_runs(pid, marker)]
+        existing += [pid for pid in _agent_pids_under(folder.parent) if marker in (_cmdline(pid) or "")]
+        if existing:  # a worker died while provisioning this VM: adopt the process it started
+            pid = existing[0]
+            url = self._wait_ready(folder / "agent.log", pid, marker)
+        else:
+            pid = self._start(vm, folder)
+            url = self._wait_ready(folder / "agent.log", pid, marker)
+        try:
+            info = AgentClient(url, vm.token).health()
+        except AgentError as exc:
+            _terminate(pid, marker)
+            raise ProvisionError(f"The local agent started but does not answer health checks ({exc}).") from exc
+        return Provisioned(base_url=url, pid=pid, handle=str(folder), agent_info=info)
+
+    def _start(self, vm: VMInstance, folder: Path) -> int:
+        folder.mkdir(parents=True, exist_ok=True)
+        token_file = folder / "token"
+        fd = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(vm.token)
+        command = [
+            sys.executable, "-m", settings.HIPJUDGE_LOCAL_AGENT_MODULE, "serve",
+            "--host", "127.0.0.1", "--port", "0",
+            "--token-file", str(token_file),
+            "--workdir", str(folder / "work"),
+            "--device", vm.fleet.device,
+        ]
+        if vm.fleet.config.get("insecure_no_sandbox"):
+            command.append("--insecure-no-sandbox")
+        with open(folder / "agent.log", "ab") as log_file:
+            try:
+                proc = subprocess.Popen(
+                    command, cwd=settings.BASE_DIR, env=_agent_env(), stdin=subprocess.DEVNULL,
+                    stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True,
+                )
+            except OSError as exc:
+                raise ProvisionError(f"Could not start the local agent ({exc}).") from exc
+        _children[proc.pid] = proc
+        log.info("started local agent pid %s for VM %s", proc.pid, vm.id)
+        return proc.pid
+
+    def _wait_ready(self, log_path: Path, pid: int, marker: str) -> str:
+        deadline = time.monotonic() + settings.HIPJUDGE_LOCAL_AGENT_START_TIMEOUT
+        delay = 0.01
+        while time.monotonic() < deadline:
+            text = log_path.read_text(errors="replace") if log_path.exists() else ""
+            matches = READY_RE.findall(text)
+            if matches:
+                return matches[-1]
+            child = _children.get(pid)
+            # Our own child: ask Popen (right after fork /proc still shows the parent's cmdline).
+            alive = child.poll() is None if child is not None else _pid_runs(pid, marker)
+            if not alive:
+                tail = "\n".join(text.strip().splitlines()[-5:])
+                raise ProvisionError(f"The local agent exited during start-up: {tail or 'no output'}")
+            time.sleep(delay)
+            delay = min(delay * 2, 0.2)
+        _terminate(pid, marker)
+        raise ProvisionError(
+            f"The local agent did not report ready within {settings.HIPJUDGE_LOCAL_AGENT_START_TIMEOUT:.0f} s.")
+
+    def is_alive(self, vm: VMInstance) -> bool:
+        return bool(vm.pid) and _pid_runs(vm.pid or 0, str(vm_dir(vm)))
+
+    def stop(self, vm: VMInstance) -> None:
+        folder = vm_dir(vm)
+        pids = set(_agent_pids_under(folder.parent)) if Path("/proc").is_dir() else set()
+        pids = {p for p in pids if str(folder) in (_cmdline(p) or "")}
+        if vm.pid:
+            pids.add(vm.pid)
+        for pid in pids:
+            _terminate(pid, str(folder))
+        # Keep the log for a post-mortem; the rest (compile cache, job files, token) goes.
+        shutil.rmtree(folder / "work", ignore_errors=True)
+        (folder / "token").unlink(missing_ok=True)
+
+    def find_orphans(self, fleet: Fleet, live_vm_ids: set[str]) -> list[Orphan]:
+        orphans = []
+        for pid, cmdline in _agent_pids_under(_fleet_root(fleet)).items():
+            match = re.search(r"vm-([0-9a-f-]{36})", cmdline)
+            if match and match.group(1) not in live_vm_ids:
+                orphans.append(Orphan(handle=str(pid), description=f"agent pid {pid} of VM {match.group(1)}"))
+        return orphans
+
+    def kill_orphan(self, fleet: Fleet, orphan: Orphan) -> None:
+        pid = int(orphan.handle)
+        _terminate(pid, f"{_fleet_root(fleet)}{os.sep}vm-")

@@ -1,0 +1,23 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from fleets.selectors import fleet_get
+from fleets.services import vms_stop_all
+
+
+class Command(BaseCommand):
+    help = "Tear down every live VM (of one pool): agent processes of the local backend, dstack runs."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--fleet", default=None)
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        fleet = None
+        if opts["fleet"]:
+            fleet = fleet_get(name=opts["fleet"])
+            if fleet is None:
+                raise CommandError(f"no pool named {opts['fleet']!r}")
+        self.stdout.write(f"stopped {vms_stop_all(fleet=fleet)} VM(s)")

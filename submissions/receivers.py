@@ -1,0 +1,31 @@
+"""Reactions to fleets' signals: fleets stays ignorant of submissions, we listen."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from config.queue import enqueue
+from fleets.models import VMState
+from fleets.signals import vm_lost, vm_state_changed
+from submissions.services import submission_requeue_or_fail
+
+# A VM in one of these states just made room in its pool (or is ready for the next job).
+CAPACITY_FREED = (VMState.WARM, VMState.STOPPED, VMState.FAILED)
+
+
+def on_vm_lost(sender: Any, vm_id: Any, job_ref: str, reason: str, **kwargs: Any) -> None:
+    try:
+        uuid.UUID(job_ref)
+    except ValueError:
+        return  # not a submission's job
+    submission_requeue_or_fail(submission_id=job_ref, vm_id=vm_id, reason=reason)
+
+
+def on_vm_state_changed(sender: Any, vm_id: Any, fleet_id: Any, old: str | None, new: str, **kwargs: Any) -> None:
+    if new in CAPACITY_FREED:
+        enqueue("submissions.tasks.dispatch", str(fleet_id), save=False)
+
+
+vm_lost.connect(on_vm_lost, dispatch_uid="submissions.on_vm_lost")
+vm_state_changed.connect(on_vm_state_changed, dispatch_uid="submissions.on_vm_state_changed")

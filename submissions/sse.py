@@ -1,0 +1,177 @@
+"""Server-Sent Events for a submission: `GET /api/v1/submissions/<id>/events` (async, ASGI).
+
+One EventHub per event loop polls the database for every open stream at once (one query per tick
+for all of them, on one dedicated thread), so 200 watchers cost one connection and a few queries a
+second, not 200 threads. A stream resumes after `Last-Event-ID` (or `?after=`), sends a heartbeat
+when idle, and ends once the final RESULT has been sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+import weakref
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.db import close_old_connections
+from django.db.models import Q
+from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
+from rest_framework.authtoken.models import Token
+
+from submissions.models import TERMINAL_STATUSES, Submission, SubmissionEvent
+from submissions.selectors import submission_get
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(eq=False)
+class Subscription:
+    submission_id: uuid.UUID
+    cursor: int
+    events: list[dict[str, Any]] = field(default_factory=list)
+    done: bool = False
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class EventHub:
+    def __init__(self) -> None:
+        self._subs: set[Subscription] = set()
+        self._task: asyncio.Task | None = None
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sse-hub")
+
+    def subscribe(self, submission_id: uuid.UUID, after: int) -> Subscription:
+        sub = Subscription(submission_id, after)
+        self._subs.add(sub)
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run())
+        return sub
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        self._subs.discard(sub)
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self._subs:
+            subs = list(self._subs)
+            try:
+                found = await loop.run_in_executor(self._executor, _fetch,
+                                                   {s.submission_id: s.cursor for s in subs})
+            except Exception:  # a database hiccup must not end every stream; try again next tick
+                log.exception("SSE hub poll failed")
+                found = None
+            if found is not None:
+                statuses, events = found
+                for sub in subs:
+                    new = [e for e in events.get(sub.submission_id, []) if e["seq"] > sub.cursor]
+                    if new:
+                        sub.events.extend(new)
+                        sub.cursor = new[-1]["seq"]
+                    status = statuses.get(sub.submission_id)
+                    if status is None or (status[0] in TERMINAL_STATUSES and sub.cursor >= status[1]):
+                        sub.done = True
+                    if new or sub.done:
+                        sub.wake.set()
+            await asyncio.sleep(settings.HIPJUDGE_SSE_POLL)
+
+
+def _fetch(cursors: dict[uuid.UUID, int]) -> tuple[dict[uuid.UUID, tuple[str, int]], dict[uuid.UUID, list]]:
+    """(status, last_seq) per submission, read BEFORE the events, so that a terminal status seen
+    here implies every event up to last_seq is in the same answer."""
+    close_old_connections()
+    statuses = {row[0]: (row[1], row[2]) for row in
+                Submission.objects.filter(pk__in=list(cursors)).values_list("pk", "status", "last_seq")}
+    condition = Q()
+    for submission_id, cursor in cursors.items():
+        condition |= Q(submission_id=submission_id, seq__gt=cursor)
+    events: dict[uuid.UUID, list] = {}
+    for event in SubmissionEvent.objects.filter(condition).order_by("submission_id", "seq")[:5000]:
+        events.setdefault(event.submission_id, []).append(
+            {"seq": event.seq, "type": event.type, "payload": event.payload, "at": event.at.isoformat()})
+    return statuses, events
+
+
+_hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, EventHub] = weakref.WeakKeyDictionary()
+
+
+def get_hub() -> EventHub:
+    loop = asyncio.get_running_loop()
+    hub = _hubs.get(loop)
+    if hub is None:
+        hub = _hubs[loop] = EventHub()
+    return hub
+
+
+def _format(event: dict[str, Any]) -> str:
+    return f"id: {event['seq']}\nevent: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
+
+
+async def _stream(submission_id: uuid.UUID, after: int) -> AsyncIterator[str]:
+    hub = get_hub()
+    sub = hub.subscribe(submission_id, after)
+    heartbeat = settings.HIPJUDGE_SSE_HEARTBEAT
+    try:
+        yield f"retry: 2000\n: stream of submission {submission_id}\n\n"
+        last_write = time.monotonic()
+        while True:
+            timeout = max(0.0, heartbeat - (time.monotonic() - last_write))
+            try:
+                await asyncio.wait_for(sub.wake.wait(), timeout)
+            except TimeoutError:
+                pass
+            sub.wake.clear()
+            pending, sub.events = sub.events, []
+            if pending:
+                yield "".join(_format(e) for e in pending)
+                last_write = time.monotonic()
+            if sub.done:
+                return
+            if time.monotonic() - last_write >= heartbeat:
+                yield f"event: heartbeat\ndata: {json.dumps({'t': time.time()})}\n\n"
+                last_write = time.monotonic()
+    finally:
+        hub.unsubscribe(sub)
+
+
+async def _authenticate(request: HttpRequest) -> Any:
+    header = request.headers.get("Authorization", "")
+    if header.startswith("Token "):
+        token = await Token.objects.select_related("user").filter(key=header[6:].strip()).afirst()
+        return token.user if token is not None and token.user.is_active else None
+    user = await request.auser()
+    return None if isinstance(user, AnonymousUser) or not user.is_authenticated else user
+
+
+def _error(status: int, message: str) -> JsonResponse:
+    return JsonResponse({"message": message, "extra": {}}, status=status)
+
+
+async def events_stream(request: HttpRequest, submission_id: uuid.UUID) -> HttpResponseBase:
+    if request.method != "GET":
+        return _error(405, f"{request.method} is not allowed here")
+    user = await _authenticate(request)
+    if user is None:
+        return _error(401, "Authentication credentials were not provided.")
+    if await sync_to_async(submission_get)(user=user, submission_id=submission_id) is None:
+        return _error(404, "No such submission.")
+    raw_after = request.headers.get("Last-Event-ID") or request.GET.get("after") or "0"
+    try:
+        after = int(raw_after)
+        if after < 0:
+            raise ValueError
+    except ValueError:
+        return _error(400, "Last-Event-ID / after: must be a non-negative integer.")
+    response = StreamingHttpResponse(_stream(submission_id, after), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # proxies must not buffer a live stream
+    return response
+

@@ -1,0 +1,22 @@
+"""django-q2 entry points: take ids, call one service, safe to run twice."""
+
+from __future__ import annotations
+
+from submissions.dispatch import fleet_dispatch, submissions_sweep
+from submissions.runner import submission_cancel_job, submission_run
+
+
+def dispatch(fleet_id: str) -> int:
+    return fleet_dispatch(fleet_id=fleet_id)
+
+
+def run(submission_id: str) -> None:
+    submission_run(submission_id=submission_id)
+
+
+def cancel_job(submission_id: str) -> None:
+    submission_cancel_job(submission_id=submission_id)
+
+
+def sweep() -> dict[str, int]:
+    return submissions_sweep()
