@@ -29,6 +29,9 @@ FILES: list[tuple[str, str, str]] = [
     ("katex", "dist/katex.min.js", "katex/katex.min.js"),
     ("katex", "dist/katex.min.css", "katex/katex.min.css"),
     ("katex", "LICENSE", "katex/LICENSE"),
+    # Charts of the admin cost dashboard (UMD build: one script, no bundler).
+    ("chart.js", "dist/chart.umd.min.js", "chartjs/chart.umd.min.js"),
+    ("chart.js", "LICENSE.md", "chartjs/LICENSE.md"),
 ]
 # Whole folders (KaTeX's fonts are referenced relative to its CSS).
 TREES: list[tuple[str, str, str]] = [
