@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from decimal import Decimal
 from pathlib import Path
 
 import dj_database_url
@@ -261,3 +262,26 @@ HIPJUDGE_LOCAL_AGENT_ROOT = Path(env_str("HIPJUDGE_LOCAL_AGENT_ROOT", str(VAR_DI
 # The module run as `python -m <module> serve ...` for local VMs (tests swap in a stand-in).
 HIPJUDGE_LOCAL_AGENT_MODULE = env_str("HIPJUDGE_LOCAL_AGENT_MODULE", "agent")
 HIPJUDGE_LOCAL_AGENT_START_TIMEOUT = env_float("HIPJUDGE_LOCAL_AGENT_START_TIMEOUT", 30.0, minimum=1)
+
+# ---- billing ----------------------------------------------------------------------------------
+# Percent of the active credit at which a BudgetAlert fires (once per grant and threshold).
+_thresholds = env_list("HIPJUDGE_BUDGET_ALERT_THRESHOLDS", ["80", "100"])
+if not all(t.isdigit() and 0 < int(t) <= 1000 for t in _thresholds):
+    raise ImproperlyConfigured(f"HIPJUDGE_BUDGET_ALERT_THRESHOLDS={_thresholds!r}: expected percents like 80,100")
+HIPJUDGE_BUDGET_ALERT_THRESHOLDS = sorted({int(t) for t in _thresholds})
+# With no active credit grant, paid pools take no work (true) or run unmetered (false: development).
+HIPJUDGE_BILLING_REQUIRE_GRANT = env_bool("HIPJUDGE_BILLING_REQUIRE_GRANT", True)
+# Default monthly spend cap per user in USD (empty: none); a per-user UserSpendLimit overrides it.
+_cap = env_opt_str("HIPJUDGE_USER_MONTHLY_CAP")
+try:
+    HIPJUDGE_USER_MONTHLY_CAP = Decimal(_cap) if _cap else None
+except ArithmeticError:
+    raise ImproperlyConfigured(f"HIPJUDGE_USER_MONTHLY_CAP={_cap!r}: expected an amount in USD") from None
+# Reconciliation books a correction when our cost and the provider's differ by more than this.
+HIPJUDGE_RECONCILE_GAP_PCT = env_float("HIPJUDGE_RECONCILE_GAP_PCT", 1.0, minimum=0)
+# Dotted path of a callable returning billing.reconcile.InstanceCostSource for a dstack pool.
+HIPJUDGE_BILLING_INSTANCE_SOURCE = env_opt_str("HIPJUDGE_BILLING_INSTANCE_SOURCE")
+# Callables fleets.services.vm_acquire asks before handing out work on a pool (billing: out of credit).
+HIPJUDGE_VM_ACQUIRE_GUARDS = ["billing.guards.vm_acquire_guard"]
+EMAIL_BACKEND = env_str("DJANGO_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = env_str("DJANGO_DEFAULT_FROM_EMAIL", "hipjudge@localhost")
