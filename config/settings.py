@@ -149,7 +149,6 @@ Q_CLUSTER: dict = {
     "poll": env_float("HIPJUDGE_Q_POLL", 0.05, minimum=0.01, maximum=5),
     "guard_cycle": 0.5,
     "label": "Task queue",
-    "daemonize_workers": False,  # a worker starts agent processes (the local backend)
 }
 if REDIS_URL:
     Q_CLUSTER["redis"] = REDIS_URL

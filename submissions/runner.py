@@ -152,7 +152,7 @@ class Runner:
                 vm_release(vm=self.vm, job_ref=str(self.submission.pk))
                 raise Lost() from exc
             except AgentError as exc:
-                if time.monotonic() > deadline:
+                if time.monotonic() > deadline or not get_backend(self.vm.fleet.backend).is_alive(self.vm):
                     self._fail_vm(f"The agent could not be reached ({exc}).")
             time.sleep(0.5)
         Submission.objects.filter(pk=self.submission_id, started_at__isnull=True).update(started_at=timezone.now())
