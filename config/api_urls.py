@@ -2,6 +2,7 @@
 
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.permissions import AllowAny
 
 from fleets.apis import PoolListApi
 from submissions.account_apis import MeApi, TokenCreateApi
@@ -24,6 +25,8 @@ urlpatterns = [
     path("pools", PoolListApi.as_view(), name="api-pools"),
     path("auth/token", TokenCreateApi.as_view(), name="api-token"),
     path("me", MeApi.as_view(), name="api-me"),
-    path("schema", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # The API's description is public: it holds no data, and clients read it before logging in.
+    path("schema", SpectacularAPIView.as_view(permission_classes=[AllowAny]), name="api-schema"),
+    path("docs", SpectacularSwaggerView.as_view(url_name="api-schema", permission_classes=[AllowAny]),
+         name="api-docs"),
 ]

@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "fleets",
     "submissions",
     "billing",
+    "web",
 ]
 
 MIDDLEWARE = [
@@ -214,7 +215,8 @@ SPECTACULAR_SETTINGS = {
 
 # ---- static files -----------------------------------------------------------------------------
 STATIC_URL = "/static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = VAR_DIR / "staticfiles"
+STATIC_ROOT.mkdir(exist_ok=True)  # whitenoise warns on every request when it is missing
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

@@ -6,7 +6,7 @@ from config import views
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("config.api_urls")),
-    path("", include("submissions.urls")),
+    path("", include("web.urls")),  # the site; keeps the first pages' URL names
 ]
 
 handler400 = views.bad_request
