@@ -14,9 +14,11 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from fleets.backends import ProvisionError, get_backend
 from fleets.models import COUNTED_VM_STATES, LIVE_VM_STATES, Fleet, VMInstance, VMState
@@ -41,12 +43,26 @@ def _set_state(vm: VMInstance, *, expect: tuple[str, ...], to: str, reason: str 
 
 
 # ---- acquisition -------------------------------------------------------------------------------
+def vm_acquire_refusal(*, fleet: Fleet) -> str | None:
+    """Why no VM of `fleet` may be handed out now, from the callables named in
+    settings.HIPJUDGE_VM_ACQUIRE_GUARDS (billing: the credit is used up), or None."""
+    for path in getattr(settings, "HIPJUDGE_VM_ACQUIRE_GUARDS", ()):
+        reason = import_string(path)(fleet=fleet)
+        if reason:
+            return reason
+    return None
+
+
 def vm_acquire(*, fleet: Fleet, job_ref: str) -> tuple[VMInstance, bool] | None:
     """A VM for `job_ref`: a WARM one (→ BUSY, cold=False), else a new PROVISIONING reservation
     when the fleet is below max_vms (cold=True), else None. Call inside the caller's transaction
     so that a failed claim of the work rolls the VM back too."""
     if not job_ref:
         raise ValueError("job_ref is required")
+    refusal = vm_acquire_refusal(fleet=fleet)
+    if refusal:
+        log.info("pool %s hands out no VM: %s", fleet.name, refusal)
+        return None
     now = timezone.now()
     with transaction.atomic():
         candidates = VMInstance.objects.filter(fleet=fleet, state=VMState.WARM)

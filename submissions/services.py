@@ -19,6 +19,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from billing.guards import PaymentRequired, submission_refusal
 from config.exceptions import ApplicationError, ConflictError, NotFoundError, QuotaExceeded
 from config.queue import enqueue
 from fleets.models import Fleet
@@ -173,17 +174,21 @@ def submission_create(*, user: User, problem: str, language: str, source: Any,
         # Serialize one user's submissions so two simultaneous requests cannot both pass the quota.
         get_user_model().objects.select_for_update().filter(pk=user.pk).first()
         over = _quota_problem(user)
+        # Out of GPU credit or over the user's monthly spend cap on a paid pool: REJECTED too (402).
+        unpaid = None if over is not None else submission_refusal(user=user, fleet=fleet)
         assert problem_obj.current_version is not None  # checked by _resolve
         submission = Submission.objects.create(
             user=user, problem=problem_obj, problem_version=problem_obj.current_version, fleet=fleet,
             language=language, mode=mode, source=source, queued_at=now, status=Status.IN_QUEUE)
-        if over is not None:  # kept as the record of the refusal; it never reaches the queue
-            finish_locked(submission, status=Status.REJECTED, reason=over)
+        if over is not None or unpaid is not None:  # kept as the record of the refusal; never queued
+            finish_locked(submission, status=Status.REJECTED, reason=over or unpaid or "")
         else:
             append_events_locked(submission, [EventIn("STATUS", {"status": Status.IN_QUEUE, "pool": fleet.name})])
             transaction.on_commit(lambda: enqueue("submissions.tasks.dispatch", str(fleet.pk), save=False))
     if over is not None:
         raise QuotaExceeded(over, {"submission": str(submission.pk), "status": Status.REJECTED})
+    if unpaid is not None:
+        raise PaymentRequired(unpaid, {"submission": str(submission.pk), "status": Status.REJECTED})
     return submission
 
 

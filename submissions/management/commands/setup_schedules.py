@@ -12,6 +12,8 @@ SCHEDULES = {
     "submissions: sweep (resume, expire, dispatch)": ("submissions.tasks.sweep", 1),
     "fleets: reap idle VMs": ("fleets.tasks.reap_idle", 1),
     "fleets: reconcile VMs with reality": ("fleets.tasks.reconcile", 2),
+    "billing: accrue VM time, alerts, hard stop": ("billing.tasks.accrue", 1),
+    "billing: reconcile dstack pools (yesterday)": ("billing.tasks.reconcile", 60),
 }
 
 

@@ -1,0 +1,33 @@
+"""Billing listens to fleets: every committed VM state change is accrued at once (so each ledger
+period has one phase), and at the hard stop a paid VM that just went warm is drained."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from billing.alerts import budget_check, budget_enforce
+from billing.selectors import budget_status, fleet_is_paid
+from billing.services import ledger_accrue
+from fleets.models import Fleet, VMState
+from fleets.signals import vm_state_changed
+
+log = logging.getLogger(__name__)
+
+
+def on_vm_state_changed(sender: Any, vm_id: Any, fleet_id: Any, old: str | None, new: str, **kwargs: Any) -> None:
+    try:
+        booked = ledger_accrue(vm_id=vm_id)
+        fleet = Fleet.objects.filter(pk=fleet_id).first()
+        if fleet is None or not fleet_is_paid(fleet):
+            return
+        status = budget_status()
+        if booked:
+            budget_check(status=status)
+        if new == VMState.WARM and status.exhausted:
+            budget_enforce(status=status)
+    except Exception:  # billing must never break the state change that triggered it; the tick retries
+        log.exception("billing the state change of VM %s (%s -> %s)", vm_id, old, new)
+
+
+vm_state_changed.connect(on_vm_state_changed, dispatch_uid="billing.on_vm_state_changed")

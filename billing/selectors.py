@@ -1,0 +1,148 @@
+"""Reads of billing: the budget (credit, spend, balance), paid pools, a submission's cost, a user's
+usage. Dashboard and metrics reads live in billing.dashboard and billing.metrics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Min, Q, QuerySet, Sum
+from django.utils import timezone
+
+from billing.models import CreditGrant, LedgerEntry, Phase, UserSpendLimit
+from fleets.models import Backend, Fleet
+from submissions.models import ACTIVE_STATUSES, Status, Submission
+
+ZERO = Decimal("0.000000")
+
+
+def _sum(qs: QuerySet[LedgerEntry]) -> Decimal:
+    return qs.aggregate(total=Sum("amount"))["total"] or ZERO
+
+
+def fleet_is_paid(fleet: Fleet) -> bool:
+    """A pool that costs money: a configured rate, or a dstack backend (priced by its offers)."""
+    return fleet.hourly_rate > 0 or fleet.backend == Backend.DSTACK
+
+
+def grants_active(*, now: datetime | None = None) -> QuerySet[CreditGrant]:
+    now = now or timezone.now()
+    return CreditGrant.objects.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now), starts_at__lte=now)
+
+
+@dataclass(frozen=True)
+class BudgetStatus:
+    credit: Decimal  # the active grants together
+    spent: Decimal  # everything booked since the earliest active grant started
+    since: datetime | None
+    grant_ids: list = field(default_factory=list)
+
+    @property
+    def remaining(self) -> Decimal:
+        return self.credit - self.spent
+
+    @property
+    def used_pct(self) -> Decimal | None:
+        if self.credit <= 0:
+            return None
+        return (self.spent * 100 / self.credit).quantize(Decimal("0.01"))
+
+    @property
+    def has_grant(self) -> bool:
+        return bool(self.grant_ids)
+
+    @property
+    def exhausted(self) -> bool:
+        """The hard stop: paid pools take no new work."""
+        if not self.has_grant:
+            return bool(settings.HIPJUDGE_BILLING_REQUIRE_GRANT)
+        return self.spent >= self.credit
+
+    @property
+    def stop_reason(self) -> str:
+        if not self.exhausted:
+            return ""
+        if not self.has_grant:
+            return "There is no active credit grant, so paid pools are stopped until staff add one."
+        return (f"The GPU credit is used up ({self.spent:.2f} of {self.credit:.2f} USD); paid pools are "
+                "stopped until staff add a credit grant.")
+
+
+def budget_status(*, now: datetime | None = None) -> BudgetStatus:
+    """Credit, spend and balance right now (two queries)."""
+    now = now or timezone.now()
+    grants = list(grants_active(now=now).values_list("pk", "amount", "starts_at"))
+    if not grants:
+        return BudgetStatus(credit=ZERO, spent=ZERO, since=None)
+    since = min(starts for _, _, starts in grants)
+    spent = _sum(LedgerEntry.objects.filter(period_start__gte=since))
+    return BudgetStatus(credit=sum((amount for _, amount, _ in grants), ZERO), spent=spent, since=since,
+                        grant_ids=[pk for pk, _, _ in grants])
+
+
+def paid_pools_stop_reason(*, now: datetime | None = None) -> str:
+    """Why paid pools take no work right now, or "" when they do."""
+    return budget_status(now=now).stop_reason
+
+
+# ---- users -------------------------------------------------------------------------------------
+def month_start(now: datetime) -> datetime:
+    return now.astimezone(UTC).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+
+
+def user_monthly_cap(*, user: AbstractBaseUser) -> Decimal | None:
+    row = UserSpendLimit.objects.filter(user_id=user.pk).first()
+    # An explicit row, even with an empty cap, overrides the default.
+    return row.monthly_cap if row is not None else settings.HIPJUDGE_USER_MONTHLY_CAP
+
+
+def user_month_spend(*, user: AbstractBaseUser, now: datetime | None = None) -> Decimal:
+    now = now or timezone.now()
+    return _sum(LedgerEntry.objects.filter(user_id=user.pk, period_start__gte=month_start(now)))
+
+
+def user_usage(*, user: AbstractBaseUser, now: datetime | None = None) -> dict:
+    """What a user sees of their own usage: this month's cost, cap, and the submission quotas."""
+    now = now or timezone.now()
+    spent = user_month_spend(user=user, now=now)
+    cap = user_monthly_cap(user=user)
+    mine = Submission.objects.filter(user_id=user.pk)
+    by_pool = (LedgerEntry.objects.filter(user_id=user.pk, period_start__gte=month_start(now))
+               .values("fleet__name").annotate(cost=Sum("amount"), seconds=Sum("seconds")).order_by("fleet__name"))
+    return {
+        "month": month_start(now).strftime("%Y-%m"),
+        "spent_usd": spent,
+        "monthly_cap_usd": cap,
+        "remaining_usd": None if cap is None else max(cap - spent, ZERO),
+        "busy_seconds": sum((row["seconds"] for row in by_pool), Decimal(0)),
+        "by_pool": [{"pool": row["fleet__name"], "cost_usd": row["cost"], "busy_seconds": row["seconds"]}
+                    for row in by_pool],
+        "submissions_24h": mine.exclude(status=Status.REJECTED).filter(
+            created_at__gte=now - timedelta(days=1)).count(),
+        "daily_limit": settings.HIPJUDGE_QUOTA_DAILY,
+        "active": mine.filter(status__in=ACTIVE_STATUSES).count(),
+        "concurrent_limit": settings.HIPJUDGE_QUOTA_CONCURRENT,
+    }
+
+
+# ---- submissions -------------------------------------------------------------------------------
+def submission_cost(*, submission: Submission) -> Decimal:
+    """What the busy time of this submission's job cost (every attempt)."""
+    return _sum(LedgerEntry.objects.filter(submission_id=submission.pk, phase=Phase.BUSY))
+
+
+def submission_costs(*, submission_ids: list) -> dict:
+    rows = (LedgerEntry.objects.filter(submission_id__in=submission_ids, phase=Phase.BUSY)
+            .values("submission_id").annotate(cost=Sum("amount")))
+    return {row["submission_id"]: row["cost"] for row in rows}
+
+
+def ledger_window(*, start: datetime, end: datetime) -> QuerySet[LedgerEntry]:
+    return LedgerEntry.objects.filter(period_start__lt=end, period_end__gt=start)
+
+
+def ledger_first_start() -> datetime | None:
+    return LedgerEntry.objects.aggregate(first=Min("period_start"))["first"]

@@ -1,0 +1,220 @@
+"""Writes of billing: accrue VM time into the ledger, record prices, book corrections.
+
+Accrual is idempotent per VM and period. `ledger_accrue` locks the VM's accrual cursor
+(VMAccrual, SELECT ... FOR UPDATE; SQLite's IMMEDIATE transactions serialize writers anyway),
+books the time from the cursor up to now split by the states the VM went through, and moves the
+cursor. A second run, concurrent or not, finds the cursor already moved and books nothing; the
+unique constraint on (vm, phase, period_start) is the database's backstop.
+
+The VM's state history is what billing itself observed of the VM row (state, state_changed_at,
+job_ref) each time it accrued: at every state change (fleets' vm_state_changed signal) and every
+minute. Each change is observed right after its commit, so every period has exactly one phase.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from billing.models import LedgerEntry, Phase, RateSource, Source, VMAccrual, VMStateChange
+from fleets.models import Fleet, VMInstance, VMState
+from submissions.models import Submission
+
+log = logging.getLogger(__name__)
+
+MICRO = Decimal("0.000001")
+ENDED = (VMState.STOPPED, VMState.FAILED)
+PHASE_OF = {
+    VMState.PROVISIONING: Phase.PROVISIONING,
+    VMState.BUSY: Phase.BUSY,
+    VMState.WARM: Phase.IDLE,
+    VMState.DRAINING: Phase.DRAINING,
+}
+
+
+def money(value: Decimal) -> Decimal:
+    return value.quantize(MICRO, rounding=ROUND_HALF_EVEN)
+
+
+def seconds_between(start: datetime, end: datetime) -> Decimal:
+    delta = end - start
+    return Decimal(delta.days * 86400 + delta.seconds) + Decimal(delta.microseconds) / Decimal(1_000_000)
+
+
+def cost_of(seconds: Decimal, rate_per_hour: Decimal) -> Decimal:
+    return money(seconds * rate_per_hour / Decimal(3600))
+
+
+@dataclass(frozen=True)
+class _Segment:
+    start: datetime
+    end: datetime
+    state: str
+    job_ref: str
+
+
+# ---- rates -------------------------------------------------------------------------------------
+def vm_rate(*, vm: VMInstance, cursor: VMAccrual | None = None) -> tuple[Decimal, str]:
+    """USD per hour for this VM and where it came from: a price recorded for the VM (the dstack
+    offer it runs on), else `agent_info["price_per_hour"]` set by its backend, else the fleet's."""
+    if cursor is not None and cursor.price_per_hour is not None:
+        return cursor.price_per_hour, cursor.price_source or RateSource.DSTACK
+    raw = (vm.agent_info or {}).get("price_per_hour")
+    if raw not in (None, ""):
+        try:
+            price = Decimal(str(raw))
+        except InvalidOperation:
+            log.warning("VM %s: ignoring a bad price_per_hour %r", vm.pk, raw)
+        else:
+            if price >= 0:
+                return money(price), RateSource.DSTACK
+    return vm.fleet.hourly_rate, RateSource.FLEET
+
+
+def vm_price_record(*, vm_id: uuid.UUID | str, price_per_hour: Decimal, source: str = RateSource.DSTACK) -> None:
+    """The backend learnt what this VM really costs (dstack's instance price): use it from the
+    next accrual on. Time already booked keeps its rate; reconciliation settles any difference."""
+    if price_per_hour < 0:
+        raise ValueError("price_per_hour must not be negative")
+    with transaction.atomic():
+        vm = VMInstance.objects.get(pk=vm_id)
+        cursor = _lock_cursor(vm)
+        cursor.price_per_hour, cursor.price_source = money(price_per_hour), source
+        cursor.save(update_fields=["price_per_hour", "price_source", "updated_at"])
+
+
+# ---- accrual -----------------------------------------------------------------------------------
+def _lock_cursor(vm: VMInstance) -> VMAccrual:
+    cursor = VMAccrual.objects.select_for_update().filter(pk=vm.pk).first()
+    if cursor is None:
+        VMAccrual.objects.get_or_create(vm=vm, defaults={"accrued_until": vm.created_at})
+        cursor = VMAccrual.objects.select_for_update().get(pk=vm.pk)
+    return cursor
+
+
+def _observe(vm: VMInstance) -> None:
+    """Record the VM's current state as of its last change, if not recorded yet."""
+    last = VMStateChange.objects.filter(vm=vm).order_by("-at", "-id").first()
+    if last is None:
+        # First sight: it was created provisioning; a ready VM seen later was warm or busy since
+        # ready_at (the states in between were not observed, so they count as idle).
+        reserved_for = vm.job_ref if vm.state == VMState.PROVISIONING else ""
+        last = VMStateChange.objects.create(vm=vm, state=VMState.PROVISIONING, at=vm.created_at, job_ref=reserved_for)
+        if vm.ready_at and vm.created_at < vm.ready_at < vm.state_changed_at:
+            last = VMStateChange.objects.create(vm=vm, state=VMState.WARM, at=vm.ready_at)
+    if vm.state_changed_at > last.at and (vm.state, vm.job_ref) != (last.state, last.job_ref):
+        VMStateChange.objects.get_or_create(vm=vm, at=vm.state_changed_at, state=vm.state,
+                                            defaults={"job_ref": vm.job_ref})
+
+
+def _segments(vm: VMInstance, start: datetime, end: datetime) -> list[_Segment]:
+    before = VMStateChange.objects.filter(vm=vm, at__lte=start).order_by("-at", "-id").first()
+    state, job_ref = (before.state, before.job_ref) if before else (VMState.PROVISIONING, "")
+    segments: list[_Segment] = []
+    cursor = start
+    for change in VMStateChange.objects.filter(vm=vm, at__gt=start, at__lt=end).order_by("at", "id"):
+        if change.at > cursor:
+            segments.append(_Segment(cursor, change.at, state, job_ref))
+            cursor = change.at
+        state, job_ref = change.state, change.job_ref
+    if end > cursor:
+        segments.append(_Segment(cursor, end, state, job_ref))
+    return segments
+
+
+def _submissions_by_ref(job_refs: set[str]) -> dict[str, tuple[uuid.UUID, int]]:
+    ids = {}
+    for ref in job_refs:
+        try:
+            ids[ref] = uuid.UUID(ref)
+        except ValueError:
+            continue  # not a submission's job
+    rows = Submission.objects.filter(pk__in=ids.values()).values_list("pk", "user_id")
+    by_id = {pk: (pk, user_id) for pk, user_id in rows}
+    return {ref: by_id[pk] for ref, pk in ids.items() if pk in by_id}
+
+
+def ledger_accrue(*, vm_id: uuid.UUID | str, now: datetime | None = None) -> list[LedgerEntry]:
+    """Book the VM's time since it was last accrued up to `now` (or its end), one entry per phase
+    period. Safe to run any number of times, concurrently: each instant is booked once."""
+    now = now or timezone.now()
+    try:
+        with transaction.atomic():
+            vm = VMInstance.objects.select_related("fleet").filter(pk=vm_id).first()
+            if vm is None:
+                return []
+            cursor = _lock_cursor(vm)
+            if cursor.closed:
+                return []
+            vm.refresh_from_db()  # the state as of holding the lock
+            _observe(vm)
+            ended = vm.state in ENDED
+            end = min(vm.state_changed_at, now) if ended else now
+            start = cursor.accrued_until
+            if end <= start:
+                if ended and end == vm.state_changed_at:
+                    cursor.closed = True
+                    cursor.save(update_fields=["closed", "updated_at"])
+                return []
+            entries = _book(vm, cursor, _segments(vm, start, end))
+            cursor.accrued_until = end
+            cursor.closed = ended and end == vm.state_changed_at
+            cursor.save(update_fields=["accrued_until", "closed", "updated_at"])
+    except IntegrityError:
+        # Another worker booked this period between our read and our insert (only possible if
+        # the cursor lock was bypassed): the constraint kept it single; nothing to do.
+        log.warning("accrual of VM %s up to %s was already booked", vm_id, now)
+        return []
+    return entries
+
+
+def _book(vm: VMInstance, cursor: VMAccrual, segments: list[_Segment]) -> list[LedgerEntry]:
+    rate, rate_source = vm_rate(vm=vm, cursor=cursor)
+    served = _submissions_by_ref({s.job_ref for s in segments if s.state == VMState.BUSY and s.job_ref})
+    entries = []
+    for seg in segments:
+        phase = PHASE_OF.get(VMState(seg.state)) if seg.state in VMState.values else None
+        if phase is None:
+            continue  # stopped or failed: no longer costs
+        seconds = seconds_between(seg.start, seg.end)
+        submission_id, user_id = served.get(seg.job_ref, (None, None)) if phase == Phase.BUSY else (None, None)
+        entries.append(LedgerEntry(
+            vm=vm, fleet_id=vm.fleet_id, submission_id=submission_id, user_id=user_id, phase=phase,
+            period_start=seg.start, period_end=seg.end, seconds=seconds, rate_per_hour=rate,
+            rate_source=rate_source, amount=cost_of(seconds, rate), source=Source.ACCRUAL))
+    return LedgerEntry.objects.bulk_create(entries)
+
+
+def ledger_accrue_all(*, now: datetime | None = None) -> int:
+    """The every-minute tick: accrue every VM that is live or not yet booked to its end."""
+    now = now or timezone.now()
+    booked = 0
+    pending = VMInstance.objects.exclude(billing_accrual__closed=True).values_list("pk", flat=True)
+    for vm_id in list(pending):
+        try:
+            booked += len(ledger_accrue(vm_id=vm_id, now=now))
+        except Exception:  # one broken VM row must not stop the others being billed
+            log.exception("accruing VM %s", vm_id)
+    return booked
+
+
+# ---- corrections -------------------------------------------------------------------------------
+def ledger_adjust(*, fleet: Fleet, amount: Decimal, note: str, period_start: datetime,
+                  period_end: datetime, source: str = Source.ADJUSTMENT, vm: VMInstance | None = None,
+                  user_id: int | None = None) -> LedgerEntry:
+    """A correcting entry (positive charges, negative credits back); the note says why."""
+    if not note.strip():
+        raise ValueError("a correction needs a note saying why")
+    if source == Source.ACCRUAL:
+        raise ValueError("accruals are booked by ledger_accrue only")
+    entry = LedgerEntry(vm=vm, fleet=fleet, user_id=user_id, phase="", period_start=period_start,
+                        period_end=period_end, seconds=Decimal(0), rate_per_hour=Decimal(0),
+                        rate_source=RateSource.NONE, amount=money(amount), source=source, note=note.strip())
+    entry.save()
+    return entry
