@@ -340,6 +340,13 @@ def _parse_cases(raw: Any, key: str, signature: tuple[Param, ...]) -> tuple[Case
         if missing:
             raise ProblemError(f"{where}params: missing value for {', '.join(missing)}")
         for p in signature:
+            if not p.pointer and p.dtype.kind in "iu":
+                # An integer parameter must get an integer that fits its C type (ctypes refuses 1.0).
+                info, value = np.iinfo(p.dtype), params[p.name]
+                if not isinstance(value, int) or not info.min <= value <= info.max:
+                    raise ProblemError(f"{where}params: {p.name} must be an integer that fits {p.ctype}, "
+                                       f"got {value!r}")
+        for p in signature:
             if p.pointer:
                 try:
                     shape = p.shape_for(params)
