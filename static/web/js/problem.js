@@ -1,0 +1,106 @@
+// Problem page enhancements: KaTeX for the statement's math, a CodeMirror editor on the source
+// textarea (the form still posts the textarea, so everything works without this file), starter
+// templates that follow the language, and pools that only offer the languages they run.
+(function () {
+  "use strict";
+
+  // ---- math ----------------------------------------------------------------------------------
+  if (window.katex) {
+    document.querySelectorAll(".statement .math").forEach(function (el) {
+      try {
+        window.katex.render(el.textContent, el, {displayMode: el.classList.contains("block"), throwOnError: false});
+      } catch (e) { /* leave the TeX source readable */ }
+    });
+  }
+
+  const form = document.getElementById("submit-form");
+  if (!form) return;
+  const textarea = document.getElementById("id_source");
+  const language = document.getElementById("id_language");
+  const templatesNode = document.getElementById("starter-templates");
+  const templates = templatesNode ? JSON.parse(templatesNode.textContent) : {};
+
+  // ---- editor --------------------------------------------------------------------------------
+  const GPU_WORDS = ("__global__ __device__ __host__ __shared__ __constant__ __restrict__ __launch_bounds__ " +
+    "__syncthreads __syncwarp __forceinline__ __noinline__ hipLaunchKernelGGL extern").split(" ");
+  const GPU_BUILTINS = ("threadIdx blockIdx blockDim gridDim warpSize hipThreadIdx_x hipBlockIdx_x hipBlockDim_x " +
+    "hipGridDim_x atomicAdd atomicMax atomicMin __shfl_down __shfl_xor __shfl_down_sync __shfl_xor_sync " +
+    "hipMalloc hipMemcpy hipFree hipDeviceSynchronize hipGetLastError cudaMalloc cudaMemcpy cudaFree " +
+    "cudaDeviceSynchronize cudaGetLastError size_t float4 float2 int4 dim3").split(" ");
+  let editor = null;
+  if (window.CodeMirror && textarea) {
+    const CM = window.CodeMirror;
+    const base = CM.mimeModes["text/x-c++src"];
+    if (base && !CM.mimeModes["text/x-gpu-c++"]) {
+      const keywords = Object.assign({}, base.keywords);
+      GPU_WORDS.forEach(function (w) { keywords[w] = true; });
+      const builtin = Object.assign({}, base.builtin || {});
+      GPU_BUILTINS.forEach(function (w) { builtin[w] = true; });
+      CM.defineMIME("text/x-gpu-c++", Object.assign({}, base, {keywords: keywords, builtin: builtin}));
+    }
+    let escaped = false;  // Esc, then Tab leaves the editor (keyboard users must not be trapped)
+    editor = CM.fromTextArea(textarea, {
+      mode: "text/x-gpu-c++", lineNumbers: true, indentUnit: 4, tabSize: 4, matchBrackets: true,
+      autoCloseBrackets: true, viewportMargin: Infinity, screenReaderLabel: "Source",
+      extraKeys: {
+        "Esc": function () { escaped = true; },
+        "Tab": function (cm) {
+          if (escaped) { escaped = false; return CM.Pass; }
+          if (cm.somethingSelected()) cm.indentSelection("add"); else cm.replaceSelection("    ", "end");
+        },
+        "Shift-Tab": function (cm) { if (escaped) { escaped = false; return CM.Pass; } cm.indentSelection("subtract"); },
+        "Ctrl-Enter": function () { submitWith("benchmark"); },
+        "Cmd-Enter": function () { submitWith("benchmark"); },
+      },
+    });
+    editor.on("keydown", function (cm, event) { if (event.key !== "Escape" && event.key !== "Tab") escaped = false; });
+    const label = document.querySelector('label[for="id_source"]');
+    if (label) label.addEventListener("click", function () { editor.focus(); });
+    document.getElementById("editor").classList.add("enhanced");
+  }
+
+  function submitWith(mode) {
+    const button = form.querySelector('button[name="mode"][value="' + mode + '"]');
+    if (button && form.requestSubmit) form.requestSubmit(button);
+  }
+  function getSource() { return editor ? editor.getValue() : textarea.value; }
+  function setSource(text) { if (editor) editor.setValue(text); else textarea.value = text; }
+  function untouched() {
+    const now = getSource().trim();
+    return now === "" || Object.keys(templates).some(function (k) { return templates[k].trim() === now; });
+  }
+
+  // ---- language follows templates; pools restrict languages ----------------------------------
+  if (language) {
+    language.addEventListener("change", function () {
+      if (untouched() && templates[language.value] !== undefined) setSource(templates[language.value]);
+    });
+  }
+  function applyPool(radio) {
+    if (!radio || !language) return;
+    const allowed = (radio.dataset.languages || "").split(",").filter(Boolean);
+    Array.from(language.options).forEach(function (opt) {
+      opt.disabled = allowed.length > 0 && allowed.indexOf(opt.value) < 0;
+    });
+    if (language.selectedOptions[0] && language.selectedOptions[0].disabled) {
+      language.value = allowed[0];
+      language.dispatchEvent(new Event("change"));
+    }
+  }
+  form.querySelectorAll('input[name="pool"]').forEach(function (radio) {
+    radio.addEventListener("change", function () { applyPool(radio); });
+  });
+  applyPool(form.querySelector('input[name="pool"]:checked'));
+
+  // The submit buttons say what happens; disable both after a click so a double click sends one.
+  form.addEventListener("submit", function (event) {
+    const used = event.submitter;
+    if (used && used.name === "mode") {
+      let hidden = form.querySelector('input[type="hidden"][name="mode"]');
+      if (!hidden) { hidden = document.createElement("input"); hidden.type = "hidden"; hidden.name = "mode"; form.appendChild(hidden); }
+      hidden.value = used.value;
+    }
+    form.querySelectorAll('button[name="mode"]').forEach(function (b) { b.disabled = true; });
+    if (used) used.textContent = "Submitting…";
+  });
+})();

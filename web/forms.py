@@ -1,0 +1,87 @@
+"""Forms of the web pages. The submit form keeps the field names of the platform's form
+(language, mode, pool, source, source_file) so a plain HTML POST works without JavaScript."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import UserCreationForm
+
+from submissions.models import Language, Mode
+
+STATUS_GROUPS = {
+    "": ("Any status", []),
+    "running": ("Queued or running", ["IN_QUEUE", "PROVISIONING", "COMPILING", "CHECKING", "BENCHMARKING"]),
+    "accepted": ("Accepted / checked", ["ACCEPTED", "CHECKED", "COMPILED"]),
+    "failed": ("Failed", ["WRONG_ANSWER", "COMPILE_ERROR", "RUNTIME_ERROR", "TIME_LIMIT_EXCEEDED"]),
+    "other": ("Cancelled, rejected, error", ["CANCELLED", "REJECTED", "ERROR"]),
+}
+
+class SubmitForm(forms.Form):
+    language = forms.ChoiceField(choices=Language.choices, initial=Language.CPP)
+    # The two submit buttons carry the mode; the field stays for API-like posts and old clients.
+    mode = forms.ChoiceField(choices=Mode.choices, initial=Mode.BENCHMARK)
+    pool = forms.ChoiceField(choices=())
+    source = forms.CharField(widget=forms.Textarea(attrs={
+        "rows": 24, "spellcheck": "false", "autocapitalize": "off", "autocomplete": "off", "class": "code-input"}),
+        required=False, strip=False, label="Source")
+    source_file = forms.FileField(required=False, label="…or upload a file",
+                                  help_text="A file replaces the text above (UTF-8, at most 64 KiB).")
+
+    def __init__(self, *args: Any, pools: list[Any], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["pool"].choices = [(p.name, p.name) for p in pools]
+        names = [p.name for p in pools]
+        default = settings.HIPJUDGE_DEFAULT_POOL
+        self.fields["pool"].initial = default if default in names else (names[0] if names else None)
+        self.fields["source_file"].widget.attrs["accept"] = ".cpp,.cc,.cxx,.hip,.cu,.cuh,.h,.hpp,.txt"
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        upload = data.get("source_file")
+        if upload is not None:
+            raw = upload.read(settings.HIPJUDGE_MAX_SOURCE_BYTES + 1)
+            if len(raw) > settings.HIPJUDGE_MAX_SOURCE_BYTES:
+                raise forms.ValidationError(f"The file is larger than {settings.HIPJUDGE_MAX_SOURCE_BYTES} bytes.")
+            try:
+                data["source"] = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise forms.ValidationError("The file is not valid UTF-8 text.") from None
+        if not (data.get("source") or "").strip():
+            raise forms.ValidationError("Write your kernel in the editor or choose a file.")
+        return data
+
+class HistoryFilterForm(forms.Form):
+    status = forms.ChoiceField(choices=[(k, v[0]) for k, v in STATUS_GROUPS.items()], required=False)
+    problem = forms.ChoiceField(choices=(), required=False)
+    language = forms.ChoiceField(choices=[("", "Any language"), *Language.choices], required=False)
+    mode = forms.ChoiceField(choices=[("", "Any mode"), *Mode.choices], required=False)
+    pool = forms.ChoiceField(choices=(), required=False)
+
+    def __init__(self, *args: Any, problems: list[tuple[str, str]], pools: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["problem"].choices = [("", "Any problem"), *problems]
+        self.fields["pool"].choices = [("", "Any pool"), *((p, p) for p in pools)]
+
+    def selector_filters(self) -> dict[str, Any]:
+        """The filters submissions.selectors.submission_list understands."""
+        if not self.is_valid():
+            return {}
+        data = self.cleaned_data
+        statuses = STATUS_GROUPS.get(data.get("status") or "", ("", []))[1]
+        return {"status": ",".join(statuses), "problem": data.get("problem"), "language": data.get("language"),
+                "mode": data.get("mode"), "pool": data.get("pool")}
+
+class SignupForm(UserCreationForm):
+    email = forms.EmailField(required=False, help_text="Optional; needed only to reset a forgotten password.")
+
+    class Meta(UserCreationForm.Meta):
+        model = get_user_model()
+        fields = ("username", "email")
+
+class TokenCreateForm(forms.Form):
+    """No fields: POSTing it (with the CSRF token) makes a new API token, replacing the old one."""
+

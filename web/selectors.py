@@ -1,0 +1,122 @@
+"""Reads behind the web pages: the caller's standing per problem, pools as the submit form shows
+them, leaderboards, quota. Each function does a fixed number of queries (pinned by tests/web)."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Count, F, Min, Q, Window
+from django.db.models.functions import RowNumber
+from django.utils import timezone
+
+from fleets.models import Fleet, VMInstance
+from fleets.selectors import fleet_list
+from submissions.models import ACTIVE_STATUSES, Problem, Status, Submission
+from submissions.selectors import problem_list
+
+SOLVED_STATUSES = (Status.ACCEPTED, Status.CHECKED)
+
+
+@dataclass
+class ProblemRow:
+    problem: Problem
+    attempts: int = 0
+    solved: bool = False
+    best_ms: float | None = None
+
+
+def problem_rows(*, user: AbstractBaseUser | AnonymousUser) -> list[ProblemRow]:
+    """Every listed problem with the caller's attempts, solved state and best accepted score."""
+    rows = [ProblemRow(problem=p) for p in problem_list().only("slug", "title", "difficulty", "tags")]
+    if not user.is_authenticated or not rows:
+        return rows
+    stats = (Submission.objects.filter(user=user).values("problem_id")
+             .annotate(attempts=Count("id"), solved=Count("id", filter=Q(status__in=SOLVED_STATUSES)),
+                       best=Min("score_ms", filter=Q(status=Status.ACCEPTED))))
+    by_problem = {s["problem_id"]: s for s in stats}
+    for row in rows:
+        s = by_problem.get(row.problem.pk)
+        if s:
+            row.attempts, row.solved, row.best_ms = s["attempts"], s["solved"] > 0, s["best"]
+    return rows
+
+
+@dataclass
+class PoolOption:
+    fleet: Fleet
+    warm_vms: int
+    live_vms: int
+    languages: list[str]
+    cold_start_s: float | None  # median of recent cold starts; None when there is no history
+
+    @property
+    def name(self) -> str:
+        return self.fleet.name
+
+    @property
+    def hourly_rate(self) -> Decimal:
+        return self.fleet.hourly_rate
+
+    @property
+    def full(self) -> bool:
+        return self.warm_vms == 0 and self.live_vms >= self.fleet.max_vms
+
+
+def pool_options() -> list[PoolOption]:
+    """Enabled pools with warm/live VM counts and the typical cold-start wait (two queries)."""
+    fleets = list(fleet_list())
+    recent = (VMInstance.objects.filter(fleet__in=fleets, ready_at__isnull=False)
+              .order_by("-created_at").values_list("fleet_id", "created_at", "ready_at")[:200])
+    waits: dict[Any, list[float]] = {}
+    for fleet_id, created, ready in recent:
+        if len(waits.setdefault(fleet_id, [])) < 20:
+            waits[fleet_id].append(max(0.0, (ready - created).total_seconds()))
+    return [PoolOption(fleet=f, warm_vms=f.warm_vms, live_vms=f.live_vms, languages=f.accepted_languages,
+                       cold_start_s=statistics.median(waits[f.pk]) if waits.get(f.pk) else None)
+            for f in fleets]
+
+
+def cold_start_estimate(*, fleet: Fleet) -> float | None:
+    recent = list(VMInstance.objects.filter(fleet=fleet, ready_at__isnull=False)
+                  .order_by("-created_at").values_list("created_at", "ready_at")[:20])
+    if not recent:
+        return None
+    return statistics.median(max(0.0, (ready - created).total_seconds()) for created, ready in recent)
+
+
+def leaderboard(*, problem: Problem, fleet: Fleet, limit: int = 100) -> list[Submission]:
+    """Each user's best ACCEPTED submission on this problem and pool, fastest first; equal scores
+    rank by who got there first."""
+    best = (Submission.objects.filter(problem=problem, fleet=fleet, status=Status.ACCEPTED, score_ms__isnull=False)
+            .annotate(user_rank=Window(RowNumber(), partition_by=[F("user_id")],
+                                       order_by=[F("score_ms").asc(), F("created_at").asc()]))
+            .filter(user_rank=1)
+            .select_related("user")
+            .only("id", "score_ms", "created_at", "finished_at", "language", "user__username", "user_id")
+            .order_by("score_ms", "created_at"))
+    return list(best[:limit])
+
+
+def leaderboard_pools(*, problem: Problem) -> list[Fleet]:
+    """Pools to offer on a leaderboard: enabled ones plus any that has accepted submissions here."""
+    used = Submission.objects.filter(problem=problem, status=Status.ACCEPTED).values("fleet_id")
+    return list(Fleet.objects.filter(Q(enabled=True) | Q(pk__in=used)).order_by("name"))
+
+
+def user_quota(*, user: AbstractBaseUser) -> dict[str, int]:
+    mine = Submission.objects.filter(user=user).exclude(status=Status.REJECTED)
+    counts = mine.aggregate(
+        daily=Count("id", filter=Q(created_at__gte=timezone.now() - timedelta(days=1))),
+        active=Count("id", filter=Q(status__in=ACTIVE_STATUSES)),
+        total=Count("id"),
+    )
+    return {"daily_limit": settings.HIPJUDGE_QUOTA_DAILY, "daily_used": counts["daily"],
+            "concurrent_limit": settings.HIPJUDGE_QUOTA_CONCURRENT, "concurrent_used": counts["active"],
+            "total": counts["total"]}
+

@@ -1,0 +1,77 @@
+"""Formatting for the pages: times in ms/µs, statuses in words, money, durations."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django import template
+
+register = template.Library()
+
+STATUS_WORDS = {
+    "IN_QUEUE": "In queue", "PROVISIONING": "Starting a VM", "COMPILING": "Compiling", "CHECKING": "Checking",
+    "BENCHMARKING": "Benchmarking", "ACCEPTED": "Accepted", "CHECKED": "Checked", "COMPILED": "Compiled",
+    "WRONG_ANSWER": "Wrong answer", "COMPILE_ERROR": "Compile error", "RUNTIME_ERROR": "Runtime error",
+    "TIME_LIMIT_EXCEEDED": "Time limit exceeded", "CANCELLED": "Cancelled", "REJECTED": "Rejected",
+    "ERROR": "Judge error",
+}
+GOOD = {"ACCEPTED", "CHECKED", "COMPILED"}
+RUNNING = {"IN_QUEUE", "PROVISIONING", "COMPILING", "CHECKING", "BENCHMARKING"}
+
+
+@register.filter
+def status_words(status: str) -> str:
+    return STATUS_WORDS.get(status, status)
+
+
+@register.filter
+def status_tone(status: str) -> str:
+    """good | running | bad: a CSS class; the words carry the meaning, colour only repeats it."""
+    if status in GOOD:
+        return "good"
+    return "running" if status in RUNNING else "bad"
+
+
+@register.filter
+def ms(value: Any) -> str:
+    if not isinstance(value, int | float):
+        return "—"
+    if value >= 100:
+        return f"{value:.1f} ms"
+    if value >= 1:
+        return f"{value:.3f} ms"
+    if value >= 0.001:
+        return f"{value * 1000:.2f} µs"
+    return f"{value * 1e6:.0f} ns"
+
+
+@register.filter
+def num(value: Any, digits: int = 2) -> str:
+    return f"{value:,.{digits}f}" if isinstance(value, int | float) else "—"
+
+
+@register.filter
+def usd(value: Any) -> str:
+    """Money as people read it: cents for amounts over a dollar, more digits for tiny ones."""
+    if value is None:
+        return "—"
+    amount = Decimal(value)
+    if amount == 0:
+        return "$0.00"
+    return f"${amount:,.2f}" if abs(amount) >= 1 else f"${amount:.4f}"
+
+
+@register.filter
+def seconds(value: Any) -> str:
+    if not isinstance(value, int | float):
+        return "—"
+    value = float(value)
+    if value < 90:
+        return f"{value:.0f} s" if value >= 10 else f"{value:.1f} s"
+    return f"{value / 60:.0f} min"
+
+
+@register.filter
+def get_item(mapping: Any, key: Any) -> Any:
+    return mapping.get(key) if hasattr(mapping, "get") else None
