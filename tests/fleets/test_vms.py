@@ -1,0 +1,160 @@
+"""VM lifecycle in fleets.services with a stand-in backend: acquire, release, reap, reconcile, fail."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from fleets.backends import Orphan, Provisioned, ProvisionError
+from fleets.models import VMInstance, VMState
+from fleets.services import vm_acquire, vm_fail, vm_provision, vm_reap_idle, vm_release, vms_reconcile
+from fleets.signals import vm_lost, vm_state_changed
+
+
+class StandInBackend:
+    kind = "local"
+
+    def __init__(self) -> None:
+        self.alive: set[str] = set()
+        self.stopped: list[str] = []
+        self.orphans: list[Orphan] = []
+        self.killed: list[str] = []
+        self.fail_with: str | None = None
+
+    def provision(self, vm: VMInstance) -> Provisioned:
+        if self.fail_with:
+            raise ProvisionError(self.fail_with)
+        self.alive.add(str(vm.pk))
+        return Provisioned(base_url="http://127.0.0.1:1", pid=4242, handle="h", agent_info={"device": "host"})
+
+    def is_alive(self, vm: VMInstance) -> bool:
+        return str(vm.pk) in self.alive
+
+    def stop(self, vm: VMInstance) -> None:
+        self.alive.discard(str(vm.pk))
+        self.stopped.append(str(vm.pk))
+
+    def find_orphans(self, fleet: Any, live_vm_ids: set[str]) -> list[Orphan]:
+        return self.orphans
+
+    def kill_orphan(self, fleet: Any, orphan: Orphan) -> None:
+        self.killed.append(orphan.handle)
+
+    def agent_headers(self, vm: VMInstance) -> dict[str, str]:
+        return {}
+
+
+@pytest.fixture
+def backend(monkeypatch: Any) -> StandInBackend:
+    stand_in = StandInBackend()
+    monkeypatch.setattr("fleets.services.get_backend", lambda kind: stand_in)
+    return stand_in
+
+
+@pytest.fixture
+def pool(local_pool: Any) -> Any:
+    local_pool.max_vms = 2
+    local_pool.idle_timeout_s = 60
+    local_pool.save()
+    return local_pool
+
+
+def test_acquire_provisions_up_to_max_vms_then_says_no(pool: Any, backend: StandInBackend) -> None:
+    first, second = vm_acquire(fleet=pool, job_ref="job-1"), vm_acquire(fleet=pool, job_ref="job-2")
+    assert first and first[1] and second and second[1]
+    assert vm_acquire(fleet=pool, job_ref="job-3") is None
+    assert VMInstance.objects.filter(state=VMState.PROVISIONING).count() == 2
+
+
+def test_a_provisioned_vm_serves_its_job_then_becomes_warm_and_is_reused(pool: Any, backend: StandInBackend,
+                                                                         django_capture_on_commit_callbacks: Any
+                                                                         ) -> None:
+    changes: list[tuple] = []
+
+    def record(sender: Any, **kwargs: Any) -> None:
+        changes.append((kwargs["old"], kwargs["new"]))
+
+    vm_state_changed.connect(record)
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            vm, cold = vm_acquire(fleet=pool, job_ref="job-1") or (None, None)
+            vm = vm_provision(vm=vm)
+            assert vm.state == VMState.BUSY and vm.base_url and vm.pid == 4242 and vm.ready_at
+            assert not vm_release(vm=vm, job_ref="someone-else")  # only its own job releases it
+            assert vm_release(vm=vm, job_ref="job-1")
+            again, cold_again = vm_acquire(fleet=pool, job_ref="job-2") or (None, None)
+    finally:
+        vm_state_changed.disconnect(record)
+    assert cold and not cold_again and again.pk == vm.pk and again.jobs_started == 2
+    assert changes == [(None, "PROVISIONING"), ("PROVISIONING", "BUSY"), ("BUSY", "WARM"), ("WARM", "BUSY")]
+
+
+def test_a_failed_provisioning_leaves_a_failed_vm_with_the_reason(pool: Any, backend: StandInBackend) -> None:
+    backend.fail_with = "no capacity"
+    vm, _ = vm_acquire(fleet=pool, job_ref="job-1") or (None, None)
+    with pytest.raises(ProvisionError):
+        vm_provision(vm=vm)
+    vm.refresh_from_db()
+    assert vm.state == VMState.FAILED and vm.state_reason == "no capacity"
+    assert vm_acquire(fleet=pool, job_ref="job-2") is not None  # a failed VM frees its slot
+
+
+def test_the_reaper_stops_vms_idle_past_the_timeout_only(pool: Any, backend: StandInBackend) -> None:
+    now = timezone.now()
+    idle = VMInstance.objects.create(fleet=pool, state=VMState.WARM, last_used_at=now - timedelta(seconds=61))
+    fresh = VMInstance.objects.create(fleet=pool, state=VMState.WARM, last_used_at=now - timedelta(seconds=30))
+    busy = VMInstance.objects.create(fleet=pool, state=VMState.BUSY, job_ref="j",
+                                     last_used_at=now - timedelta(hours=1))
+    assert vm_reap_idle() == 1
+    states = {vm.pk: vm.state for vm in VMInstance.objects.all()}
+    assert states == {idle.pk: VMState.STOPPED, fresh.pk: VMState.WARM, busy.pk: VMState.BUSY}
+    assert backend.stopped == [str(idle.pk)]
+
+
+def test_the_reaper_fails_a_vm_stuck_provisioning(pool: Any, backend: StandInBackend) -> None:
+    vm = VMInstance.objects.create(fleet=pool, state=VMState.PROVISIONING, job_ref="j")
+    VMInstance.objects.filter(pk=vm.pk).update(created_at=timezone.now() - timedelta(seconds=pool.provision_timeout_s))
+    assert vm_reap_idle() == 1
+    vm.refresh_from_db()
+    assert vm.state == VMState.FAILED and "Provisioning took longer" in vm.state_reason
+
+
+def test_reconcile_kills_orphans_and_fails_rows_whose_agent_died(pool: Any, backend: StandInBackend,
+                                                                 django_capture_on_commit_callbacks: Any) -> None:
+    lost: list[tuple] = []
+
+    def record(sender: Any, **kwargs: Any) -> None:
+        lost.append((kwargs["job_ref"], kwargs["reason"]))
+
+    dead = VMInstance.objects.create(fleet=pool, state=VMState.BUSY, job_ref="job-9", pid=1)
+    alive = VMInstance.objects.create(fleet=pool, state=VMState.WARM, pid=2)
+    starting = VMInstance.objects.create(fleet=pool, state=VMState.PROVISIONING, job_ref="job-8")
+    backend.alive = {str(alive.pk)}
+    backend.orphans = [Orphan(handle="777", description="agent pid 777")]
+    vm_lost.connect(record)
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            assert vms_reconcile() == {"orphans_killed": 1, "vms_failed": 1}
+    finally:
+        vm_lost.disconnect(record)
+    assert backend.killed == ["777"]
+    assert {vm.pk: vm.state for vm in VMInstance.objects.all()} == {
+        dead.pk: VMState.FAILED, alive.pk: VMState.WARM, starting.pk: VMState.PROVISIONING}
+    assert lost == [("job-9", "The agent process is gone.")]
+
+
+def test_failing_twice_is_a_no_op(pool: Any, backend: StandInBackend) -> None:
+    vm = VMInstance.objects.create(fleet=pool, state=VMState.WARM)
+    assert vm_fail(vm=vm, reason="first")
+    assert not vm_fail(vm=vm, reason="second")
+    vm.refresh_from_db()
+    assert vm.state_reason == "first"
+
+
+def test_the_pools_api_lists_enabled_pools(pool: Any, owner: Any, api_as: Any) -> None:
+    VMInstance.objects.create(fleet=pool, state=VMState.WARM)
+    [listed] = api_as(owner).get("/api/v1/pools").json()
+    assert listed["name"] == "local" and listed["languages"] == ["cpp"] and listed["warm_vms"] == 1

@@ -1,0 +1,122 @@
+"""The real path: API → qcluster worker → local agent process (real HTTP, real sandbox) → events."""
+
+from __future__ import annotations
+
+import signal
+import time
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from config.queue import enqueue
+from fleets.models import VMInstance, VMState
+from submissions.dispatch import submissions_sweep
+from submissions.models import TERMINAL_STATUSES, Status, Submission
+from tests.conftest import read_source
+from tests.integration.conftest import Stack, process_running, wait_for
+
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("problems_loaded", "judging_pool")]
+
+COMPILE_ERROR_SOURCE = 'extern "C" void solution(const float* a, const float* b, float* c, size_t n) { oops }\n'
+
+
+def submit(client: Any, source: str, mode: str = "benchmark") -> str:
+    response = client.post("/api/v1/submissions", {"problem": "vector-add", "language": "cpp", "source": source,
+                                                   "mode": mode}, format="json")
+    assert response.status_code == 201, response.json()
+    return response.json()["id"]
+
+
+def wait_terminal(submission_id: str, stack: Stack, timeout: float = 120.0) -> Submission:
+    def done() -> Submission | None:
+        submission = Submission.objects.get(pk=submission_id)
+        return submission if submission.status in TERMINAL_STATUSES else None
+
+    try:
+        return wait_for(done, timeout, f"submission {submission_id} to finish", interval=0.2)
+    except AssertionError:
+        logs = "\n".join(f"--- {p.name}\n{p.output()[-3000:]}" for p in stack.procs)
+        status = Submission.objects.get(pk=submission_id).status
+        raise AssertionError(f"{submission_id} stuck in {status}\n{logs}") from None
+
+
+def test_cpp_vector_add_is_accepted_then_reused_warm_then_reaped(stack: Stack, owner: Any, api_as: Any,
+                                                                  judging_pool: Any) -> None:
+    stack.start_worker()
+    client = api_as(owner)
+    first = wait_terminal(submit(client, read_source("cpp.cpp")), stack)
+    assert first.status == Status.ACCEPTED, first.status_reason
+    assert first.vm_start == "COLD_START" and first.score_ms and first.score_ms > 0
+    detail = client.get(f"/api/v1/submissions/{first.pk}").json()
+    tests, benchmarks = detail["results"]["tests"], detail["results"]["benchmarks"]
+    assert [t["case"] for t in tests] == ["n=1", "n=1000", "n=65537", "n=1048576"]
+    assert all(t["passed"] for t in tests)
+    assert [b["case"] for b in benchmarks] == ["n=2^20", "n=2^22"] and all(b["runs"] >= 3 for b in benchmarks)
+    assert detail["results"]["compile"]["ok"] is True
+    assert first.dispatched_at and first.started_at and first.finished_at
+    vm = VMInstance.objects.get()
+    assert vm.state == VMState.WARM and process_running(vm.pid)
+
+    second = wait_terminal(submit(client, read_source("cpp.cpp")), stack)
+    assert second.status == Status.ACCEPTED and second.vm_start == "WARM_REUSE" and second.vm_id == vm.pk
+    assert VMInstance.objects.count() == 1
+
+    # Past the idle timeout the reaper (run by the worker) stops the VM and its agent process.
+    judging_pool.idle_timeout_s = 1
+    judging_pool.save()
+    time.sleep(1.2)
+    enqueue("fleets.tasks.reap_idle")
+    wait_for(lambda: VMInstance.objects.get().state == VMState.STOPPED, 30, "the reaper to stop the VM")
+    wait_for(lambda: not process_running(vm.pid), 10, "the agent process to exit")
+
+
+@pytest.mark.parametrize(("source", "status", "words"), [
+    (read_source("wrong.cpp"), Status.WRONG_ANSWER, "c[0]"),
+    (COMPILE_ERROR_SOURCE, Status.COMPILE_ERROR, "error"),
+], ids=["wrong-answer", "compile-error"])
+def test_a_failing_submission_ends_with_the_exact_reason(stack: Stack, owner: Any, api_as: Any, source: str,
+                                                         status: str, words: str) -> None:
+    stack.start_worker()
+    submission = wait_terminal(submit(api_as(owner), source, mode="check"), stack)
+    assert submission.status == status
+    assert words in submission.status_reason
+    result = submission.events.get(type="RESULT")
+    assert result.payload["status"] == status and result.seq == submission.last_seq
+    if status == Status.COMPILE_ERROR:
+        assert words in submission.events.get(type="COMPILE_RESULT").payload["output"]
+
+
+def test_a_worker_killed_mid_job_is_resumed_and_the_submission_still_finishes(stack: Stack, owner: Any,
+                                                                             api_as: Any) -> None:
+    worker = stack.start_worker()
+    submission_id = submit(api_as(owner), read_source("cpp.cpp"))
+    wait_for(lambda: Submission.objects.get(pk=submission_id).status in (Status.CHECKING, Status.BENCHMARKING),
+             60, "the job to be checking on the agent")
+    stack.kill(worker, signal.SIGKILL)  # the whole qcluster: no graceful anything
+    stored_before = Submission.objects.get(pk=submission_id).last_seq
+
+    stack.start_worker()
+    submission = Submission.objects.get(pk=submission_id)
+    wait_for(lambda: Submission.objects.get(pk=submission_id).lease_expires_at < timezone.now(), 10,
+             "the dead runner's lease to lapse")
+    assert submissions_sweep()["resumed"] == 1  # what the periodic sweep does every minute
+    submission = wait_terminal(submission_id, stack)
+    assert submission.status == Status.ACCEPTED and submission.attempt == 1  # resumed, not re-run
+    agent_seqs = list(submission.events.filter(agent_seq__isnull=False).values_list("agent_seq", flat=True))
+    assert agent_seqs == list(range(1, len(agent_seqs) + 1))  # nothing lost, nothing twice
+    assert submission.events.filter(type="RESULT").count() == 1 and submission.last_seq > stored_before
+
+
+def test_cancel_stops_the_running_job_and_the_vm_stays_usable(stack: Stack, owner: Any, api_as: Any) -> None:
+    stack.start_worker()
+    client = api_as(owner)
+    submission_id = submit(client, read_source("cpp.cpp"))
+    wait_for(lambda: Submission.objects.get(pk=submission_id).status == Status.BENCHMARKING, 60,
+             "the benchmark to start")
+    assert client.post(f"/api/v1/submissions/{submission_id}/cancel").status_code == 202
+    submission = wait_terminal(submission_id, stack, timeout=30)
+    assert submission.status == Status.CANCELLED and submission.status_reason
+    wait_for(lambda: VMInstance.objects.get().state == VMState.WARM, 10, "the VM to be released")
+    again = wait_terminal(submit(client, read_source("cpp.cpp"), mode="check"), stack)
+    assert again.status == Status.CHECKED and again.vm_start == "WARM_REUSE"

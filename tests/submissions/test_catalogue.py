@@ -1,0 +1,69 @@
+"""load_problems: idempotent, versioned by content hash, old submissions keep their version."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from submissions.catalogue import problems_load
+from submissions.models import Problem, ProblemVersion
+from submissions.services import submission_create
+from tests.conftest import PROBLEMS, read_source
+
+
+@pytest.fixture
+def catalogue(tmp_path: Path) -> Path:
+    root = tmp_path / "problems"
+    shutil.copytree(PROBLEMS / "vector-add", root / "vector-add")
+    return root
+
+
+def test_loading_twice_changes_nothing(db: Any, catalogue: Path) -> None:
+    assert problems_load(root=catalogue).created == ["vector-add"]
+    report = problems_load(root=catalogue)
+    assert report.unchanged == ["vector-add"] and ProblemVersion.objects.count() == 1
+
+
+def test_an_edited_bundle_becomes_a_new_version_and_old_submissions_keep_theirs(
+        catalogue: Path, owner: Any, local_pool: Any) -> None:
+    problems_load(root=catalogue)
+    old = submission_create(user=owner, problem="vector-add", language="cpp", source=read_source("cpp.cpp"))
+    yaml_path = catalogue / "vector-add" / "problem.yaml"
+    yaml_path.write_text(yaml_path.read_text().replace("title: Vector Addition", "title: Vector Addition v2"))
+    assert problems_load(root=catalogue).updated == ["vector-add"]
+    problem = Problem.objects.get()
+    assert problem.title == "Vector Addition v2" and problem.versions.count() == 2
+    old.refresh_from_db()
+    assert old.problem_version != problem.current_version
+    assert old.problem_version.bundle["definition"]["title"] == "Vector Addition"
+
+
+def test_a_problem_whose_folder_is_gone_is_retired(catalogue: Path, db: Any) -> None:
+    problems_load(root=catalogue)
+    shutil.rmtree(catalogue / "vector-add")
+    assert problems_load(root=catalogue).retired == ["vector-add"]
+    assert not Problem.objects.get().is_active
+
+
+def test_the_command_names_the_bad_field_and_fails(catalogue: Path, db: Any) -> None:
+    bad = catalogue / "broken"
+    shutil.copytree(catalogue / "vector-add", bad)
+    (bad / "problem.yaml").write_text((bad / "problem.yaml").read_text().replace("slug: vector-add", "slug: broken")
+                                      .replace("difficulty: easy", "difficulty: trivial"))
+    with pytest.raises(CommandError, match="1 problem"):
+        call_command("load_problems", root=catalogue)
+    assert Problem.objects.filter(slug="vector-add").exists()  # the good one still loaded
+
+
+def test_problems_api_shows_statement_signature_and_templates(problems_loaded: None, owner: Any,
+                                                              api_as: Any) -> None:
+    listed = api_as(owner).get("/api/v1/problems").json()
+    assert "vector-add" in [p["slug"] for p in listed]
+    detail = api_as(owner).get("/api/v1/problems/vector-add").json()
+    assert detail["signature"].startswith('extern "C" void solution(const float* a')
+    assert set(detail["templates"]) == {"cpp", "hip", "cuda"} and detail["statement"]
+    assert api_as(owner).get("/api/v1/problems/nope").status_code == 404
