@@ -1,0 +1,2 @@
+# The live-server fixtures of the integration tests (uvicorn, qcluster, the local pool).
+from tests.integration.conftest import judging_pool, stack  # noqa: F401

@@ -1,0 +1,143 @@
+"""The SSE endpoint under a real uvicorn: order, resume with Last-Event-ID, live push, heartbeats,
+closing at the final RESULT, and refusing other users."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+from django.contrib.sessions.backends.db import SessionStore
+from django.db import transaction
+from rest_framework.authtoken.models import Token
+
+from submissions.models import Status, Submission
+from submissions.services import EventIn, append_events_locked, lock_submission, submission_create, submission_finish
+from tests.conftest import read_source
+from tests.integration.conftest import Stack, wait_for
+
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("problems_loaded", "local_pool")]
+
+
+class Stream:
+    """Reads one SSE response in a thread, recording (time, kind, data) until the server closes."""
+
+    def __init__(self, url: str, path: str, headers: dict[str, str]) -> None:
+        parts = urlsplit(url)
+        self.conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        self.conn.request("GET", path, headers={"Accept": "text/event-stream", **headers})
+        self.response = self.conn.getresponse()
+        self.items: list[tuple[float, str, Any]] = []
+        self.closed = threading.Event()
+        if self.response.status == 200:
+            threading.Thread(target=self._read, daemon=True).start()
+        else:
+            self.closed.set()
+
+    def _read(self) -> None:
+        kind, data = "message", []
+        try:
+            for raw in self.response:
+                line = raw.decode().rstrip("\r\n")
+                if line.startswith("event:"):
+                    kind = line[6:].strip()
+                elif line.startswith("data:"):
+                    data.append(line[5:].strip())
+                elif line == "" and data:
+                    self.items.append((time.monotonic(), kind, json.loads("\n".join(data))))
+                    kind, data = "message", []
+        finally:
+            self.closed.set()
+
+    def events(self) -> list[dict[str, Any]]:
+        return [d for _, kind, d in self.items if kind != "heartbeat"]
+
+    def wait_closed(self, timeout: float = 15) -> None:
+        assert self.closed.wait(timeout), f"the stream did not end; got {self.items}"
+
+
+def token_for(user: Any) -> dict[str, str]:
+    return {"Authorization": f"Token {Token.objects.get_or_create(user=user)[0].key}"}
+
+
+def add_events(submission: Submission, *types: str) -> None:
+    with transaction.atomic():
+        append_events_locked(lock_submission(submission.pk), [EventIn(t, {"n": i}) for i, t in enumerate(types)])
+
+
+@pytest.fixture
+def web(stack: Stack) -> str:
+    return stack.start_web()
+
+
+@pytest.fixture
+def submission(owner: Any) -> Submission:
+    return submission_create(user=owner, problem="vector-add", language="cpp", source=read_source("cpp.cpp"))
+
+
+def test_a_finished_submission_streams_every_event_in_order_then_closes(web: str, owner: Any,
+                                                                        submission: Submission) -> None:
+    add_events(submission, "VM", "STATUS")
+    submission_finish(submission_id=submission.pk, status=Status.ACCEPTED, reason="fine")
+    stream = Stream(web, f"/api/v1/submissions/{submission.pk}/events", token_for(owner))
+    assert stream.response.getheader("Content-Type").startswith("text/event-stream")
+    stream.wait_closed()
+    events = stream.events()
+    assert [e["seq"] for e in events] == [1, 2, 3, 4]
+    assert [e["type"] for e in events] == ["STATUS", "VM", "STATUS", "RESULT"]
+    assert events[-1]["payload"]["reason"] == "fine"
+
+
+def test_last_event_id_resumes_after_that_event(web: str, owner: Any, submission: Submission) -> None:
+    add_events(submission, "VM", "STATUS")
+    submission_finish(submission_id=submission.pk, status=Status.ACCEPTED, reason="fine")
+    stream = Stream(web, f"/api/v1/submissions/{submission.pk}/events", {**token_for(owner), "Last-Event-ID": "2"})
+    stream.wait_closed()
+    assert [e["seq"] for e in stream.events()] == [3, 4]
+    # Resuming after the last event of a finished submission ends at once, with nothing to send.
+    done = Stream(web, f"/api/v1/submissions/{submission.pk}/events", {**token_for(owner), "Last-Event-ID": "4"})
+    done.wait_closed(5)
+    assert done.events() == []
+
+
+def test_new_events_arrive_live_with_heartbeats_in_between(web: str, owner: Any, submission: Submission) -> None:
+    stream = Stream(web, f"/api/v1/submissions/{submission.pk}/events", token_for(owner))
+    wait_for(lambda: stream.events(), 10, "the first event")
+    time.sleep(2.5)  # the test server beats every second
+    added = time.monotonic()
+    add_events(submission, "TEST_RESULT")
+    wait_for(lambda: len(stream.events()) == 2, 10, "the live event")
+    arrived = next(t for t, kind, d in stream.items if kind == "TEST_RESULT")
+    assert arrived - added < 2.0
+    assert [kind for _, kind, _ in stream.items].count("heartbeat") >= 2
+    submission_finish(submission_id=submission.pk, status=Status.CANCELLED, reason="stop")
+    stream.wait_closed()
+    assert stream.events()[-1]["type"] == "RESULT"
+
+
+def test_the_browser_session_cookie_works_too(web: str, owner: Any, submission: Submission) -> None:
+    session = SessionStore()
+    session[SESSION_KEY] = str(owner.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = owner.get_session_auth_hash()
+    session.save()
+    submission_finish(submission_id=submission.pk, status=Status.CANCELLED, reason="stop")
+    stream = Stream(web, f"/api/v1/submissions/{submission.pk}/events", {"Cookie": f"sessionid={session.session_key}"})
+    stream.wait_closed()
+    assert [e["type"] for e in stream.events()] == ["STATUS", "RESULT"]
+
+
+def test_other_users_anonymous_and_bad_cursors_are_refused(web: str, other_user: Any, staff_user: Any,
+                                                           submission: Submission) -> None:
+    path = f"/api/v1/submissions/{submission.pk}/events"
+    refused = Stream(web, path, token_for(other_user))
+    assert refused.response.status == 404 and json.loads(refused.response.read())["message"] == "No such submission."
+    assert Stream(web, path, {}).response.status == 401
+    assert Stream(web, path, {"Authorization": "Token not-a-token"}).response.status == 401
+    bad = Stream(web, path, {**token_for(staff_user), "Last-Event-ID": "abc"})
+    assert bad.response.status == 400 and "Last-Event-ID" in json.loads(bad.response.read())["message"]
