@@ -20,7 +20,8 @@ ZERO = Decimal("0.000000")
 
 
 def _sum(qs: QuerySet[LedgerEntry]) -> Decimal:
-    return qs.aggregate(total=Sum("amount"))["total"] or ZERO
+    total = qs.aggregate(total=Sum("amount"))["total"] or ZERO
+    return total.quantize(ZERO)  # SQLite sums decimals with extra digits
 
 
 def fleet_is_paid(fleet: Fleet) -> bool:
@@ -111,14 +112,14 @@ def user_usage(*, user: AbstractBaseUser, now: datetime | None = None) -> dict:
     cap = user_monthly_cap(user=user)
     mine = Submission.objects.filter(user_id=user.pk)
     by_pool = (LedgerEntry.objects.filter(user_id=user.pk, period_start__gte=month_start(now))
-               .values("fleet__name").annotate(cost=Sum("amount"), seconds=Sum("seconds")).order_by("fleet__name"))
+               .values("fleet__name").annotate(cost=Sum("amount"), secs=Sum("seconds")).order_by("fleet__name"))
     return {
         "month": month_start(now).strftime("%Y-%m"),
         "spent_usd": spent,
         "monthly_cap_usd": cap,
         "remaining_usd": None if cap is None else max(cap - spent, ZERO),
-        "busy_seconds": sum((row["seconds"] for row in by_pool), Decimal(0)),
-        "by_pool": [{"pool": row["fleet__name"], "cost_usd": row["cost"], "busy_seconds": row["seconds"]}
+        "busy_seconds": sum((row["secs"] for row in by_pool), Decimal(0)),
+        "by_pool": [{"pool": row["fleet__name"], "cost_usd": row["cost"], "busy_seconds": row["secs"]}
                     for row in by_pool],
         "submissions_24h": mine.exclude(status=Status.REJECTED).filter(
             created_at__gte=now - timedelta(days=1)).count(),

@@ -108,7 +108,7 @@ def _observe(vm: VMInstance) -> None:
         last = VMStateChange.objects.create(vm=vm, state=VMState.PROVISIONING, at=vm.created_at, job_ref=reserved_for)
         if vm.ready_at and vm.created_at < vm.ready_at < vm.state_changed_at:
             last = VMStateChange.objects.create(vm=vm, state=VMState.WARM, at=vm.ready_at)
-    if vm.state_changed_at > last.at and (vm.state, vm.job_ref) != (last.state, last.job_ref):
+    if vm.state_changed_at >= last.at and (vm.state, vm.job_ref) != (last.state, last.job_ref):
         VMStateChange.objects.get_or_create(vm=vm, at=vm.state_changed_at, state=vm.state,
                                             defaults={"job_ref": vm.job_ref})
 

@@ -1,6 +1,6 @@
 """/api/v1/: every REST endpoint, the SSE stream, and the OpenAPI schema + docs."""
 
-from django.urls import path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.permissions import AllowAny
 
@@ -25,6 +25,7 @@ urlpatterns = [
     path("pools", PoolListApi.as_view(), name="api-pools"),
     path("auth/token", TokenCreateApi.as_view(), name="api-token"),
     path("me", MeApi.as_view(), name="api-me"),
+    path("", include("billing.api_urls")),  # metrics (staff), usage
     # The API's description is public: it holds no data, and clients read it before logging in.
     path("schema", SpectacularAPIView.as_view(permission_classes=[AllowAny]), name="api-schema"),
     path("docs", SpectacularSwaggerView.as_view(url_name="api-schema", permission_classes=[AllowAny]),

@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from billing.selectors import submission_cost
 from config.auth import request_user
 from config.exceptions import ApplicationError, NotFoundError
 from submissions.models import Submission
@@ -68,9 +69,13 @@ class SubmissionDetailOutput(SubmissionOutput):
     # Named like DRF's Field.source attribute, hence the ignore.
     source = serializers.CharField()  # type: ignore[assignment]
     results = serializers.SerializerMethodField()
+    cost_usd = serializers.SerializerMethodField(help_text="USD (a decimal string) of the VM time it used")
 
     def get_results(self, obj: Submission) -> dict[str, Any]:
         return submission_results(submission=obj)
+
+    def get_cost_usd(self, obj: Submission) -> str:
+        return str(submission_cost(submission=obj))
 
 
 class SubmissionListCreateApi(APIView):

@@ -1,0 +1,149 @@
+"""Reads for the admin cost dashboard: one call, a fixed number of queries whatever the data size.
+
+Everything is grouped in the database (by day, phase, user, pool, VM); the page turns the result
+into Chart.js datasets (static/billing/dashboard.js) and a per-VM table.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Count, Max, Min, Q, Sum
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from billing.metrics import metrics_get
+from billing.models import LedgerEntry, Phase
+from billing.selectors import ZERO, budget_status
+from billing.services import money
+from submissions.models import Submission, VMStartKind
+
+DAYS = 30
+TOP = 10
+VM_ROWS = 50
+STACKS = [Phase.PROVISIONING, Phase.BUSY, Phase.IDLE, Phase.DRAINING, "correction"]
+
+
+def _days(start: date, count: int) -> list[date]:
+    return [start + timedelta(days=i) for i in range(count)]
+
+
+def _f(value: Decimal | None) -> float:
+    """Chart values: floats are fine for drawing (the tables and the API keep Decimals)."""
+    return round(float(value or 0), 6)
+
+
+def dashboard_data(*, now: datetime | None = None) -> dict[str, Any]:
+    now = now or timezone.now()
+    today = now.astimezone(UTC).date()
+    first_day = today - timedelta(days=DAYS - 1)
+    window_start = datetime.combine(first_day, datetime.min.time(), tzinfo=UTC)
+    days = _days(first_day, DAYS)
+    recent = LedgerEntry.objects.filter(period_start__gte=window_start)
+
+    # Daily spend stacked by phase (corrections as their own stack).
+    daily = {phase: [0.0] * DAYS for phase in STACKS}
+    for row in recent.annotate(day=TruncDate("period_start", tzinfo=UTC)).values("day", "phase").annotate(
+            cost=Sum("amount")):
+        stack = row["phase"] or "correction"
+        daily[stack][(row["day"] - first_day).days] = _f(row["cost"])
+
+    status = budget_status(now=now)
+    metrics = metrics_get(now=now, status=status)
+
+    # Cumulative spend against the credit: what was spent before the window, then day by day.
+    spent_before = ZERO
+    if status.since is not None and status.since < window_start:
+        spent_before = LedgerEntry.objects.filter(period_start__gte=status.since,
+                                                  period_start__lt=window_start).aggregate(
+            total=Sum("amount"))["total"] or ZERO
+    cumulative, running = [], float(spent_before)
+    for i in range(DAYS):
+        running += sum(daily[stack][i] for stack in STACKS)
+        cumulative.append(round(running, 6))
+
+    users = list(recent.filter(user__isnull=False).values("user__username").annotate(
+        cost=Sum("amount"), secs=Sum("seconds")).order_by("-cost")[:TOP])
+    fleets = list(recent.values("fleet__name").annotate(
+        cost=Sum("amount"), secs=Sum("seconds"),
+        idle=Sum("amount", filter=Q(phase=Phase.IDLE))).order_by("-cost"))
+    for totals in [*users, *fleets]:  # SQLite sums decimals with extra digits
+        totals["cost"] = money(totals["cost"] or ZERO)
+    for totals in fleets:
+        totals["idle"] = money(totals["idle"] or ZERO)
+    vms = _vm_rows(recent)
+    starts = {kind: [0] * DAYS for kind in VMStartKind.values}
+    for started in (Submission.objects.filter(dispatched_at__gte=window_start).exclude(vm_start="")
+                    .annotate(day=TruncDate("dispatched_at", tzinfo=UTC)).values("day", "vm_start")
+                    .annotate(n=Count("pk"))):
+        starts[started["vm_start"]][(started["day"] - first_day).days] = started["n"]
+
+    thresholds = settings.HIPJUDGE_BUDGET_ALERT_THRESHOLDS
+    alert_pct = min((t for t in thresholds if t < 100), default=80)
+    return {
+        "status": status,
+        "metrics": metrics,
+        "alert_pct": alert_pct,
+        "alert_line_usd": money(status.credit * alert_pct / 100),
+        "spent_30d": money(sum((Decimal(str(v)) for stack in STACKS for v in daily[stack]), ZERO)),
+        "users": users,
+        "fleets": fleets,
+        "vms": vms,
+        "charts": {
+            "days": [d.isoformat() for d in days],
+            "daily": {str(k): v for k, v in daily.items()},
+            "cumulative": cumulative,
+            "credit": _f(status.credit),
+            "alert_line": _f(status.credit * alert_pct / 100),
+            "alert_pct": alert_pct,
+            "projection": _projection(metrics, cumulative, days, today),
+            "users": {"labels": [u["user__username"] for u in users], "cost": [_f(u["cost"]) for u in users]},
+            "fleets": {"labels": [f["fleet__name"] for f in fleets], "cost": [_f(f["cost"]) for f in fleets],
+                       "idle": [_f(f["idle"]) for f in fleets]},
+            "starts": {"cold": starts[VMStartKind.COLD_START], "warm": starts[VMStartKind.WARM_REUSE]},
+        },
+    }
+
+
+def _projection(metrics: dict[str, Any], cumulative: list[float], days: list[date], today: date) -> dict[str, Any]:
+    """The spend line extended at the current burn rate up to the exhaustion date (if within 60 days)."""
+    burn = float(metrics["burn_rate_usd_per_day"])
+    exhaustion = metrics["projected_exhaustion_date"]
+    if burn <= 0 or exhaustion is None or not cumulative:
+        return {"days": [], "values": []}
+    horizon = min((exhaustion - today).days + 1, 60)
+    future = _days(today, max(horizon, 1) + 1)
+    return {"days": [d.isoformat() for d in future],
+            "values": [round(cumulative[-1] + burn * i, 6) for i in range(len(future))]}
+
+
+def _vm_rows(recent: Any) -> list[dict[str, Any]]:
+    rows = (recent.exclude(vm=None)
+            .values("vm_id", "vm__state", "vm__created_at", "vm__stopped_at", "fleet__name")
+            .annotate(cost=Sum("amount"), secs=Sum("seconds"),
+                      busy=Sum("seconds", filter=Q(phase=Phase.BUSY)),
+                      idle_cost=Sum("amount", filter=Q(phase=Phase.IDLE)),
+                      first=Min("period_start"), last=Max("period_end"))
+            .order_by("-last")[:VM_ROWS])
+    result = []
+    for row in rows:
+        seconds = row["secs"] or Decimal(0)
+        busy = row["busy"] or Decimal(0)
+        result.append({
+            "id": row["vm_id"], "short_id": str(row["vm_id"])[:8], "fleet": row["fleet__name"],
+            "state": row["vm__state"], "created_at": row["vm__created_at"], "stopped_at": row["vm__stopped_at"],
+            "uptime_s": seconds, "uptime": _duration(seconds),
+            "busy_pct": (busy * 100 / seconds).quantize(Decimal("0.1")) if seconds else Decimal("0.0"),
+            "cost": money(row["cost"] or ZERO), "idle_cost": money(row["idle_cost"] or ZERO),
+        })
+    return result
+
+
+def _duration(seconds: Decimal) -> str:
+    total = int(seconds)
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {secs:02d} s"

@@ -1,0 +1,83 @@
+"""Platform metrics for staff (GET /api/v1/metrics and the dashboard's headline figures)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Avg, Count, DurationField, ExpressionWrapper, F, Min, Q, Sum
+from django.utils import timezone
+
+from billing.models import LedgerEntry, Phase
+from billing.selectors import ZERO, BudgetStatus, budget_status
+from billing.services import money
+from fleets.models import LIVE_VM_STATES, VMInstance
+from submissions.models import Status, Submission, VMStartKind
+
+BURN_WINDOW = timedelta(days=7)
+# Submissions that ran to a verdict (not cancelled, rejected or lost to an infrastructure error).
+COMPLETED = (Status.ACCEPTED, Status.CHECKED, Status.COMPILED, Status.WRONG_ANSWER, Status.COMPILE_ERROR,
+             Status.RUNTIME_ERROR, Status.TIME_LIMIT_EXCEEDED)
+
+
+def _seconds(value: timedelta | None) -> float | None:
+    return None if value is None else round(value.total_seconds(), 3)
+
+
+def burn_rate(*, now: datetime) -> Decimal:
+    """USD per day over the last 7 days (or since the first booking, if that is more recent)."""
+    since = now - BURN_WINDOW
+    row = LedgerEntry.objects.filter(period_start__gte=since, period_start__lt=now).aggregate(
+        total=Sum("amount"), first=Min("period_start"))
+    if not row["total"] or row["total"] <= 0:
+        return ZERO
+    first = LedgerEntry.objects.aggregate(first=Min("period_start"))["first"] or row["first"]
+    span = max(now - max(first, since), timedelta(hours=1))
+    return money(row["total"] * Decimal(86400) / Decimal(span.total_seconds()))
+
+
+def projected_exhaustion(*, status: BudgetStatus, burn: Decimal, now: datetime) -> date | None:
+    if burn <= 0 or not status.has_grant:
+        return None
+    if status.remaining <= 0:
+        return now.date()
+    days = status.remaining / burn
+    if days > 36500:
+        return None
+    return (now + timedelta(days=float(days))).date()
+
+
+def metrics_get(*, now: datetime | None = None, status: BudgetStatus | None = None) -> dict[str, Any]:
+    now = now or timezone.now()
+    status = status or budget_status(now=now)
+    ledger = LedgerEntry.objects.aggregate(total=Sum("amount"), idle=Sum("amount", filter=Q(phase=Phase.IDLE)))
+    counts = Submission.objects.aggregate(
+        cold=Count("pk", filter=Q(vm_start=VMStartKind.COLD_START)),
+        warm=Count("pk", filter=Q(vm_start=VMStartKind.WARM_REUSE)),
+        completed=Count("pk", filter=Q(status__in=COMPLETED)),
+        queue_wait=Avg(ExpressionWrapper(F("dispatched_at") - F("queued_at"), output_field=DurationField()),
+                       filter=Q(dispatched_at__isnull=False, queued_at__isnull=False)),
+    )
+    cold_start = VMInstance.objects.filter(ready_at__isnull=False).aggregate(
+        avg=Avg(ExpressionWrapper(F("ready_at") - F("created_at"), output_field=DurationField())))["avg"]
+    burn = burn_rate(now=now)
+    exhaustion = projected_exhaustion(status=status, burn=burn, now=now)
+    return {
+        "total_cost_usd": money(ledger["total"] or ZERO),
+        "remaining_credits_usd": money(status.remaining),
+        "credits_used_pct": status.used_pct,
+        "credit_usd": money(status.credit),
+        "spent_against_credit_usd": money(status.spent),
+        "paid_pools_stopped": status.exhausted,
+        "tasks_completed": counts["completed"],
+        "cold_starts": counts["cold"],
+        "warm_reuses": counts["warm"],
+        "active_vms": VMInstance.objects.filter(state__in=LIVE_VM_STATES).count(),
+        "idle_cost_usd": money(ledger["idle"] or ZERO),
+        "avg_queue_wait_s": _seconds(counts["queue_wait"]),
+        "avg_cold_start_s": _seconds(cold_start),
+        "burn_rate_usd_per_day": burn,
+        "projected_exhaustion_date": exhaustion,
+        "generated_at": now,
+    }

@@ -1,0 +1,165 @@
+"""Billing in the admin: the cost dashboard (pinned query count), the budget banner, the index link,
+and a ledger that cannot be edited or deleted (admin or ORM)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from billing.models import LedgerEntry, LedgerImmutable, ReconciliationReport
+from billing.services import ledger_accrue
+from tests.billing.conftest import move
+
+DASHBOARD = "/admin/billing/ledgerentry/dashboard/"
+
+
+@pytest.fixture
+def admin_client_(client: Any, db: Any) -> Any:
+    from django.contrib.auth import get_user_model
+
+    admin = get_user_model().objects.create_superuser("root", "root@example.com", "correct horse battery")
+    client.force_login(admin)
+    return client
+
+
+@pytest.fixture
+def history(paid_pool: Any, local_pool: Any, make_vm: Any, make_submission: Any, owner: Any, other_user: Any,
+            grant: Any, spend: Any) -> None:
+    """A few days of VM life on two pools, with busy time for two users and a correction."""
+    now = timezone.now()
+    grant("100", starts_at=now - timedelta(days=20))
+    for day, (pool, user) in enumerate([(paid_pool, owner), (paid_pool, other_user), (local_pool, owner)] * 3):
+        start = now - timedelta(days=9 - day, hours=3)
+        sub = make_submission(user, pool, vm_start="COLD_START" if day % 2 else "WARM_REUSE",
+                              queued_at=start, dispatched_at=start + timedelta(seconds=5))
+        vm = make_vm(pool, at=start, job_ref=str(sub.pk))
+        move(vm, "BUSY", start + timedelta(minutes=2), job_ref=str(sub.pk))
+        move(vm, "WARM", start + timedelta(minutes=40))
+        move(vm, "DRAINING", start + timedelta(minutes=50))
+        move(vm, "STOPPED", start + timedelta(minutes=51))
+    live = make_vm(paid_pool, at=now - timedelta(hours=1))
+    move(live, "WARM", now - timedelta(minutes=55))
+    ledger_accrue(vm_id=live.pk, now=now)
+    spend(paid_pool, "1.5")
+
+
+def test_the_dashboard_renders_with_data_within_a_pinned_number_of_queries(
+        admin_client_: Any, history: None, django_assert_max_num_queries: Any) -> None:
+    with django_assert_max_num_queries(15):
+        response = admin_client_.get(DASHBOARD)
+    assert response.status_code == 200
+    html = response.content.decode()
+    for text in ("Cost dashboard", 'id="chart-budget"', 'id="chart-daily"', 'id="chart-users"',
+                 'id="chart-fleets"', 'id="chart-starts"', "vendor/chartjs/chart.umd.min.js", "dashboard-data",
+                 "80 % alert line", "Credit runs out"):
+        assert text in html, text
+    data = response.context["data"]
+    # Each user had 3 busy jobs of 38 min on the paid pool (owner's local jobs are free).
+    assert {(u["user__username"], u["cost"]) for u in data["users"]} == {
+        ("owner", Decimal("3.780999")), ("other", Decimal("3.780999"))}
+    assert {f["fleet__name"] for f in data["fleets"]} == {"mi300x", "local"}
+    assert len(data["vms"]) == 10 and {vm["state"] for vm in data["vms"]} == {"STOPPED", "WARM"}
+    charts = data["charts"]
+    assert len(charts["days"]) == 30 and charts["credit"] == 100.0 and charts["alert_line"] == 80.0
+    assert sum(charts["starts"]["cold"]) + sum(charts["starts"]["warm"]) == 9
+    assert charts["daily"]["correction"][-1] == 1.5
+
+
+def test_the_dashboard_query_count_does_not_grow_with_the_data(admin_client_: Any, history: None,
+                                                               django_assert_max_num_queries: Any,
+                                                               paid_pool: Any, make_vm: Any) -> None:
+    now = timezone.now()
+    for _ in range(15):
+        vm = make_vm(paid_pool, at=now - timedelta(hours=2))
+        move(vm, "FAILED", now - timedelta(hours=1))
+    with django_assert_max_num_queries(15):
+        assert admin_client_.get(DASHBOARD).status_code == 200
+
+
+def test_the_dashboard_is_staff_only(client: Any, owner: Any) -> None:
+    client.force_login(owner)
+    response = client.get(DASHBOARD)
+    assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_the_admin_index_links_to_the_dashboard(admin_client_: Any) -> None:
+    assert DASHBOARD in admin_client_.get("/admin/").content.decode()
+
+
+def test_every_admin_page_shows_a_banner_while_above_the_alert_threshold(admin_client_: Any, paid_pool: Any,
+                                                                         grant: Any, spend: Any) -> None:
+    grant("100")
+    spend(paid_pool, "79")
+    assert "budget-banner" not in admin_client_.get("/admin/").content.decode()
+    spend(paid_pool, "2")
+    for url in ("/admin/", "/admin/fleets/fleet/", DASHBOARD):
+        html = admin_client_.get(url).content.decode()
+        assert "budget-banner warn" in html and "81.00 % of the GPU credit is used" in html, url
+    spend(paid_pool, "19")
+    assert "budget-banner bad" in admin_client_.get("/admin/").content.decode()
+    grant("100")
+    assert "budget-banner" not in admin_client_.get("/admin/").content.decode()
+
+
+def test_ledger_entries_cannot_be_added_edited_or_deleted_through_the_admin(admin_client_: Any, paid_pool: Any,
+                                                                           spend: Any) -> None:
+    entry = spend(paid_pool, "3")
+    change = reverse("admin:billing_ledgerentry_change", args=[entry.pk])
+    page = admin_client_.get(change)
+    assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
+    assert admin_client_.post(change, {"amount": "0", "note": "hide it"}).status_code == 403
+    assert admin_client_.get(reverse("admin:billing_ledgerentry_delete", args=[entry.pk])).status_code == 403
+    assert admin_client_.post(reverse("admin:billing_ledgerentry_delete", args=[entry.pk]),
+                              {"post": "yes"}).status_code == 403
+    assert admin_client_.get(reverse("admin:billing_ledgerentry_add")).status_code == 403
+    changelist = reverse("admin:billing_ledgerentry_changelist")
+    response = admin_client_.post(changelist, {"action": "delete_selected", "_selected_action": [entry.pk]})
+    assert response.status_code in (200, 302)
+    entry.refresh_from_db()
+    assert entry.amount == Decimal("3.000000") and LedgerEntry.objects.count() == 1
+
+
+def test_ledger_entries_cannot_be_changed_or_deleted_through_the_orm(paid_pool: Any, spend: Any) -> None:
+    entry = spend(paid_pool, "3")
+    entry.amount = Decimal("0")
+    with pytest.raises(LedgerImmutable):
+        entry.save()
+    with pytest.raises(LedgerImmutable):
+        entry.delete()
+    with pytest.raises(LedgerImmutable):
+        LedgerEntry.objects.filter(pk=entry.pk).update(amount=0)
+    with pytest.raises(LedgerImmutable):
+        LedgerEntry.objects.all().delete()
+    assert LedgerEntry.objects.get().amount == Decimal("3.000000")
+
+
+def test_a_grant_added_in_the_admin_resumes_paid_pools(admin_client_: Any, paid_pool: Any, grant: Any,
+                                                       spend: Any) -> None:
+    from billing.selectors import budget_status
+
+    grant("10")
+    spend(paid_pool, "10")
+    assert budget_status().exhausted
+    now = timezone.now()
+    response = admin_client_.post(reverse("admin:billing_creditgrant_add"), {
+        "name": "top-up", "amount": "500", "starts_at_0": now.strftime("%Y-%m-%d"),
+        "starts_at_1": (now - timedelta(minutes=1)).strftime("%H:%M:%S"), "note": ""})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert not budget_status().exhausted
+
+
+@pytest.mark.parametrize("model", ["ledgerentry", "creditgrant", "budgetalert", "userspendlimit",
+                                   "reconciliationreport"])
+def test_every_billing_admin_page_opens(admin_client_: Any, history: None, model: str) -> None:
+    from billing.alerts import budget_check
+
+    budget_check()
+    ReconciliationReport.objects.create(fleet=LedgerEntry.objects.first().fleet, period_start=timezone.now(),
+                                        period_end=timezone.now(), ours=0, theirs=0, gap=0, gap_pct=0)
+    assert admin_client_.get(reverse(f"admin:billing_{model}_changelist")).status_code == 200
+    assert admin_client_.get(reverse(f"admin:billing_{model}_changelist"), {"q": "x"}).status_code == 200
