@@ -123,7 +123,8 @@ def _mark_stages(submission: Submission, stages: dict[str, Stage], reached: list
         for key in order[:furthest]:
             stages[key].state = "done"
         stages[order[furthest]].state = "current"
-    if "PROVISIONING" not in reached and current != Status.PROVISIONING and stages["PROVISIONING"].state != "current":
+    past_provisioning = furthest > order.index("PROVISIONING")
+    if "PROVISIONING" not in reached and past_provisioning:
         # A warm VM was reused (or it never got that far): nothing to start.
         stages["PROVISIONING"].state = "skipped"
         if progress.vm_start == "WARM_REUSE":

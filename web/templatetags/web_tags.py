@@ -67,6 +67,8 @@ def seconds(value: Any) -> str:
     if not isinstance(value, int | float):
         return "—"
     value = float(value)
+    if value < 1:
+        return f"{value * 1000:.0f} ms" if value >= 0.001 else "<1 ms"
     if value < 90:
         return f"{value:.0f} s" if value >= 10 else f"{value:.1f} s"
     return f"{value / 60:.0f} min"

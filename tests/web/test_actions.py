@@ -1,0 +1,152 @@
+"""What people do through the pages: submit (paste or upload, check-only or full), filter their
+history, manage their API token, sign up, reset a password; and what the progress view derives."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.core import mail
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from tests.conftest import read_source
+
+pytestmark = pytest.mark.django_db
+PROBLEM_URL = "/problems/vector-add/"
+
+
+def test_it_submits_pasted_source_in_check_only_mode(client_as: Any, owner: Any, problems_loaded: None,
+                                                     local_pool: Any) -> None:
+    from submissions.models import Submission
+
+    response = client_as(owner).post(PROBLEM_URL, {"language": "cpp", "pool": "local", "mode": "check",
+                                                   "source": read_source("cpp.cpp")})
+    submission = Submission.objects.get(user=owner)
+    assert response.status_code == 302 and response["Location"] == f"/submissions/{submission.pk}/"
+    assert (submission.mode, submission.status, submission.language) == ("check", "IN_QUEUE", "cpp")
+
+
+def test_an_uploaded_file_replaces_the_text(client_as: Any, owner: Any, problems_loaded: None,
+                                            local_pool: Any) -> None:
+    from submissions.models import Submission
+
+    upload = SimpleUploadedFile("sol.cpp", read_source("cpp.cpp").encode())
+    client_as(owner).post(PROBLEM_URL, {"language": "cpp", "pool": "local", "mode": "benchmark",
+                                        "source": "ignored", "source_file": upload})
+    assert Submission.objects.get(user=owner).source == read_source("cpp.cpp")
+
+
+def test_it_explains_a_refusal_on_the_form(client_as: Any, owner: Any, problems_loaded: None,
+                                           local_pool: Any) -> None:
+    response = client_as(owner).post(PROBLEM_URL, {"language": "hip", "pool": "local", "mode": "benchmark",
+                                                   "source": "x"})
+    assert response.status_code == 200
+    assert "pool &#x27;local&#x27; runs cpp, not hip" in response.content.decode()
+    empty = client_as(owner).post(PROBLEM_URL, {"language": "cpp", "pool": "local", "mode": "check", "source": " "})
+    assert "Write your kernel in the editor or choose a file." in empty.content.decode()
+
+
+def test_anonymous_posts_are_sent_to_log_in(client: Any, problems_loaded: None, local_pool: Any) -> None:
+    response = client.post(PROBLEM_URL, {"language": "cpp", "pool": "local", "mode": "check", "source": "x"})
+    assert response.status_code == 302 and response["Location"].startswith("/login/?next=")
+
+
+def test_edit_and_resubmit_loads_your_own_source(client_as: Any, owner: Any, make_submission: Any) -> None:
+    submission = make_submission(owner, "wrong")
+    page = client_as(owner).get(f"{PROBLEM_URL}?from={submission.pk}").content.decode()
+    assert "extern &quot;C&quot; void solution() {}" in page
+
+
+def test_history_filters(client_as: Any, owner: Any, make_submission: Any) -> None:
+    make_submission(owner, "accepted")
+    make_submission(owner, "wrong")
+    client = client_as(owner)
+    failed = client.get(reverse("submission-list"), {"status": "failed"}).content.decode()
+    assert "Wrong answer" in failed and ">Accepted<" not in failed
+    accepted = client.get(reverse("submission-list"), {"status": "accepted", "problem": "vector-add"}).content.decode()
+    assert ">Accepted<" in accepted and "Wrong answer" not in accepted
+    none = client.get(reverse("submission-list"), {"language": "hip"}).content.decode()
+    assert "Nothing matches these filters." in none
+
+
+def test_leaderboard_keeps_each_users_best_and_breaks_ties_by_time(client_as: Any, owner: Any, other_user: Any,
+                                                                    make_submission: Any) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    early = timezone.now() - timedelta(hours=2)
+    make_submission(owner, "accepted", score=2.0)
+    make_submission(owner, "accepted", score=1.0, created_at=timezone.now() - timedelta(hours=1))
+    make_submission(other_user, "accepted", score=1.0, created_at=early)
+    page = client_as(owner).get(reverse("leaderboard", kwargs={"slug": "vector-add"}), {"pool": "local"})
+    rows = re.findall(r"<tr(?: class=\"me\")?>\s*<td class=\"num\">(\d+)</td>\s*<td>(\w+)", page.content.decode())
+    assert rows == [("1", "other"), ("2", "owner")]
+
+
+def test_api_token_create_replace_and_revoke(client_as: Any, owner: Any) -> None:
+    from rest_framework.authtoken.models import Token
+
+    client = client_as(owner)
+    client.post(reverse("account-token-create"))
+    first = Token.objects.get(user=owner).key
+    page = client.get(reverse("account")).content.decode()
+    assert first in page  # shown in full once
+    assert first not in client.get(reverse("account")).content.decode()
+    client.post(reverse("account-token-create"))
+    assert Token.objects.get(user=owner).key != first
+    client.post(reverse("account-token-revoke"))
+    assert not Token.objects.filter(user=owner).exists()
+    assert client.get(reverse("account-token-revoke")).status_code == 405  # never by a link
+
+
+def test_sign_up_logs_you_in(client: Any, db: Any) -> None:
+    secret = "a long enough passphrase"
+    response = client.post(reverse("signup"), {"username": "newbie", "email": "n@example.com",
+                                               "password1": secret, "password2": secret})
+    assert response.status_code == 302
+    assert client.get(reverse("account")).status_code == 200
+
+
+def test_password_reset_sends_a_working_link(client: Any, owner: Any) -> None:
+    owner.email = "owner@example.com"
+    owner.save()
+    client.post(reverse("password_reset"), {"email": "owner@example.com"})
+    assert len(mail.outbox) == 1
+    link = re.search(r"http://testserver(/password/reset/\S+/)", mail.outbox[0].body).group(1)
+    form = client.get(link, follow=True)
+    assert "Choose a new password" in form.content.decode()
+    done = client.post(form.redirect_chain[-1][0], {"new_password1": "another long passphrase",
+                                                    "new_password2": "another long passphrase"})
+    assert done.status_code == 302
+    owner.refresh_from_db()
+    assert owner.check_password("another long passphrase")
+
+
+# ---- the progress view ------------------------------------------------------------------------------
+def _progress(submission: Any) -> Any:
+    from web.progress import submission_progress
+
+    return submission_progress(submission=submission, events=list(submission.events.order_by("seq")))
+
+
+def test_progress_of_a_queued_submission_skips_nothing_yet(owner: Any, make_submission: Any) -> None:
+    progress = _progress(make_submission(owner, "queued"))
+    states = {s.key: s.state for s in progress.stages}
+    assert states == {"IN_QUEUE": "current", "PROVISIONING": "pending", "COMPILING": "pending",
+                      "CHECKING": "pending", "BENCHMARKING": "pending", "RESULT": "pending"}
+    assert 0 < progress.percent < 10
+
+
+def test_progress_counts_tests_and_points_at_the_first_mismatch(owner: Any, make_submission: Any) -> None:
+    running = _progress(make_submission(owner, "running"))
+    assert {s.key: s.state for s in running.stages}["CHECKING"] == "current"
+    assert running.show_tests and len(running.tests) == 1 and running.tests_total == 4
+    wrong = _progress(make_submission(owner, "wrong"))
+    assert wrong.mismatch["case"] == "n=1000"
+    assert [s.state for s in wrong.stages][-3:] == ["failed", "skipped", "failed"]
+    accepted = _progress(make_submission(owner, "accepted"))
+    assert accepted.percent == 100 and len(accepted.benchmarks) == 2
+    assert all(s.state == "done" for s in accepted.stages)
