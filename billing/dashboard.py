@@ -16,7 +16,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from billing.metrics import metrics_get
-from billing.models import LedgerEntry, Phase
+from billing.models import LedgerEntry, Phase, ReconciliationReport
 from billing.selectors import ZERO, budget_status
 from billing.services import money
 from submissions.models import Submission, VMStartKind
@@ -92,6 +92,8 @@ def dashboard_data(*, now: datetime | None = None) -> dict[str, Any]:
         "users": users,
         "fleets": fleets,
         "vms": vms,
+        "reconciliations": list(ReconciliationReport.objects.select_related("fleet").order_by("-created_at")[:8]),
+        "gap_pct_limit": settings.HIPJUDGE_RECONCILE_GAP_PCT,
         "charts": {
             "days": [d.isoformat() for d in days],
             "daily": {str(k): v for k, v in daily.items()},
