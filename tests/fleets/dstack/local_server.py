@@ -1,0 +1,169 @@
+"""Start and stop a real `dstack server` on 127.0.0.1 for tests (importable outside pytest too).
+
+The server gets a fresh HOME (so a fresh SQLite database, project `main`, no backends), the admin
+token through DSTACK_SERVER_ADMIN_TOKEN, and a log file. It must never reach the internet:
+- `dstack` (the CLI) checks get.dstack.ai for updates once a day per HOME: a fresh `last_check`
+  file makes it skip that;
+- the server preloads the gpuhunt offer catalog from S3 every 10 minutes: GPUHUNT_CATALOG_URL
+  points it at a closed local port;
+- any other outgoing HTTP(S) goes to a proxy on a closed local port (NO_PROXY keeps 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from fleets.dstack import DstackClient, DstackSettings
+
+# A port nothing listens on (discard): outgoing requests fail at once, locally.
+_DEAD_END = "http://127.0.0.1:9"
+
+
+class DstackUnavailable(RuntimeError):
+    """The server could not be started here (missing executable, crash, no readiness in time)."""
+
+
+@dataclass
+class LocalDstack:
+    url: str
+    token: str = field(repr=False)
+    project: str
+    home: Path
+    log_path: Path
+    process: subprocess.Popen[bytes] = field(repr=False)
+    background_processing: bool
+
+    def settings(self, **overrides: Any) -> DstackSettings:
+        values: dict[str, Any] = {
+            "server_url": self.url,
+            "token": self.token,
+            "project": self.project,
+            "timeout_s": 20.0,
+            "connect_retries": 2,
+            "backoff_s": 0.2,
+        }
+        values.update(overrides)
+        return DstackSettings(**values)
+
+    def client(self, **overrides: Any) -> DstackClient:
+        return DstackClient(self.settings(**overrides))
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def stop(self, timeout_s: float = 20.0) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def dstack_executable() -> str | None:
+    beside_python = Path(sys.executable).with_name("dstack")
+    if beside_python.exists():
+        return str(beside_python)
+    return shutil.which("dstack")
+
+
+def server_env(home: Path, token: str, *, background_processing: bool) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DSTACK_", "GPUHUNT_"))}
+    for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+        env.pop(name, None)
+        env.pop(name.upper(), None)
+    env.update(
+        HOME=str(home),
+        DSTACK_SERVER_ADMIN_TOKEN=token,
+        DSTACK_SERVER_LOG_FORMAT="standard",
+        DSTACK_SERVER_LOG_LEVEL="INFO",
+        GPUHUNT_CATALOG_URL=_DEAD_END,
+        HTTP_PROXY=_DEAD_END,
+        HTTPS_PROXY=_DEAD_END,
+        NO_PROXY="127.0.0.1,localhost",
+    )
+    if not background_processing:
+        # Runs then stay `submitted` forever: what a VM stuck in provisioning looks like.
+        env["DSTACK_SERVER_BACKGROUND_PROCESSING_DISABLED"] = "1"
+    return env
+
+
+def start_local_dstack(
+    base_dir: Path, *, background_processing: bool = True, startup_timeout_s: float = 120.0
+) -> LocalDstack:
+    executable = dstack_executable()
+    if executable is None:
+        raise DstackUnavailable("the `dstack` executable is not installed (pip install 'dstack[server]')")
+    home = base_dir / "home"
+    # Pretend the CLI checked for updates today, so it does not call get.dstack.ai.
+    for channel in ("cli", "stgn-cli"):
+        stamp = home / ".cache" / ".dstack" / channel / "last_check"
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.touch()
+    token = secrets.token_hex(16)
+    port = free_port()
+    log_path = base_dir / "dstack-server.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [executable, "server", "--host", "127.0.0.1", "--port", str(port)],
+            env=server_env(home, token, background_processing=background_processing),
+            cwd=base_dir,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+    server = LocalDstack(
+        url=f"http://127.0.0.1:{port}",
+        token=token,
+        project="main",
+        home=home,
+        log_path=log_path,
+        process=process,
+        background_processing=background_processing,
+    )
+    try:
+        _wait_ready(server, startup_timeout_s)
+    except DstackUnavailable:
+        server.stop()
+        raise
+    return server
+
+
+def _wait_ready(server: LocalDstack, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    session = requests.Session()
+    session.trust_env = False  # straight to 127.0.0.1, whatever proxy the test process has
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise DstackUnavailable(
+                f"dstack server exited with {server.process.returncode}:\n{server.log_tail()}"
+            )
+        try:
+            response = session.post(f"{server.url}/api/server/get_info", timeout=2)
+            if response.status_code == 200:
+                return
+        except requests.RequestException:
+            pass
+        time.sleep(0.5)
+    raise DstackUnavailable(f"dstack server not ready after {timeout_s:g} s:\n{server.log_tail()}")
