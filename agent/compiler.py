@@ -146,10 +146,11 @@ def _param_matches(text: str, want: Param) -> bool:
     words = _QUALIFIERS.sub(" ", text.replace("*", " ").replace("&", " & ")).split()
     if "&" in words:
         return False
-    words = [w for w in words if w not in ("std::size_t",)] + (["size_t"] if "std::size_t" in words else [])
-    base = words[:-1] if len(words) > 1 else words  # drop the parameter name when present
-    spelled = " ".join(w.removeprefix("std::") for w in base)
-    return pointers == (1 if want.pointer else 0) and spelled in C_TYPES[want.ctype][1]
+    words = [w.removeprefix("std::") for w in words]  # `std::size_t n` is `size_t n`
+    spellings = C_TYPES[want.ctype][1]
+    # With a parameter name (`size_t n`) or without one (`size_t`, `unsigned long`).
+    spelled = " ".join(words[:-1]) in spellings or " ".join(words) in spellings
+    return pointers == (1 if want.pointer else 0) and spelled
 
 
 # ---- compiling -----------------------------------------------------------------------------------

@@ -83,7 +83,10 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, tol: Tolerance) -> str
     if (got.dtype.kind == "f" and np.isnan(g_val)) or (got.dtype.kind in "iu" and g_val.tobytes() == b"\xa5" *
                                                        got.dtype.itemsize):
         hint = " (never written: it still holds the poison value)"
-    return (f"{name}[{where}] = {_fmt(g_val)}{hint} but expected {_fmt(w_val)}; "
+    g_text, w_text = _fmt(g_val), _fmt(w_val)
+    if g_text == w_text:  # they differ beyond 7 digits (an exact check): show every digit
+        g_text, w_text = repr(g_val.item()), repr(w_val.item())
+    return (f"{name}[{where}] = {g_text}{hint} but expected {w_text}; "
             f"{count} of {want.size} elements differ ({rule})")
 
 
@@ -162,6 +165,7 @@ class Phase:
                 file_bytes=max(64 * MIB, 2 * largest + MIB),
                 nproc=self.limits.nproc,
                 output_bytes=self.limits.output_kb * 1024,
+                threads_only=True,  # a kernel has no business starting processes
             ),
             device=self.device,
             env=_runtime_env(self.device),
@@ -178,6 +182,8 @@ class Phase:
 
     def _follow(self) -> bool:
         """Read new result lines; True once a failure is known (the child is then killed)."""
+        if self.result.status is not None:
+            return True  # stop at the first failure: later results are neither verified nor reported
         path = self.box / "results.jsonl"
         try:
             with path.open("rb") as fh:

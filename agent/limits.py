@@ -65,3 +65,6 @@ class ProcessLimits:
     file_bytes: int  # RLIMIT_FSIZE: caps any file the child writes, its stdout log included
     nproc: int  # processes/threads beyond those the sandbox itself needs
     output_bytes: int  # how much of stdout/stderr we read back
+    # Threads only, no new processes (bwrap: a seccomp filter). RLIMIT_NPROC never applies to
+    # root, which is who runs the agent on a GPU VM, so it alone cannot stop a fork bomb.
+    threads_only: bool = False
