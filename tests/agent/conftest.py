@@ -1,0 +1,123 @@
+"""Fixtures for judging real jobs on the host device through the real compiler and bwrap sandbox.
+
+Everything here is prefixed `judge_` so other agent test modules can add their own fixtures.
+`judge_config` is one AgentConfig per test session (a fresh workdir and compile cache), so the
+hostile corpus and the health check after it run against the same agent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.config import AgentConfig, build_config
+from agent.judge import JobSpec, judge
+from agent.problems import Problem, load_problem_dir
+from agent.sandbox import SandboxUnavailable, detect_sandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+PROBLEMS_DIR = ROOT / "problems"
+
+
+@dataclass(frozen=True)
+class JudgeEvent:
+    kind: str
+    data: dict[str, Any]
+    at: float  # time.monotonic() when it was emitted
+
+
+def problem_dirs() -> list[Path]:
+    """Every problem folder, found at collection time: new problems are picked up automatically.
+    (Each test loads its own problem, so one broken bundle fails only its own tests.)"""
+    return sorted(d for d in PROBLEMS_DIR.iterdir() if (d / "problem.yaml").is_file())
+
+
+@cache
+def load_problem(slug: str) -> Problem:
+    return load_problem_dir(PROBLEMS_DIR / slug)
+
+
+def job_dir_name(job_id: str) -> str:
+    """The name judge() gives a job's directory under <workdir>/jobs."""
+    return hashlib.sha256(job_id.encode()).hexdigest()[:24]
+
+
+def run_job(problem: Problem, source: str, language: str = "cpp", mode: str = "benchmark",
+            limits: Mapping[str, Any] | None = None, *, config: AgentConfig,
+            job_id: str | None = None) -> tuple[dict[str, Any], list[JudgeEvent]]:
+    """Judge one submission synchronously; returns the RESULT payload and every event in order."""
+    body: dict[str, Any] = {"id": job_id or f"test-{uuid.uuid4().hex}", "problem": problem.to_bundle(),
+                            "language": language, "source": source, "mode": mode}
+    if limits is not None:
+        body["limits"] = dict(limits)
+    spec = JobSpec.from_request(body)
+    events: list[JudgeEvent] = []
+    judge(spec, config, lambda kind, data: events.append(JudgeEvent(kind, data, time.monotonic())),
+          threading.Event())
+    results = [e for e in events if e.kind == "RESULT"]
+    assert len(results) == 1 and events[-1].kind == "RESULT", [e.kind for e in events]
+    return results[0].data, events
+
+
+def processes_mentioning(marker: str) -> list[str]:
+    """Processes whose command line or mounts name `marker` (a job's directory: bwrap's command
+    line binds it, and every process inside that sandbox has it in its mountinfo)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        for name in ("cmdline", "mountinfo"):
+            try:
+                data = Path(f"/proc/{entry.name}/{name}").read_bytes()
+            except OSError:
+                continue
+            if marker.encode() in data:
+                cmd = data.replace(b"\0", b" ").decode(errors="replace")[:200] if name == "cmdline" else name
+                found.append(f"{entry.name}: {cmd}")
+                break
+    return found
+
+
+def wait_until_no_process_mentions(marker: str, timeout_s: float = 10.0) -> list[str]:
+    """Poll (bounded) until no process names `marker`; returns what is left at the deadline."""
+    deadline = time.monotonic() + timeout_s
+    left = processes_mentioning(marker)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = processes_mentioning(marker)
+    return left
+
+
+@pytest.fixture(scope="session")
+def judge_config(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AgentConfig]:
+    """A host-device agent with the real bubblewrap sandbox, in a fresh workdir."""
+    try:
+        sandbox = detect_sandbox(preferred="bwrap")
+    except SandboxUnavailable as exc:
+        pytest.skip(f"bubblewrap is not usable on this machine (install bubblewrap, allow user "
+                    f"namespaces): {exc}")
+    config = build_config(workdir=tmp_path_factory.mktemp("judge-agent"), device="host", allow_insecure=True)
+    config.sandbox = sandbox  # HIPJUDGE_SANDBOX in the environment must not swap the sandbox under test
+    yield config
+
+
+@pytest.fixture
+def judge_run_job(judge_config: AgentConfig) -> Callable[..., tuple[dict[str, Any], list[JudgeEvent]]]:
+    """`judge_run_job(problem, source, language="cpp", mode="benchmark", limits=None)` on judge_config."""
+
+    def run(problem: Problem, source: str, language: str = "cpp", mode: str = "benchmark",
+            limits: Mapping[str, Any] | None = None, **kwargs: Any) -> tuple[dict[str, Any], list[JudgeEvent]]:
+        kwargs.setdefault("config", judge_config)
+        return run_job(problem, source, language, mode, limits, **kwargs)
+
+    return run

