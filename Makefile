@@ -14,7 +14,7 @@ test: setup
 
 lint: setup
 	.venv/bin/ruff check .
-	.venv/bin/mypy agent
+	.venv/bin/mypy agent cli config fleets submissions billing $(wildcard web)
 
 bench-agent: setup
 	$(PY) bench/agent.py
