@@ -147,3 +147,9 @@ def ledger_window(*, start: datetime, end: datetime) -> QuerySet[LedgerEntry]:
 
 def ledger_first_start() -> datetime | None:
     return LedgerEntry.objects.aggregate(first=Min("period_start"))["first"]
+
+
+def vm_costs(*, vm_ids: list) -> dict:
+    """Cost so far of each VM (booked up to the last accrual, at most a minute old), one query."""
+    rows = LedgerEntry.objects.filter(vm_id__in=vm_ids).values("vm_id").annotate(cost=Sum("amount"))
+    return {row["vm_id"]: (row["cost"] or ZERO).quantize(ZERO) for row in rows}

@@ -165,3 +165,12 @@ def test_concurrent_workers_on_postgresql_never_charge_twice(paid_pool: Any, mak
     assert all(a[1] == b[0] for a, b in zip(periods, periods[1:], strict=False)), "overlapping periods"
     assert sum(e.seconds for e in LedgerEntry.objects.filter(vm=vm)) == 180
     assert by_phase() == {Phase.PROVISIONING: Decimal(45), Phase.IDLE: Decimal(135)}
+
+
+def test_vm_costs_sum_each_vms_booked_time(paid_pool: Any, make_vm: Any) -> None:
+    from billing.selectors import vm_costs
+
+    one, two = make_vm(paid_pool), make_vm(paid_pool)
+    ledger_accrue(vm_id=one.pk, now=s(3600))
+    ledger_accrue(vm_id=two.pk, now=s(1800))
+    assert vm_costs(vm_ids=[one.pk, two.pk]) == {one.pk: Decimal("1.990000"), two.pk: Decimal("0.995000")}
