@@ -135,6 +135,7 @@ def test_a_state_change_through_fleets_accrues_at_once(paid_pool: Any, grant: An
 
 
 # ---- PostgreSQL: real concurrent workers -------------------------------------------------------
+@pytest.mark.integration  # the PostgreSQL pass of scripts/test.sh runs `-m integration`
 @pytest.mark.skipif(not settings.IS_POSTGRES, reason="needs PostgreSQL (set DATABASE_URL=postgres://...): "
                     "SQLite serializes writers, so it cannot show concurrent workers racing")
 @pytest.mark.django_db(transaction=True)
