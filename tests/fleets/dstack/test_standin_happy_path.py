@@ -14,6 +14,7 @@ import requests
 from fleets.dstack import (
     FleetSettings,
     Phase,
+    RunOutcome,
     VmRunSettings,
     find_run,
     list_vm_runs,
@@ -47,14 +48,13 @@ def test_the_vm_reaches_running_and_its_agent_answers_through_the_proxy(
     submitted = submit_vm_run(client, vm)
     assert (submitted.offers, submitted.max_price) == (1, 1.99)
     assert "/api/files/upload_archive" in standin.calls  # the agent package went with `files:`
-    phases = []
-    outcome = wait_for_run(
-        client,
-        submitted.id,
-        until=lambda o: phases.append(o.message) or o.phase is Phase.RUNNING,
-        timeout_s=5,
-        interval_s=0.01,
-    )
+    phases: list[str] = []
+
+    def running(outcome: RunOutcome) -> bool:
+        phases.append(outcome.message)
+        return outcome.phase is Phase.RUNNING
+
+    outcome = wait_for_run(client, submitted.id, until=running, timeout_s=5, interval_s=0.01)
     assert outcome.phase is Phase.RUNNING
     assert phases == [
         "The VM is queued in dstack, waiting for an instance.",
