@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -90,13 +91,13 @@ class CaseRunner:
                 out.append(CTYPES[p["ctype"]](case["scalars"][p["name"]]))
         return out
 
-    def save_outputs(self, case: dict[str, Any], set_dir: Path, ptrs: dict[str, int]) -> None:
+    def save_outputs(self, case: dict[str, Any], set_dir: Path, ptrs: dict[str, int], suffix: str = "") -> None:
         for p in self.signature:
             if p["output"]:
                 meta = case["buffers"][p["name"]]
                 host = np.empty(meta["shape"], dtype=meta["dtype"])
                 self.device.download(ptrs[p["name"]], host)
-                np.save(set_dir / f"out_{p['name']}.npy", host, allow_pickle=False)
+                np.save(set_dir / f"out_{p['name']}{suffix}.npy", host, allow_pickle=False)
 
     def modified_inputs(self, ptrs: dict[str, int], inputs: dict[str, np.ndarray]) -> list[str]:
         changed = []
@@ -122,14 +123,51 @@ def run_test_case(runner: CaseRunner, case: dict[str, Any], box: Path) -> dict[s
     return {"seconds": seconds, "inputs_modified": modified}
 
 
+class Mutator:
+    """Changes a few input elements before every timed run and undoes them after.
+
+    A kernel that caches results, replays an earlier output or skips work after the first call
+    cannot know which elements changed, nor which runs are kept for the parent to verify (drawn
+    after the call). New values are copies of other elements of the same buffer, so they stay in
+    the problem's input domain (histogram bins, small integers).
+    """
+
+    def __init__(self, runner: CaseRunner, ptrs: dict[str, int], inputs: dict[str, np.ndarray],
+                 count: int, rng: np.random.Generator) -> None:
+        self.runner, self.ptrs, self.inputs, self.count, self.rng = runner, ptrs, inputs, count, rng
+        self.current: dict[str, tuple[list[int], list[int]]] = {}
+
+    def _write(self, name: str, targets: list[int], values: np.ndarray) -> None:
+        arr = self.inputs[name]
+        for target, value in zip(targets, values, strict=True):
+            self.runner.device.upload(self.ptrs[name] + target * arr.itemsize, np.array([value], dtype=arr.dtype))
+
+    def apply(self) -> None:
+        self.undo()
+        for name, arr in self.inputs.items():
+            flat = arr.reshape(-1)
+            targets = self.rng.integers(0, flat.size, self.count).tolist()
+            sources = self.rng.integers(0, flat.size, self.count).tolist()
+            self._write(name, targets, flat[sources])
+            self.current[name] = (targets, sources)
+
+    def undo(self) -> None:
+        for name, (targets, _) in self.current.items():
+            self._write(name, targets, self.inputs[name].reshape(-1)[targets])
+        self.current = {}
+
+
 def run_bench_case(runner: CaseRunner, case: dict[str, Any], box: Path, bench: dict[str, Any]) -> dict[str, Any]:
-    """Warm up, time until the standard error is small or the budget is spent, then time one more
-    call on fresh inputs (set B) whose output the parent re-checks: caching or first-call-only
-    kernels fail there."""
+    """Warm up, then time until the standard error is small or the budget is spent. Every timed
+    run sees slightly changed inputs and some runs, drawn at random after the call, keep their
+    output for the parent to verify; a last timed call on fresh inputs (set B) is re-checked too."""
     dev = runner.device
-    ptrs, _ = runner.prepare(case, box / case["dir"] / "A")
+    set_dir = box / case["dir"] / "A"
+    ptrs, inputs = runner.prepare(case, set_dir)
     args = runner.args(case, ptrs)
     call = lambda: runner.solution(*args)  # noqa: E731
+    rng = np.random.default_rng(int.from_bytes(os.urandom(8), "little"))
+    mutator = Mutator(runner, ptrs, inputs, bench["mutations"], rng)
 
     budget_end = time.perf_counter() + bench["budget_s"]
     for _ in range(bench["warmup"]):
@@ -139,6 +177,8 @@ def run_bench_case(runner: CaseRunner, case: dict[str, Any], box: Path, bench: d
             break
     times: list[float] = []
     walls: list[float] = []
+    verified: list[dict[str, Any]] = []
+    forced = int(rng.integers(0, bench["min_runs"]))  # one of the first runs is always kept
 
     def timed() -> None:
         dev.flush_cache()
@@ -150,12 +190,19 @@ def run_bench_case(runner: CaseRunner, case: dict[str, Any], box: Path, bench: d
 
     budget_end = time.perf_counter() + bench["budget_s"]
     while len(times) < bench["max_runs"]:
+        mutator.apply()
         timed()
+        run = len(times) - 1
+        keep = run == forced or rng.random() < bench["verify_fraction"]
+        if keep and len(verified) < bench["max_verified"]:
+            runner.save_outputs(case, set_dir, ptrs, suffix=f"_run{run}")
+            verified.append({"run": run, "mutations": {k: [t, s] for k, (t, s) in mutator.current.items()}})
         if len(times) >= bench["min_runs"]:
             mean = statistics.fmean(times)
             stderr = statistics.stdev(times) / math.sqrt(len(times))
             if mean > 0 and stderr / mean < bench["rel_err"] or time.perf_counter() > budget_end:
                 break
+    mutator.undo()
     fresh_dir = box / case["dir"] / "B"
     fresh_inputs: dict[str, np.ndarray] = {}
     runner.load_inputs(case, fresh_dir, ptrs, fresh_inputs)
@@ -163,7 +210,8 @@ def run_bench_case(runner: CaseRunner, case: dict[str, Any], box: Path, bench: d
     runner.save_outputs(case, fresh_dir, ptrs)
     modified = runner.modified_inputs(ptrs, fresh_inputs)
     dev.free_all()
-    return {"times_ms": times, "walls_ms": walls, "inputs_modified": modified, "flush_bytes": dev.flush_bytes()}
+    return {"times_ms": times, "walls_ms": walls, "inputs_modified": modified, "verified": verified,
+            "flush_bytes": dev.flush_bytes()}
 
 
 def main(argv: list[str]) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import signal
 import statistics
@@ -33,7 +34,13 @@ from agent.stats import summarize
 
 Emit = Callable[[str, dict[str, Any]], None]
 
-BENCH_DEFAULTS = {"warmup": 2, "min_runs": 3, "max_runs": 200, "rel_err": 0.005}
+BENCH_DEFAULTS = {"warmup": 2, "min_runs": 3, "max_runs": 200, "rel_err": 0.005,
+                  # Input elements changed before each timed run; share and cap of runs kept for verification.
+                  "mutations": 64, "verify_fraction": 0.1, "max_verified": 3}
+# What no kernel on a device can beat (bytes/s and FLOP/s with margin over the best hardware of the
+# class): a faster reported time is a forged or broken measurement, not a fast kernel.
+PEAK_GBPS = {"host": 1_000.0, "hip": 12_000.0, "cuda": 12_000.0}
+PEAK_GFLOPS = {"host": 20_000.0, "hip": 350_000.0, "cuda": 1_000_000.0}
 # GPU events must account for most of the wall clock around a call; below this the kernel ran work
 # the events did not see (another stream, a thread) and its time would be a lie.
 _MIN_EVENT_SHARE = 0.5
@@ -250,19 +257,29 @@ class Phase:
             self._fail("RUNTIME_ERROR", f"benchmark '{case.name}': timing cross-check failed: {anomaly}")
             return
         assert isinstance(times, list) and isinstance(walls, list)
+        message = self._check_sampled_runs(index, line.get("verified"), len(times))
+        if message:
+            self._fail("WRONG_ANSWER", f"benchmark '{case.name}': a timed run on changed inputs gave a wrong "
+                       f"result (results cached or work skipped?): {message}")
+            return
         self._wall_ms_reported += sum(walls)
         stats = summarize(times, flops=self.problem.flop_count(case), nbytes=self.problem.byte_count(case))
+        implausible = self._implausible(case, min(times))
+        if implausible:
+            self._fail("RUNTIME_ERROR", f"benchmark '{case.name}': timing cross-check failed: {implausible}")
+            return
         payload.update(stats.as_dict())
         self.result.cases.append(payload)
         self.emit("BENCHMARK_RESULT", payload)
 
-    def _check_outputs(self, index: int, input_set: str) -> str | None:
+    def _check_outputs(self, index: int, input_set: str, inputs: dict[str, np.ndarray] | None = None,
+                       suffix: str = "") -> str | None:
         case = self.cases[index]
-        expected = self.problem.expected(case, self._inputs(index, input_set))
+        expected = self.problem.expected(case, inputs if inputs is not None else self._inputs(index, input_set))
         set_dir = self.box / self._case_dir(index) / input_set
         for name, want in expected.items():
             try:
-                got = np.load(set_dir / f"out_{name}.npy", allow_pickle=False)
+                got = np.load(set_dir / f"out_{name}{suffix}.npy", allow_pickle=False)
             except (OSError, ValueError) as exc:
                 return f"output {name} could not be read back ({exc.__class__.__name__})"
             if got.dtype != want.dtype:
@@ -270,6 +287,43 @@ class Phase:
             message = compare(name, got, want, self.problem.tolerance)
             if message:
                 return message
+        return None
+
+    def _check_sampled_runs(self, index: int, records: Any, runs: int) -> str | None:
+        """Replay the recorded input changes of the kept runs and verify their outputs."""
+        if not isinstance(records, list) or not records:
+            return "the harness kept no timed run for verification"
+        original = self._inputs(index, "A")
+        for record in records:
+            mutations = record.get("mutations") if isinstance(record, dict) else None
+            run = record.get("run") if isinstance(record, dict) else None
+            if (not isinstance(run, int) or not 0 <= run < runs or not isinstance(mutations, dict)
+                    or set(mutations) != set(original)):
+                return "the harness reported a malformed verification record"
+            inputs = {}
+            for name, arr in original.items():
+                changed = _apply_mutation(arr, mutations[name], int(BENCH_DEFAULTS["mutations"]))
+                if changed is None:
+                    return "the harness reported a malformed verification record"
+                inputs[name] = changed
+            message = self._check_outputs(index, "A", inputs, suffix=f"_run{run}")
+            if message:
+                return f"run {run + 1}: {message}"
+        return None
+
+    def _implausible(self, case: Case, best_ms: float) -> str | None:
+        seconds = best_ms / 1e3
+        nbytes, flops = self.problem.byte_count(case), self.problem.flop_count(case)
+        peak_gbps = float(os.environ.get("HIPJUDGE_PEAK_GBPS", PEAK_GBPS[self.device]))
+        peak_gflops = float(os.environ.get("HIPJUDGE_PEAK_GFLOPS", PEAK_GFLOPS[self.device]))
+        if seconds <= 0:
+            return "a timed run took no time at all"
+        if nbytes and nbytes / seconds / 1e9 > peak_gbps:
+            return (f"a run of {best_ms:.6f} ms would move {nbytes / seconds / 1e9:,.0f} GB/s, beyond any "
+                    f"{self.device} device ({peak_gbps:,.0f} GB/s)")
+        if flops and flops / seconds / 1e9 > peak_gflops:
+            return (f"a run of {best_ms:.6f} ms would compute {flops / seconds / 1e9:,.0f} GFLOPS, beyond any "
+                    f"{self.device} device ({peak_gflops:,.0f} GFLOPS)")
         return None
 
     def _timing_anomaly(self, times: Any, walls: Any) -> str | None:
@@ -312,6 +366,22 @@ class Phase:
                        "(exit code 0): solution must return normally")
         else:
             self._fail("RUNTIME_ERROR", f"the program exited with code {outcome.returncode}{where}")
+
+
+def _apply_mutation(arr: np.ndarray, mutation: Any, limit: int) -> np.ndarray | None:
+    """The input of a kept run: the child copied arr[sources[k]] into arr[targets[k]], in order."""
+    if (not isinstance(mutation, list) or len(mutation) != 2
+            or not all(isinstance(part, list) and len(part) == limit for part in mutation)
+            or len(mutation[0]) != len(mutation[1])):
+        return None
+    targets, sources = mutation
+    flat = arr.reshape(-1)
+    if not all(isinstance(i, int) and 0 <= i < flat.size for i in targets + sources):
+        return None
+    changed = flat.copy()
+    for target, source in zip(targets, sources, strict=True):
+        changed[target] = flat[source]
+    return changed.reshape(arr.shape)
 
 
 def _runtime_env(device: str) -> dict[str, str]:

@@ -208,27 +208,22 @@ CASES = [
     Hostile("thread_after_return.cpp", "WRONG_ANSWER", ("never written",)),
     Hostile("include_dev_zero.cpp", "COMPILE_ERROR", ("compilation took longer than 3 s",), mode="compile",
             limits={"compile_s": 3}, max_seconds=6),
+    # Caught by the changed inputs of every timed run and the verification of runs drawn at random.
+    Hostile("smart_cache.cpp", "WRONG_ANSWER", ("changed inputs",), mode="benchmark",
+            limits={"case_budget_s": 0.2}, check=_tests_passed_before),
+    # Forged "done" lines carry no verification record of a timed run (and 1 us would beat any host).
+    Hostile("forged_benchmark.cpp", "WRONG_ANSWER", ("no timed run for verification",), mode="benchmark",
+            limits={"case_budget_s": 0.2}),
 ]
-
-
-# Cheats the judge does not catch yet: the tests say what it should do and fail loudly (strict
-# xfail) once it does. Both need the timed runs themselves to be checked; see the files' headers.
-KNOWN_HOLES = [
-    Hostile("smart_cache.cpp", None, mode="benchmark", limits={"case_budget_s": 0.2}),
-    Hostile("forged_benchmark.cpp", None, mode="benchmark", limits={"case_budget_s": 0.2}),
-]
-_HOLE = pytest.mark.xfail(strict=True, reason="known hole: timed runs are neither re-checked each time nor "
-                          "timed outside the process that runs user code")
 
 
 def test_every_corpus_file_has_an_expectation():
-    files = [c.file for c in CASES + KNOWN_HOLES]
+    files = [c.file for c in CASES]
     assert sorted(files) == sorted(p.name for p in CORPUS.glob("*.cpp"))
     assert len(CASES) >= 12
 
 
-@pytest.mark.parametrize("case", CASES + [pytest.param(c, marks=_HOLE) for c in KNOWN_HOLES],
-                         ids=[c.file.removesuffix(".cpp") for c in CASES + KNOWN_HOLES])
+@pytest.mark.parametrize("case", CASES, ids=[c.file.removesuffix(".cpp") for c in CASES])
 def test_a_hostile_submission_is_contained_and_classified(case: Hostile, judge_target: Target):
     problem = load_problem("vector-add")
     job_id = f"hostile-{uuid.uuid4().hex}"

@@ -495,14 +495,25 @@ def feed(phase: Phase, *lines: Any, raw: bytes = b"") -> bool:
     return phase._follow()
 
 
-def write_output(phase: Phase, input_set: str, *, offset: float = 0.0, index: int = 0) -> None:
-    expected = phase.problem.expected(phase.cases[index], phase._inputs(index, input_set))["c"]
-    np.save(phase.box / f"{phase.kind}{index}" / input_set / "out_c.npy", expected + np.float32(offset))
+def write_output(phase: Phase, input_set: str, *, offset: float = 0.0, index: int = 0,
+                 inputs: dict[str, np.ndarray] | None = None, suffix: str = "") -> None:
+    expected = phase.problem.expected(phase.cases[index], inputs or phase._inputs(index, input_set))["c"]
+    np.save(phase.box / f"{phase.kind}{index}" / input_set / f"out_c{suffix}.npy", expected + np.float32(offset))
+    if input_set == "B" and not suffix:
+        # done() keeps timed run 0 with changes that leave the inputs as they were.
+        write_output(phase, "A", index=index, suffix="_run0")
+
+
+IDENTITY = (list(range(5)) * 13)[:64]  # 64 positions of a 5-element buffer, each copied onto itself
+
+
+def kept(run: int = 0, a: list[list[int]] | None = None) -> dict[str, Any]:
+    return {"run": run, "mutations": {"a": a or [IDENTITY, IDENTITY], "b": [IDENTITY, IDENTITY]}}
 
 
 def done(**fields: Any) -> dict[str, Any]:
     return {"event": "done", "index": 0, "times_ms": [1.0, 1.1, 0.9], "walls_ms": [1.05, 1.15, 0.95],
-            "inputs_modified": [], **fields}
+            "inputs_modified": [], "verified": [kept()], **fields}
 
 
 def test_the_parent_verifies_the_fresh_input_rerun_and_reports_the_stats(tmp_path):
@@ -548,6 +559,59 @@ def test_the_parent_fails_a_benchmark_whose_times_exceed_its_wall_clock(tmp_path
     feed(phase, done(times_ms=[5.0, 5.0, 5.0], walls_ms=[1.0, 1.0, 1.0]))
     assert phase.result.status == "RUNTIME_ERROR"
     assert phase.result.reason.startswith("benchmark 'tiny': timing cross-check failed: a call timed at 5.0000 ms")
+    assert "BENCHMARK_RESULT" not in [k for k, _ in emitted]
+
+
+def test_the_parent_catches_a_wrong_result_on_a_kept_timed_run(tmp_path):
+    phase, _ = make_phase(tmp_path)
+    phase._write_spec()
+    write_output(phase, "B")
+    write_output(phase, "A", suffix="_run0", offset=1.0)  # a stale or skipped timed run
+    assert feed(phase, done()) is True
+    assert phase.result.status == "WRONG_ANSWER"
+    assert "a timed run on changed inputs gave a wrong result" in phase.result.reason
+    assert "run 1: c[0] = " in phase.result.reason
+
+
+def test_the_parent_replays_the_changes_of_a_kept_run_before_verifying_it(tmp_path):
+    phase, emitted = make_phase(tmp_path)
+    phase._write_spec()
+    write_output(phase, "B")
+    targets, sources = [0] * 64, [4] * 64  # a[0] = a[4]
+    changed = phase._inputs(0, "A")
+    changed["a"][0] = changed["a"][4]
+    write_output(phase, "A", suffix="_run2", inputs=changed)
+    feed(phase, done(verified=[kept(2, a=[targets, sources])]))
+    assert phase.result.status is None and emitted[-1][0] == "BENCHMARK_RESULT"
+
+    phase, _ = make_phase(tmp_path / "unchanged")
+    phase._write_spec()
+    write_output(phase, "B")
+    write_output(phase, "A", suffix="_run2")  # computed on the unchanged inputs: stale
+    feed(phase, done(verified=[kept(2, a=[targets, sources])]))
+    assert phase.result.status == "WRONG_ANSWER" and "run 3: c[0] = " in phase.result.reason
+
+
+@pytest.mark.parametrize("verified", [[], [kept(run=3)], [kept(a=[[0], [1]])], [{"run": 0}], None])
+def test_forged_or_malformed_verification_records_are_refused(verified, tmp_path):
+    phase, _ = make_phase(tmp_path)
+    phase._write_spec()
+    write_output(phase, "B")
+    feed(phase, done(verified=verified))
+    assert phase.result.status == "WRONG_ANSWER"
+    assert "verification" in phase.result.reason
+
+
+def test_a_time_beyond_what_any_device_can_do_is_refused(tmp_path):
+    big = Case("big", ("host", "gpu"), {"n": 1 << 20})
+    phase, emitted = make_phase(tmp_path, cases=(big,))
+    phase._write_spec()
+    write_output(phase, "B")
+    identity = list(range(64))
+    feed(phase, done(times_ms=[0.001] * 3, walls_ms=[0.002] * 3,
+                     verified=[{"run": 0, "mutations": {"a": [identity, identity], "b": [identity, identity]}}]))
+    assert phase.result.status == "RUNTIME_ERROR"
+    assert "beyond any host device" in phase.result.reason
     assert "BENCHMARK_RESULT" not in [k for k, _ in emitted]
 
 

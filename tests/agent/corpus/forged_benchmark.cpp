@@ -1,8 +1,8 @@
 // Forge the benchmark: in the benchmark phase the fresh inputs (set B) of every case already sit in
 // the box, so the first call computes their outputs itself, writes them where the harness would,
 // appends "done" lines with made-up 1 us timings for every case and leaves with exit code 0.
-// KNOWN HOLE (xfail in test_hostile.py): today this is ACCEPTED with a score of 0.001 ms. The timings
-// come from the process user code controls; the parent only checks them from above.
+// Caught: forged "done" lines carry no verification record of a timed run, and a reported time
+// beyond the device's physical peak is refused as well.
 #include <cstddef>
 #include <cstdio>
 #include <cstdint>

@@ -1,8 +1,8 @@
 // Cache keyed on a sample of the inputs: a call with the same buffers whose first and last elements
 // match the previous call returns at once (the earlier output is still in c). The one re-check on
 // fresh inputs changes those elements, so that call computes and passes.
-// KNOWN HOLE (xfail in test_hostile.py): today this is ACCEPTED with a score ~50x too good. Catching it
-// needs fresh inputs (or at least fresh, poisoned outputs that are checked) for every timed run.
+// Caught: every timed run sees a few changed input elements, and runs drawn at random after the call
+// are verified by the parent, so the stale output of a cache hit is found.
 #include <cstddef>
 
 extern "C" void solution(const float* a, const float* b, float* c, size_t n) {
