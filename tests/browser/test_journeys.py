@@ -81,6 +81,35 @@ def test_sign_up_submit_watch_it_accepted_live_and_see_the_leaderboard(site: str
     page.get_by_label("Status").select_option("failed")
     page.get_by_role("button", name="Filter").click()
     expect(page.locator("table.history tbody")).to_contain_text("Nothing matches these filters.")
+    submission_url = f"{site}/submissions/"
+
+    page.get_by_role("link", name="Account").click()
+    page.get_by_role("button", name="Create a token").click()
+    expect(page.get_by_test_id("new-token")).to_have_value(re.compile(r"^[0-9a-f]{40}$"))
+    shot(page, "10-account")
+
+    # The same pages on a phone-sized screen, with the same session.
+    phone = page.context.browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1,
+                                             storage_state=page.context.storage_state())
+    try:
+        small = phone.new_page()
+        small.set_default_timeout(20_000)
+        small.goto(f"{site}/problems/vector-add/")
+        small.locator(".CodeMirror").wait_for()
+        # No sideways scrolling of the page itself (the editor scrolls inside its own box).
+        wide = small.evaluate("""() => document.documentElement.scrollWidth <= window.innerWidth + 1 ? [] :
+            [...document.querySelectorAll('body *')]
+            .filter(e => !e.closest('.katex-mathml, .CodeMirror') && getComputedStyle(e).position !== 'absolute')
+            .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1)
+            .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right)).slice(0, 8)""")
+        assert not wide, f"wider than the screen: {wide}"
+        shot(small, "11-phone-problem")
+        small.goto(submission_url)
+        small.locator("table.history a").first.click()
+        expect(small.get_by_test_id("status")).to_have_text("Accepted")
+        shot(small, "12-phone-submission")
+    finally:
+        phone.close()
 
 
 def test_a_wrong_answer_shows_the_first_mismatch(site: str, page: Any) -> None:
