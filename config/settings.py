@@ -110,7 +110,8 @@ if _database_url:
     try:
         _db = dict(dj_database_url.parse(
             _database_url,
-            conn_max_age=env_int("HIPJUDGE_DB_CONN_MAX_AGE", 60, minimum=0),
+            # 0: under ASGI every request runs in a thread of its own, where a kept connection leaks.
+            conn_max_age=env_int("HIPJUDGE_DB_CONN_MAX_AGE", 0, minimum=0),
             conn_health_checks=True,
         ))
     except Exception as exc:  # dj-database-url raises several types for a bad URL

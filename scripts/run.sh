@@ -24,7 +24,7 @@ setsid $PY manage.py qcluster &
 worker=$!
 cleanup() {
   trap - EXIT INT TERM
-  kill -TERM -- "-$worker" 2>/dev/null || true
+  kill -TERM "$worker" 2>/dev/null || true  # the main process stops its sentinel and workers
   for _ in $(seq 50); do kill -0 "$worker" 2>/dev/null || break; sleep 0.2; done
   kill -KILL -- "-$worker" 2>/dev/null || true  # django-q2 can hang on a second signal
   $PY manage.py stop_vms --fleet local || true

@@ -145,7 +145,18 @@ class Stack:
     def stop_all(self) -> None:
         for proc in reversed(self.procs):
             if proc.popen.poll() is None:
-                self.kill(proc, signal.SIGTERM)
+                # SIGTERM to the main process only (a group-wide one can hang django-q2's shutdown),
+                # then whatever is left of the group goes.
+                proc.popen.send_signal(signal.SIGTERM)
+                try:
+                    proc.popen.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    pass
+                try:
+                    os.killpg(proc.popen.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                proc.popen.wait(timeout=10)
         # Agents run in their own sessions on purpose (they outlive workers): stop them by folder.
         for pid in pids_with(str(self.agent_root)):
             try:
