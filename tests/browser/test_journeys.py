@@ -118,8 +118,19 @@ def test_a_wrong_answer_shows_the_first_mismatch(site: str, page: Any) -> None:
     _sign_up(page, site, "bob")
     _open_problem(page, site)
     wrong = (PROBLEMS / "vector-add" / "solutions" / "wrong.cpp").read_text()
-    # Type into the real editor: select all, then replace with the wrong solution.
+    # Every control has a name a screen reader can say (the editor's own input included).
+    unlabeled = page.evaluate("""() => [...document.querySelectorAll('input, select, textarea, button')]
+        .filter(e => e.type !== 'hidden' && e.offsetParent !== null)
+        .filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.textContent.trim())
+        .map(e => e.outerHTML.slice(0, 80))""")
+    assert unlabeled == []
+    # Keyboard users are not trapped in the editor: Esc, then Tab moves on to the file input.
     page.locator(".CodeMirror").click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    focused = page.evaluate("document.activeElement.outerHTML.slice(0, 200)")
+    assert 'id="id_source_file"' in focused, focused
+    # Put the wrong solution into the real editor.
     page.evaluate("src => document.querySelector('.CodeMirror').CodeMirror.setValue(src)", wrong)
     page.get_by_role("button", name="Check only").click()
     page.wait_for_url(re.compile(r".*/submissions/[0-9a-f-]{36}/$"))

@@ -45,10 +45,10 @@
       extraKeys: {
         "Esc": function () { escaped = true; },
         "Tab": function (cm) {
-          if (escaped) { escaped = false; return CM.Pass; }
+          if (escaped) { escaped = false; leave(cm, 1); return; }
           if (cm.somethingSelected()) cm.indentSelection("add"); else cm.replaceSelection("    ", "end");
         },
-        "Shift-Tab": function (cm) { if (escaped) { escaped = false; return CM.Pass; } cm.indentSelection("subtract"); },
+        "Shift-Tab": function (cm) { if (escaped) { escaped = false; leave(cm, -1); return; } cm.indentSelection("subtract"); },
         "Ctrl-Enter": function () { submitWith("benchmark"); },
         "Cmd-Enter": function () { submitWith("benchmark"); },
       },
@@ -57,6 +57,20 @@
     const label = document.querySelector('label[for="id_source"]');
     if (label) label.addEventListener("click", function () { editor.focus(); });
     document.getElementById("editor").classList.add("enhanced");
+  }
+
+  // CodeMirror's own keymap would take Tab even when we pass it on, so move the focus ourselves to
+  // the next (or previous) focusable control outside the editor, as the browser would.
+  function leave(cm, direction) {
+    const wrapper = cm.getWrapperElement();
+    const focusable = Array.from(document.querySelectorAll(
+      'a[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])'))
+      .filter(function (el) { return !wrapper.contains(el) && el.offsetParent !== null; });
+    const after = focusable.filter(function (el) {
+      return wrapper.compareDocumentPosition(el) & (direction > 0 ? Node.DOCUMENT_POSITION_FOLLOWING : Node.DOCUMENT_POSITION_PRECEDING);
+    });
+    const target = direction > 0 ? after[0] : after[after.length - 1];
+    if (target) target.focus();
   }
 
   function submitWith(mode) {
