@@ -122,6 +122,11 @@ else:
     _db = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(VAR_DIR / "db.sqlite3")}
 IS_SQLITE = _db["ENGINE"] == "django.db.backends.sqlite3"
 IS_POSTGRES = _db["ENGINE"] == "django.db.backends.postgresql"
+if IS_POSTGRES and env_bool("HIPJUDGE_DB_POOL", True):
+    # A connection pool per process (psycopg_pool): a request borrows one instead of opening one.
+    _db["CONN_MAX_AGE"] = 0
+    _db["OPTIONS"] = {**dict(_db.get("OPTIONS") or {}), "pool": {  # type: ignore[call-overload]
+        "min_size": 1, "max_size": env_int("HIPJUDGE_DB_POOL_SIZE", 16, minimum=1), "timeout": 30}}
 if IS_SQLITE:
     _db["OPTIONS"] = {**SQLITE_OPTIONS, **dict(_db.get("OPTIONS") or {})}  # type: ignore[call-overload]
     _db["CONN_MAX_AGE"] = 0 if _db.get("CONN_MAX_AGE") is None else _db["CONN_MAX_AGE"]

@@ -6,7 +6,7 @@ import uuid
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import F, QuerySet, Window
+from django.db.models import F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 
 from submissions.models import Problem, Status, Submission, SubmissionEvent
@@ -72,14 +72,18 @@ def queue_order(*, fleet_id: uuid.UUID | str, limit: int | None = None) -> list[
 
 
 def queue_position(*, submission: Submission) -> int | None:
-    """1-based place in the pool's queue, or None when it is not queued."""
+    """1-based place in the pool's queue, or None when it is not queued. Only the rows that can
+    be ahead of it (user rank up to its own) leave the database."""
     if submission.status != Status.IN_QUEUE:
         return None
-    order = queue_order(fleet_id=submission.fleet_id)
-    try:
-        return order.index(submission.pk) + 1
-    except ValueError:
-        return None
+    queued = Submission.objects.filter(fleet_id=submission.fleet_id, status=Status.IN_QUEUE)
+    rank = 1 + queued.filter(user_id=submission.user_id).filter(
+        Q(created_at__lt=submission.created_at) | Q(created_at=submission.created_at, id__lt=submission.pk)).count()
+    ranked = queued.annotate(user_rank=Window(RowNumber(), partition_by=[F("user_id")],
+                                              order_by=[F("created_at").asc(), F("id").asc()]))
+    me = (rank, submission.created_at, submission.pk)
+    return 1 + sum(1 for row in ranked.filter(user_rank__lte=rank).values_list("user_rank", "created_at", "id")
+                   if row < me)
 
 
 def queue_positions(*, submissions: list[Submission]) -> dict[uuid.UUID, int]:

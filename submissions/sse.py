@@ -21,8 +21,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.contrib.auth.models import AnonymousUser
-from django.db import close_old_connections
+from django.db import close_old_connections, connections
 from django.db.models import Q
 from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
@@ -142,13 +141,25 @@ async def _stream(submission_id: uuid.UUID, after: int) -> AsyncIterator[str]:
         hub.unsubscribe(sub)
 
 
-async def _authenticate(request: HttpRequest) -> Any:
-    header = request.headers.get("Authorization", "")
-    if header.startswith("Token "):
-        token = await Token.objects.select_related("user").filter(key=header[6:].strip()).afirst()
-        return token.user if token is not None and token.user.is_active else None
-    user = await request.auser()
-    return None if isinstance(user, AnonymousUser) or not user.is_authenticated else user
+def _refusal(request: HttpRequest, submission_id: uuid.UUID) -> tuple[int, str] | None:
+    """Who asks, and may they see it? Runs in the request's own thread, whose database connection
+    is closed at the end: the stream may stay open for minutes and must not hold one meanwhile
+    (the hub reads for every stream on its own connection)."""
+    try:
+        header = request.headers.get("Authorization", "")
+        user: Any
+        if header.startswith("Token "):
+            token = Token.objects.select_related("user").filter(key=header[6:].strip()).first()
+            user = token.user if token is not None and token.user.is_active else None
+        else:
+            user = request.user if request.user.is_authenticated else None
+        if user is None:
+            return 401, "Authentication credentials were not provided."
+        if submission_get(user=user, submission_id=submission_id) is None:
+            return 404, "No such submission."
+        return None
+    finally:
+        connections.close_all()
 
 
 def _error(status: int, message: str) -> JsonResponse:
@@ -158,11 +169,9 @@ def _error(status: int, message: str) -> JsonResponse:
 async def events_stream(request: HttpRequest, submission_id: uuid.UUID) -> HttpResponseBase:
     if request.method != "GET":
         return _error(405, f"{request.method} is not allowed here")
-    user = await _authenticate(request)
-    if user is None:
-        return _error(401, "Authentication credentials were not provided.")
-    if await sync_to_async(submission_get)(user=user, submission_id=submission_id) is None:
-        return _error(404, "No such submission.")
+    refused = await sync_to_async(_refusal)(request, submission_id)
+    if refused is not None:
+        return _error(*refused)
     raw_after = request.headers.get("Last-Event-ID") or request.GET.get("after") or "0"
     try:
         after = int(raw_after)

@@ -32,9 +32,11 @@ def test_the_queue_takes_turns_between_users(owner: Any, other_user: Any, local_
 
 
 def test_positions_show_in_the_api(owner: Any, other_user: Any, api_as: Any, local_pool: Any) -> None:
-    submit(owner), submit(owner)
+    a1, a2 = submit(owner), submit(owner)
     b1 = submit(other_user)
     assert api_as(other_user).get(f"/api/v1/submissions/{b1.pk}").json()["queue_position"] == 2
+    assert api_as(owner).get(f"/api/v1/submissions/{a1.pk}").json()["queue_position"] == 1
+    assert api_as(owner).get(f"/api/v1/submissions/{a2.pk}").json()["queue_position"] == 3
     listed = api_as(owner).get("/api/v1/submissions").json()["results"]
     assert sorted(s["queue_position"] for s in listed) == [1, 3]
 
