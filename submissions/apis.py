@@ -126,7 +126,7 @@ class SubmissionListCreateApi(APIView):
         context = {"positions": queue_positions(submissions=page)}
         return paginator.get_paginated_response(SubmissionOutput(page, many=True, context=context).data)
 
-    @extend_schema(request=InputSerializer, responses={201: SubmissionDetailOutput})
+    @extend_schema(request=InputSerializer, responses={201: SubmissionOutput})
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -134,8 +134,8 @@ class SubmissionListCreateApi(APIView):
         submission = submission_create(
             user=request_user(request), problem=values["problem"], language=values["language"],
             source=values["source"], mode=values["mode"], pool=values.get("pool") or None)
-        created = submission_get(user=request_user(request), submission_id=submission.pk)
-        return Response(SubmissionDetailOutput(created).data, status=status.HTTP_201_CREATED)
+        # The objects submission_create used are already loaded: no second fetch on the hot path.
+        return Response(SubmissionOutput(submission).data, status=status.HTTP_201_CREATED)
 
 
 class SubmissionDetailApi(APIView):

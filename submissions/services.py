@@ -136,7 +136,9 @@ def _resolve(problem_slug: str, pool: str | None, language: str, mode: str) -> t
                                {"field": "language"})
     if mode not in Mode.values:
         raise ApplicationError(f"mode: {mode!r} is not one of {', '.join(Mode.values)}.", {"field": "mode"})
-    problem = Problem.objects.select_related("current_version").filter(slug=problem_slug, is_active=True).first()
+    # The bundle is only needed by the runner: do not load and parse it on every POST.
+    problem = (Problem.objects.select_related("current_version").filter(slug=problem_slug, is_active=True)
+               .defer("current_version__bundle", "current_version__statement", "current_version__templates").first())
     if problem is None or problem.current_version is None:
         raise ApplicationError(f"problem: there is no problem {problem_slug!r}.", {"field": "problem"})
     pool_name = pool or settings.HIPJUDGE_DEFAULT_POOL
@@ -217,8 +219,10 @@ def submission_cancel(*, user: User, submission_id: uuid.UUID | str) -> Submissi
 
 # ---- VM lost, re-queue -------------------------------------------------------------------------
 def submission_requeue_or_fail(*, submission_id: uuid.UUID | str, reason: str,
-                               vm_id: uuid.UUID | str | None = None, attempt: int | None = None) -> bool:
-    """The VM serving this submission is gone. Queue it again while attempts remain, else ERROR.
+                               vm_id: uuid.UUID | str | None = None, attempt: int | None = None,
+                               give_up_status: str = Status.ERROR) -> bool:
+    """The VM serving this submission is gone. Queue it again while attempts remain, else end it
+    with `give_up_status` (ERROR; REJECTED when the pool had no capacity).
     No-op unless it is still active (and, when given, still on `vm_id` / at `attempt`)."""
     fleet_id = None
     with transaction.atomic():
@@ -233,7 +237,7 @@ def submission_requeue_or_fail(*, submission_id: uuid.UUID | str, reason: str,
             finish_locked(submission, status=Status.CANCELLED,
                           reason=f"Cancelled; the VM was lost meanwhile ({reason}).")
         elif submission.attempt >= settings.HIPJUDGE_MAX_ATTEMPTS:
-            finish_locked(submission, status=Status.ERROR,
+            finish_locked(submission, status=give_up_status,
                           reason=f"{reason} Gave up after {submission.attempt} attempts.")
         else:
             submission.status, submission.vm, submission.vm_start = Status.IN_QUEUE, None, ""
