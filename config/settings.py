@@ -270,6 +270,17 @@ HIPJUDGE_LOCAL_AGENT_ROOT = Path(env_str("HIPJUDGE_LOCAL_AGENT_ROOT", str(VAR_DI
 HIPJUDGE_LOCAL_AGENT_MODULE = env_str("HIPJUDGE_LOCAL_AGENT_MODULE", "agent")
 HIPJUDGE_LOCAL_AGENT_START_TIMEOUT = env_float("HIPJUDGE_LOCAL_AGENT_START_TIMEOUT", 30.0, minimum=1)
 
+# ---- dstack (MI300X pools) --------------------------------------------------------------------
+# The server that provisions dstack pools; required only once a pool uses the dstack backend.
+DSTACK_SERVER_URL = env_opt_str("DSTACK_SERVER_URL")
+DSTACK_TOKEN = env_opt_str("DSTACK_TOKEN")
+DSTACK_PROJECT = env_str("DSTACK_PROJECT", "main")
+# The pinned ROCm image (name:tag@sha256:<digest>) of pools whose config names none.
+HIPJUDGE_DSTACK_IMAGE = env_opt_str("HIPJUDGE_DSTACK_IMAGE")
+# Seconds per dstack API call, and between polls of a VM that is starting.
+HIPJUDGE_DSTACK_TIMEOUT = env_float("HIPJUDGE_DSTACK_TIMEOUT", 30.0, minimum=1)
+HIPJUDGE_DSTACK_POLL = env_float("HIPJUDGE_DSTACK_POLL", 5.0, minimum=0.01)
+
 # ---- billing ----------------------------------------------------------------------------------
 # Percent of the active credit at which a BudgetAlert fires (once per grant and threshold).
 _thresholds = env_list("HIPJUDGE_BUDGET_ALERT_THRESHOLDS", ["80", "100"])
@@ -286,8 +297,10 @@ except ArithmeticError:
     raise ImproperlyConfigured(f"HIPJUDGE_USER_MONTHLY_CAP={_cap!r}: expected an amount in USD") from None
 # Reconciliation books a correction when our cost and the provider's differ by more than this.
 HIPJUDGE_RECONCILE_GAP_PCT = env_float("HIPJUDGE_RECONCILE_GAP_PCT", 1.0, minimum=0)
-# Dotted path of a callable returning billing.reconcile.InstanceCostSource for a dstack pool.
-HIPJUDGE_BILLING_INSTANCE_SOURCE = env_opt_str("HIPJUDGE_BILLING_INSTANCE_SOURCE")
+# Dotted path of a callable returning billing.reconcile.InstanceCostSource for a dstack pool (or None
+# to skip it; the default answers None while DSTACK_SERVER_URL is unset).
+HIPJUDGE_BILLING_INSTANCE_SOURCE = env_str("HIPJUDGE_BILLING_INSTANCE_SOURCE",
+                                           "fleets.dstack_services.billing_instance_source")
 # Callables fleets.services.vm_acquire asks before handing out work on a pool (billing: out of credit).
 HIPJUDGE_VM_ACQUIRE_GUARDS = ["billing.guards.vm_acquire_guard"]
 EMAIL_BACKEND = env_str("DJANGO_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")

@@ -113,14 +113,22 @@ def vm_provision(*, vm: VMInstance) -> VMInstance:
 
 
 def vm_release(*, vm: VMInstance, job_ref: str) -> bool:
-    """The job is over: BUSY → WARM, ready for the next one, idle clock restarted."""
-    return _set_state(vm, expect=(VMState.BUSY,), to=VMState.WARM, where={"job_ref": job_ref}, job_ref="",
-                      last_used_at=timezone.now())
+    """The job is over: BUSY → WARM, ready for the next one, idle clock restarted. A VM drained
+    while it served the job is torn down instead (DRAINING → STOPPED)."""
+    if _set_state(vm, expect=(VMState.BUSY,), to=VMState.WARM, where={"job_ref": job_ref}, job_ref="",
+                  last_used_at=timezone.now()):
+        return True
+    vm.refresh_from_db()
+    if vm.state != VMState.DRAINING or not job_ref or vm.job_ref != job_ref:
+        return False
+    return _tear_down_draining(vm, reason=vm.state_reason or "Drained after its last job.", job_ref=job_ref)
 
 
 # ---- ending VMs --------------------------------------------------------------------------------
-def vm_fail(*, vm: VMInstance, reason: str, notify: bool = True) -> bool:
-    """A live VM is broken: FAILED, torn down, and (notify) its job's owner told via vm_lost."""
+def vm_fail(*, vm: VMInstance, reason: str, notify: bool = True, no_capacity: bool = False) -> bool:
+    """A live VM is broken: FAILED, torn down, and (notify) its job's owner told via vm_lost.
+    `no_capacity`: the pool could not get the VM (none available, or not ready in time), so the
+    owner should not simply retry (submissions end REJECTED unless another VM can take them)."""
     job_ref = vm.job_ref
     if not _set_state(vm, expect=LIVE_VM_STATES, to=VMState.FAILED, reason=reason, stopped_at=timezone.now(),
                       job_ref=""):
@@ -131,7 +139,8 @@ def vm_fail(*, vm: VMInstance, reason: str, notify: bool = True) -> bool:
     except Exception:  # the row says FAILED either way; reconcile retries the tear-down
         log.exception("tearing down failed VM %s", vm.pk)
     if notify and job_ref:
-        transaction.on_commit(lambda: vm_lost.send(sender=VMInstance, vm_id=vm.pk, job_ref=job_ref, reason=reason))
+        transaction.on_commit(lambda: vm_lost.send(sender=VMInstance, vm_id=vm.pk, job_ref=job_ref, reason=reason,
+                                                   fleet_id=vm.fleet_id, no_capacity=no_capacity))
     return True
 
 
@@ -139,14 +148,37 @@ def vm_stop(*, vm: VMInstance, reason: str) -> bool:
     """Retire an idle VM: WARM → DRAINING (no longer acquirable) → torn down → STOPPED."""
     if not _set_state(vm, expect=(VMState.WARM,), to=VMState.DRAINING, reason=reason):
         return False
+    return _tear_down_draining(vm, reason=reason)
+
+
+def _tear_down_draining(vm: VMInstance, *, reason: str, job_ref: str = "") -> bool:
     try:
         get_backend(vm.fleet.backend).stop(vm)
     except Exception as exc:
         log.exception("stopping VM %s", vm.pk)
         _set_state(vm, expect=(VMState.DRAINING,), to=VMState.FAILED, reason=f"Stop failed: {exc}",
-                   stopped_at=timezone.now())
+                   where={"job_ref": job_ref}, stopped_at=timezone.now(), job_ref="")
         return False
-    return _set_state(vm, expect=(VMState.DRAINING,), to=VMState.STOPPED, reason=reason, stopped_at=timezone.now())
+    return _set_state(vm, expect=(VMState.DRAINING,), to=VMState.STOPPED, reason=reason, where={"job_ref": job_ref},
+                      stopped_at=timezone.now(), job_ref="")
+
+
+def vm_drain(*, vm: VMInstance, reason: str) -> str:
+    """Take a VM out of service without cutting a job short: a warm VM stops now, a busy one
+    stops once its job is released (BUSY → DRAINING, still serving). Returns what happened."""
+    if vm.state == VMState.WARM and vm_stop(vm=vm, reason=reason):
+        return "stopped"
+    if _set_state(vm, expect=(VMState.BUSY,), to=VMState.DRAINING, reason=reason):
+        return "draining"
+    return "unchanged"
+
+
+def vm_stop_now(*, vm: VMInstance, reason: str) -> bool:
+    """Tear a live VM down now: a warm one is stopped, one in use fails (its job is re-queued)."""
+    if vm.state == VMState.WARM and vm_stop(vm=vm, reason=reason):
+        return True
+    vm.refresh_from_db()
+    return vm_fail(vm=vm, reason=f"{reason.rstrip('.')} while in use.")
 
 
 def vm_reap_idle(*, now: datetime | None = None) -> int:
@@ -159,7 +191,10 @@ def vm_reap_idle(*, now: datetime | None = None) -> int:
             count += vm_stop(vm=vm, reason=f"Idle for more than {vm.fleet.idle_timeout_s} s.")
     for vm in VMInstance.objects.filter(state=VMState.PROVISIONING).select_related("fleet"):
         if vm.created_at + timedelta(seconds=vm.fleet.provision_timeout_s) <= now:
-            count += vm_fail(vm=vm, reason=f"Provisioning took longer than {vm.fleet.provision_timeout_s} s.")
+            # Normally the provisioning worker gives up at the same moment; this catches a dead one.
+            count += vm_fail(vm=vm, no_capacity=True, reason=(
+                f"Provisioning took longer than {vm.fleet.provision_timeout_s} s; the VM was stopped. "
+                "No VM could be had in time: try again later."))
     return count
 
 
@@ -171,19 +206,32 @@ def vms_reconcile() -> dict[str, int]:
             backend = get_backend(fleet.backend)
         except ProvisionError:
             continue
-        live = list(VMInstance.objects.filter(fleet=fleet, state__in=LIVE_VM_STATES).select_related("fleet"))
-        for orphan in backend.find_orphans(fleet, {str(vm.pk) for vm in live}):
-            log.warning("reconcile: stopping orphan %s", orphan.description)
-            backend.kill_orphan(fleet, orphan)
-            killed += 1
-        for vm in live:
-            if vm.state == VMState.PROVISIONING and not vm.pid and not vm.handle:
-                continue  # still starting; the provisioning timeout covers a stuck start
-            if not backend.is_alive(vm):
-                vm.refresh_from_db()
-                if vm.state in LIVE_VM_STATES and not backend.is_alive(vm):
-                    failed += vm_fail(vm=vm, reason="The agent process is gone.")
+        try:
+            k, f = _reconcile_fleet(fleet, backend)
+        except Exception:  # one pool's backend outage (dstack unreachable) must not hide the others
+            log.exception("reconciling pool %s", fleet.name)
+            continue
+        killed, failed = killed + k, failed + f
     return {"orphans_killed": killed, "vms_failed": failed}
+
+
+def _reconcile_fleet(fleet: Fleet, backend: Any) -> tuple[int, int]:
+    killed = failed = 0
+    live = list(VMInstance.objects.filter(fleet=fleet, state__in=LIVE_VM_STATES).select_related("fleet"))
+    for orphan in backend.find_orphans(fleet, {str(vm.pk) for vm in live}):
+        log.warning("reconcile: stopping orphan %s", orphan.description)
+        backend.kill_orphan(fleet, orphan)
+        killed += 1
+    for vm in live:
+        if vm.state == VMState.PROVISIONING and not vm.pid and not vm.handle:
+            continue  # still starting; the provisioning timeout covers a stuck start
+        if not backend.is_alive(vm):
+            vm.refresh_from_db()
+            if vm.state in LIVE_VM_STATES and not backend.is_alive(vm):
+                # A backend may know why (dstack: the run's outcome); processes just vanish.
+                why = getattr(backend, "gone_reason", None)
+                failed += vm_fail(vm=vm, reason=why(vm) if why else "The agent process is gone.")
+    return killed, failed
 
 
 # ---- pools -------------------------------------------------------------------------------------
@@ -203,10 +251,4 @@ def vms_stop_all(*, fleet: Fleet | None = None) -> int:
     qs = VMInstance.objects.filter(state__in=LIVE_VM_STATES).select_related("fleet")
     if fleet is not None:
         qs = qs.filter(fleet=fleet)
-    count = 0
-    for vm in qs:
-        if vm.state == VMState.WARM:
-            count += vm_stop(vm=vm, reason="Stopped by an operator.")
-        else:
-            count += vm_fail(vm=vm, reason="Stopped by an operator while in use.")
-    return count
+    return sum(vm_stop_now(vm=vm, reason="Stopped by an operator.") for vm in qs)

@@ -114,7 +114,9 @@ def _release_orphaned_vms(now: datetime) -> int:
     release): give them back, or they would count against max_vms forever."""
     released = 0
     quiet_since = now - timedelta(seconds=settings.HIPJUDGE_POLL_LEASE)
-    for vm in VMInstance.objects.filter(state=VMState.BUSY, state_changed_at__lt=quiet_since):
+    # DRAINING ones too: a VM drained while serving is torn down by its release.
+    for vm in VMInstance.objects.filter(state__in=(VMState.BUSY, VMState.DRAINING), state_changed_at__lt=quiet_since
+                                        ).exclude(job_ref=""):
         try:
             submission = Submission.objects.filter(pk=uuid.UUID(vm.job_ref)).only("status", "vm_id").first()
         except ValueError:

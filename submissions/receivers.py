@@ -8,6 +8,7 @@ from typing import Any
 from config.queue import enqueue
 from fleets.models import VMState
 from fleets.signals import vm_lost, vm_state_changed
+from submissions.capacity import submissions_refuse_for_capacity
 from submissions.services import submission_requeue_or_fail
 
 # A VM in one of these states just made room in its pool (or is ready for the next job).
@@ -19,6 +20,10 @@ def on_vm_lost(sender: Any, vm_id: Any, job_ref: str, reason: str, **kwargs: Any
         uuid.UUID(job_ref)
     except ValueError:
         return  # not a submission's job
+    if kwargs.get("no_capacity") and kwargs.get("fleet_id") is not None:
+        submissions_refuse_for_capacity(fleet_id=kwargs["fleet_id"], submission_id=job_ref, vm_id=vm_id,
+                                        reason=reason)
+        return
     submission_requeue_or_fail(submission_id=job_ref, vm_id=vm_id, reason=reason)
 
 

@@ -19,9 +19,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from fleets.agent_client import AgentBusy, AgentClient, AgentError, AgentJobNotFound, AgentRejectedJob
-from fleets.backends import ProvisionError, get_backend
+from fleets.backends import CapacityError, ProvisionError, get_backend
 from fleets.models import VMInstance, VMState
 from fleets.services import vm_fail, vm_provision, vm_release
+from submissions.capacity import submissions_refuse_for_capacity
 from submissions.dispatch import lease_claim, lease_release
 from submissions.models import ACTIVE_STATUSES, RUNNING_STATUSES, Status, Submission
 from submissions.services import (
@@ -101,7 +102,8 @@ class Runner:
     def _run(self) -> None:
         if self.vm.state == VMState.PROVISIONING:
             self._provision()
-        if self.vm.state != VMState.BUSY or self.vm.job_ref != str(self.submission.pk):
+        # DRAINING with our job: staff drained the VM, which still serves this job, then stops.
+        if self.vm.state not in (VMState.BUSY, VMState.DRAINING) or self.vm.job_ref != str(self.submission.pk):
             self._lose(f"Its VM is {self.vm.state.lower()}: {self.vm.state_reason or 'not serving it'}")
         backend = get_backend(self.vm.fleet.backend)
         self.client = AgentClient(self.vm.base_url, self.vm.token, timeout=settings.HIPJUDGE_AGENT_HTTP_TIMEOUT,
@@ -119,6 +121,11 @@ class Runner:
                     seconds=self.vm.fleet.provision_timeout_s + settings.HIPJUDGE_POLL_LEASE)
         try:
             self.vm = vm_provision(vm=self.vm)
+        except CapacityError as exc:
+            # The pool has no VM to give: end it (and the pool's queue) REJECTED unless another VM can serve.
+            submissions_refuse_for_capacity(fleet_id=self.vm.fleet_id, reason=str(exc), vm_id=self.vm.pk,
+                                            submission_id=self.submission_id, attempt=self.submission.attempt)
+            raise Lost() from exc
         except ProvisionError as exc:
             self._lose(f"Could not start a VM: {exc}")
         self._renew()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from fleets.backends.base import Backend, Orphan, Provisioned, ProvisionError
+from fleets.backends.base import Backend, CapacityError, Orphan, Provisioned, ProvisionError
 
 # kind -> "module:attribute" of a zero-argument factory returning a Backend.
 REGISTRY: dict[str, str] = {
@@ -30,4 +30,4 @@ def get_backend(kind: str) -> Backend:
     return backend
 
 
-__all__ = ["Backend", "BackendUnavailable", "Orphan", "ProvisionError", "Provisioned", "get_backend"]
+__all__ = ["Backend", "BackendUnavailable", "CapacityError", "Orphan", "ProvisionError", "Provisioned", "get_backend"]

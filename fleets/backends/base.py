@@ -17,6 +17,12 @@ class ProvisionError(Exception):
     """The VM could not be started; the message is a sentence a user can act on."""
 
 
+class CapacityError(ProvisionError):
+    """The pool cannot get a VM now: no capacity, or none became ready within the pool's limit.
+    Retrying at once would fail the same way, so waiting work ends REJECTED with this sentence
+    unless another VM of the pool can take it."""
+
+
 @dataclass
 class Provisioned:
     """What a started VM needs recorded: how to reach its agent, and the backend's handle."""

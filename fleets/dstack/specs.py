@@ -102,6 +102,10 @@ class VmRunSettings:
     cpu_arch: str = "x86"
     container_dir: str = "/opt/hipjudge"
     agent_args: tuple[str, ...] = ()  # extra `agent serve` flags, e.g. ("--device", "hip")
+    # Shell commands run before the agent (install what the image lacks); empty: none.
+    setup_commands: tuple[str, ...] = ()
+    # A privileged container lets the agent's bubblewrap sandbox create its namespaces.
+    privileged: bool = False
 
     def __post_init__(self) -> None:
         if not _PINNED_IMAGE.match(self.image):
@@ -188,6 +192,7 @@ def vm_service_config(settings: VmRunSettings, *, reveal_token: bool = False) ->
     serve = ["python3", "-m", "agent", "serve", *listen, "--token-file", settings.token_file]
     serve += settings.agent_args
     commands = [
+        *settings.setup_commands,
         # The token goes from env to a 0600 file and leaves the environment before the agent
         # starts, so neither the agent's children (user code) nor `ps e` see it.
         "umask 077",
@@ -196,7 +201,7 @@ def vm_service_config(settings: VmRunSettings, *, reveal_token: bool = False) ->
         f"cd {shlex.quote(settings.container_dir)}",
         "exec " + shlex.join(serve),
     ]
-    return {
+    config: dict[str, Any] = {
         "type": "service",
         "name": settings.run_name,
         "image": settings.image,
@@ -217,6 +222,9 @@ def vm_service_config(settings: VmRunSettings, *, reveal_token: bool = False) ->
         "spot_policy": fleet.spot_policy,
         "max_duration": settings.max_duration,
     }
+    if settings.privileged:
+        config["privileged"] = True
+    return config
 
 
 def vm_service_configuration(settings: VmRunSettings) -> ServiceConfiguration:

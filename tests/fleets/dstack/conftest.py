@@ -1,9 +1,6 @@
-"""Fixtures for the dstack layer: real local dstack servers (started once per session, lazily),
-clients, unique fleet settings, and a small agent package to ship with `files:`.
-
-Two servers: `dstack_server` processes runs for real (a VM run fails with no capacity after a few
-seconds), `dstack_server_frozen` has background processing disabled (a run stays `submitted`).
-When a server cannot be started here, every test that needs it is skipped with the reason.
+"""Fixtures for the dstack layer: clients of the real local dstack servers (tests/fleets/conftest.py
+starts them once per session, lazily, for these tests and the Django-integrated ones), unique
+fleet settings, and a small agent package to ship with `files:`.
 
 Nothing here touches Django or its database: these tests run with and without pytest-django.
 """
@@ -11,38 +8,16 @@ Nothing here touches Django or its database: these tests run with and without py
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fleets.dstack import DstackClient, FleetSettings, VmRunSettings
-from tests.fleets.dstack.local_server import DstackUnavailable, LocalDstack, start_local_dstack
+from tests.fleets.dstack.local_server import LocalDstack
 
 PINNED_IMAGE = "rocm/dev-ubuntu-22.04:6.2.4@sha256:" + "0123456789abcdef" * 4
-
-
-def _serve(tmp_path_factory: pytest.TempPathFactory, *, background: bool) -> Iterator[LocalDstack]:
-    base = tmp_path_factory.mktemp("dstack-frozen" if not background else "dstack")
-    try:
-        server = start_local_dstack(base, background_processing=background)
-    except DstackUnavailable as e:
-        pytest.skip(f"local dstack server unavailable: {e}")
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture(scope="session")
-def dstack_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalDstack]:
-    yield from _serve(tmp_path_factory, background=True)
-
-
-@pytest.fixture(scope="session")
-def dstack_server_frozen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalDstack]:
-    yield from _serve(tmp_path_factory, background=False)
 
 
 @pytest.fixture

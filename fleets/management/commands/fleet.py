@@ -1,0 +1,135 @@
+"""`manage.py fleet init|plan|apply|verify|delete|instances NAME`: a dstack pool's backend fleet.
+
+Thin: each operation is one call into fleets.dstack_services; every dstack error already says what
+to do, so it is shown as is (exit status 1).
+"""
+
+from __future__ import annotations
+
+import sys
+from decimal import Decimal
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from fleets.dstack import DstackError, FleetMissingError
+from fleets.dstack_services import (
+    fleet_dstack_apply,
+    fleet_dstack_delete,
+    fleet_dstack_ensure,
+    fleet_dstack_instances,
+    fleet_dstack_plan,
+    fleet_dstack_verify,
+)
+from fleets.models import Fleet
+from fleets.selectors import fleet_get
+
+OPERATIONS = ("init", "plan", "apply", "verify", "delete", "instances")
+
+
+class Command(BaseCommand):
+    help = ("Manage the dstack backend fleet of a pool: init (create the pool row), plan (dry run), "
+            "apply (create/update, then verify), verify, delete, instances.")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("operation", choices=OPERATIONS)
+        parser.add_argument("name", help="the pool (and dstack fleet) name, e.g. mi300x")
+        parser.add_argument("--yes", action="store_true", help="apply or delete without asking")
+        parser.add_argument("--recreate", action="store_true",
+                            help="apply: delete and re-create when dstack cannot update in place")
+        parser.add_argument("--force", action="store_true", help="delete: even with VMs in use (kills their jobs)")
+        parser.add_argument("--allow-missing-backends", action="store_true",
+                            help="apply: do not refuse backends the dstack project lacks (test servers)")
+        init = parser.add_argument_group("init")
+        init.add_argument("--backends", default="amddevcloud", help="comma-separated, e.g. amddevcloud,hotaisle")
+        init.add_argument("--image", default="", help="pinned ROCm image name:tag@sha256:<digest>")
+        init.add_argument("--max-vms", type=int, default=1, help="also the fleet's nodes maximum")
+        init.add_argument("--rate", default="1.99", help="USD per VM-hour when dstack reports no price")
+        init.add_argument("--idle-timeout", type=int, default=600, help="seconds")
+        init.add_argument("--provision-timeout", type=int, default=900, help="seconds")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        operation, name = opts["operation"], opts["name"]
+        try:
+            if operation == "init":
+                self.init(name, opts)
+                return
+            fleet = fleet_get(name=name)
+            if fleet is None:
+                raise CommandError(f"No pool named {name!r}. Create it with `manage.py fleet init {name} "
+                                   "--backends amddevcloud --image <pinned image>` or in the admin.")
+            getattr(self, operation)(fleet, opts)
+        except DstackError as exc:
+            raise CommandError(str(exc)) from exc
+
+    # ---- operations ------------------------------------------------------------------------------
+    def init(self, name: str, opts: dict[str, Any]) -> None:
+        backends = [b.strip() for b in opts["backends"].split(",") if b.strip()]
+        fleet, created = fleet_dstack_ensure(
+            name=name, backends=backends, image=opts["image"], max_vms=opts["max_vms"],
+            hourly_rate=Decimal(opts["rate"]), idle_timeout_s=opts["idle_timeout"],
+            provision_timeout_s=opts["provision_timeout"])
+        self.stdout.write(f"{'created' if created else 'updated'} pool {fleet.name}: dstack on {', '.join(backends)}, "
+                          f"{fleet.gpu_count}x {fleet.gpu_name}, max {fleet.max_vms} VM(s), "
+                          f"{fleet.hourly_rate} USD/h. Next: `manage.py fleet plan {fleet.name}`.")
+
+    def plan(self, fleet: Fleet, opts: dict[str, Any]) -> None:
+        report = fleet_dstack_plan(fleet=fleet)
+        server, plan = report.server, report.plan
+        self.stdout.write(f"dstack {server.server_version or 'dev'} at {server.server_url} (project {server.project}, "
+                          f"user {server.user}); backends configured: {', '.join(server.backends) or 'none'}")
+        self.stdout.write(f"pool {fleet.name} -> dstack fleet {plan.name}: {plan.action}")
+        self.stdout.write("--- fleet YAML ---")
+        self.stdout.write(plan.yaml.rstrip())
+        self.stdout.write("------------------")
+        price = f"{plan.max_price:.2f} USD/h" if plan.max_price is not None else "-"
+        self.stdout.write(f"offers now: {plan.offers} (dearest {price})")
+        for change in plan.changes:
+            self.stdout.write(f"change: {change}")
+        for warning in plan.warnings:
+            self.stderr.write(f"warning: {warning}")
+
+    def apply(self, fleet: Fleet, opts: dict[str, Any]) -> None:
+        self.plan(fleet, opts)
+        self._confirm(opts, f"Create or update dstack fleet {fleet.name}?")
+        state = fleet_dstack_apply(fleet=fleet, recreate=opts["recreate"],
+                                   require_backends=not opts["allow_missing_backends"])
+        self.stdout.write(self.style.SUCCESS(
+            f"applied ({state.action}): dstack fleet {state.name} is {state.status} with {state.instances} "
+            "instance(s), and matches the pool's settings"))
+
+    def verify(self, fleet: Fleet, opts: dict[str, Any]) -> None:
+        try:
+            differences = fleet_dstack_verify(fleet=fleet)
+        except FleetMissingError as exc:
+            raise CommandError(str(exc)) from exc
+        if differences:
+            for difference in differences:
+                self.stderr.write(f"differs: {difference}")
+            raise CommandError(f"dstack fleet {fleet.name} differs from the pool's settings; "
+                               f"`manage.py fleet apply {fleet.name}` brings it in line.")
+        self.stdout.write(self.style.SUCCESS(f"dstack fleet {fleet.name} matches the pool's settings"))
+
+    def delete(self, fleet: Fleet, opts: dict[str, Any]) -> None:
+        self._confirm(opts, f"Delete dstack fleet {fleet.name} (its instances are terminated)?")
+        result = fleet_dstack_delete(fleet=fleet, force=opts["force"])
+        self.stdout.write(self.style.SUCCESS(
+            f"dstack fleet {fleet.name} {'deleted' if result == 'gone' else 'is terminating'}; pool {fleet.name} "
+            "is disabled (enable it in the admin after `fleet apply`)"))
+
+    def instances(self, fleet: Fleet, opts: dict[str, Any]) -> None:
+        rows = fleet_dstack_instances(fleet=fleet)
+        if not rows:
+            self.stdout.write(f"dstack fleet {fleet.name} has no instances")
+        for i in rows:
+            price = f"{i.price:.2f} USD/h" if i.price is not None else "-"
+            self.stdout.write(f"{i.name}\t{i.status}\t{i.backend or '-'}\t{i.region or '-'}\t{price}\t"
+                              f"since {i.created:%Y-%m-%d %H:%M}")
+
+    def _confirm(self, opts: dict[str, Any], question: str) -> None:
+        if opts["yes"]:
+            return
+        if not sys.stdin.isatty():
+            raise CommandError(f"{question} Pass --yes to confirm (no terminal to ask).")
+        if input(f"{question} [y/N] ").strip().lower() not in ("y", "yes"):
+            raise CommandError("Nothing done.")

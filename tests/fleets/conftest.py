@@ -1,0 +1,88 @@
+"""Fixtures shared by the fleets tests: the real local dstack servers (one of each per session, started
+lazily: the dstack layer's tests and the Django-integrated ones share them), and Django settings
+pointing at one of them.
+
+Two servers: `dstack_server` processes runs for real (a VM run fails with no capacity after
+10-20 s), `dstack_server_frozen` has background processing disabled (a run stays `submitted`).
+When a server cannot be started here, every test that needs it is skipped with the reason.
+Django is imported inside fixtures only: the dstack layer's tests never touch it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from tests.fleets.dstack.local_server import DstackUnavailable, LocalDstack, start_local_dstack
+
+# A pinned image the local server accepts without a registry (runs never start here anyway).
+TEST_IMAGE = "rocm/dev-ubuntu-22.04:6.2.4@sha256:" + "0123456789abcdef" * 4
+
+
+def _serve(tmp_path_factory: pytest.TempPathFactory, *, background: bool) -> Iterator[LocalDstack]:
+    base = tmp_path_factory.mktemp("dstack-frozen" if not background else "dstack")
+    try:
+        server = start_local_dstack(base, background_processing=background)
+    except DstackUnavailable as e:
+        pytest.skip(f"local dstack server unavailable: {e}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def dstack_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalDstack]:
+    yield from _serve(tmp_path_factory, background=True)
+
+
+@pytest.fixture(scope="session")
+def dstack_server_frozen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalDstack]:
+    yield from _serve(tmp_path_factory, background=False)
+
+
+def point_django_at(settings: Any, url: str, token: str, project: str = "main") -> None:
+    settings.DSTACK_SERVER_URL, settings.DSTACK_TOKEN, settings.DSTACK_PROJECT = url, token, project
+    settings.HIPJUDGE_DSTACK_IMAGE = TEST_IMAGE
+    settings.HIPJUDGE_DSTACK_TIMEOUT = 20.0
+    settings.HIPJUDGE_DSTACK_POLL = 0.5
+
+
+@pytest.fixture
+def on_dstack(settings: Any, dstack_server: LocalDstack) -> LocalDstack:
+    """Django configured for the real local dstack server (background processing on)."""
+    point_django_at(settings, dstack_server.url, dstack_server.token, dstack_server.project)
+    return dstack_server
+
+
+@pytest.fixture
+def on_dstack_frozen(settings: Any, dstack_server_frozen: LocalDstack) -> LocalDstack:
+    point_django_at(settings, dstack_server_frozen.url, dstack_server_frozen.token, dstack_server_frozen.project)
+    return dstack_server_frozen
+
+
+@pytest.fixture
+def make_dstack_pool(db: Any) -> Callable[..., Any]:
+    """A dstack pool with a name no other test uses (the servers live for the whole session)."""
+    from fleets.dstack_services import fleet_dstack_ensure
+
+    def make(**overrides: Any) -> Any:
+        values: dict[str, Any] = {"name": f"hj-p-{uuid.uuid4().hex[:8]}", "backends": ["amddevcloud"]}
+        values.update(overrides)
+        fleet, _ = fleet_dstack_ensure(**values)
+        return fleet
+
+    return make
+
+
+@pytest.fixture
+def credit(db: Any) -> Any:
+    """An active credit grant: paid pools (every dstack pool) take work only with one."""
+    from decimal import Decimal
+
+    from billing.alerts import credit_grant_create
+
+    return credit_grant_create(name="test grant", amount=Decimal("1400"))
