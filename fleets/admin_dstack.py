@@ -1,0 +1,158 @@
+"""The dstack side of the fleets admin: plan / apply / verify / delete actions on dstack pools (with
+a confirmation page for the two that change things) and the page that shows dstack's instances
+beside our VMs. Each action calls one service per selected pool and shows what it said, errors
+included (they already say what to do)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.admin import ModelAdmin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+
+from fleets.dstack import DstackError, fleet_yaml, list_vm_runs
+from fleets.dstack_config import dstack_client, fleet_settings
+from fleets.dstack_services import (
+    fleet_dstack_apply,
+    fleet_dstack_delete,
+    fleet_dstack_instances,
+    fleet_dstack_plan,
+    fleet_dstack_verify,
+)
+from fleets.models import Backend, Fleet
+from fleets.selectors import vm_list_live
+
+RESULT_TEMPLATE = "admin/fleets/dstack_result.html"
+
+
+@dataclass
+class Outcome:
+    fleet: Fleet
+    ok: bool = True
+    message: str = ""
+    error: str = ""
+    yaml: str = ""
+    details: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _each(queryset: QuerySet[Fleet], work: Callable[[Fleet, Outcome], None]) -> list[Outcome]:
+    outcomes = []
+    for fleet in queryset.order_by("name"):
+        outcome = Outcome(fleet=fleet)
+        if fleet.backend != Backend.DSTACK:
+            outcome.ok, outcome.error = False, f"Skipped: pool {fleet.name} uses the {fleet.backend} backend."
+        else:
+            try:
+                work(fleet, outcome)
+            except DstackError as exc:
+                outcome.ok, outcome.error = False, str(exc)
+        outcomes.append(outcome)
+    return outcomes
+
+
+def _plan(fleet: Fleet, out: Outcome) -> None:
+    report = fleet_dstack_plan(fleet=fleet)
+    server, plan = report.server, report.plan
+    out.yaml = plan.yaml
+    out.message = f"dstack would {plan.action} fleet {plan.name}" if plan.action != "none" else "Nothing to change."
+    price = f"{plan.max_price:.2f} USD/h" if plan.max_price is not None else "-"
+    out.details = [f"Server: dstack {server.server_version or 'dev'} at {server.server_url}, project {server.project}, "
+                   f"user {server.user}; backends configured: {', '.join(server.backends) or 'none'}.",
+                   f"Offers now: {plan.offers} (dearest {price})."]
+    out.details += [f"Change: {change}" for change in plan.changes]
+    out.warnings = list(plan.warnings)
+
+
+def _response(admin: ModelAdmin, request: HttpRequest, title: str, outcomes: list[Outcome], *,
+              confirm: str = "", question: str = "", option: tuple[str, str] | None = None) -> TemplateResponse:
+    context = {**admin.admin_site.each_context(request), "title": title, "outcomes": outcomes,
+               "opts": admin.model._meta, "confirm": confirm, "question": question, "option": option,
+               "selected": [o.fleet.pk for o in outcomes if o.fleet.backend == Backend.DSTACK]}
+    return TemplateResponse(request, RESULT_TEMPLATE, context)
+
+
+def plan_action(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
+    return _response(admin, request, "dstack plan (dry run: nothing was created)", _each(queryset, _plan),
+                     confirm="dstack_apply", question="Apply these plans (create or update, then verify)?",
+                     option=("recreate", "Re-create fleets dstack cannot update in place (terminates their instances)"))
+
+
+def apply_action(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
+    if request.POST.get("confirm") != "yes":
+        return plan_action(admin, request, queryset)
+    recreate = request.POST.get("recreate") == "on"
+
+    def apply(fleet: Fleet, out: Outcome) -> None:
+        state = fleet_dstack_apply(fleet=fleet, recreate=recreate)
+        out.yaml = fleet_yaml(fleet_settings(fleet))
+        out.message = (f"Applied ({state.action}): dstack fleet {state.name} is {state.status} with "
+                       f"{state.instances} instance(s) and matches the pool's settings.")
+
+    return _response(admin, request, "dstack apply", _each(queryset, apply))
+
+
+def verify_action(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
+    def verify(fleet: Fleet, out: Outcome) -> None:
+        differences = fleet_dstack_verify(fleet=fleet)
+        out.ok = not differences
+        out.message = "In sync with dstack." if out.ok else "dstack's fleet differs; apply brings it in line."
+        out.details = [str(d) for d in differences]
+
+    return _response(admin, request, "dstack verify", _each(queryset, verify))
+
+
+def delete_action(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
+    if request.POST.get("confirm") != "yes":
+        def preview(fleet: Fleet, out: Outcome) -> None:
+            live = vm_list_live(fleet=fleet).count()
+            out.message = f"Deletes dstack fleet {fleet.name} and terminates its instances; {live} live VM(s) here."
+
+        return _response(admin, request, "Delete dstack fleets?", _each(queryset, preview), confirm="dstack_delete",
+                         question="Delete these dstack fleets? The pools stop taking submissions.",
+                         option=("force", "Even with VMs in use (their jobs are killed)"))
+    force = request.POST.get("force") == "on"
+
+    def delete(fleet: Fleet, out: Outcome) -> None:
+        result = fleet_dstack_delete(fleet=fleet, force=force)
+        out.message = (f"dstack fleet {fleet.name} {'deleted' if result == 'gone' else 'is terminating'}; "
+                       "the pool is disabled.")
+
+    return _response(admin, request, "dstack delete", _each(queryset, delete))
+
+
+# ---- dstack's instances beside our VMs ---------------------------------------------------------------
+@dataclass
+class PoolView:
+    fleet: Fleet
+    instances: list[Any] = field(default_factory=list)
+    vms: list[Any] = field(default_factory=list)
+    runs: list[Any] = field(default_factory=list)
+    error: str = ""
+
+
+def instances_view(admin: ModelAdmin, request: HttpRequest) -> TemplateResponse:
+    pools = [PoolView(fleet=f) for f in Fleet.objects.filter(backend=Backend.DSTACK).order_by("name")]
+    error, runs = "", []
+    try:
+        client = dstack_client() if pools else None
+        runs = list_vm_runs(client) if client is not None else []
+    except DstackError as exc:
+        client, error = None, str(exc)
+    for pool in pools:
+        pool.vms = list(vm_list_live(fleet=pool.fleet).order_by("created_at"))
+        pool.runs = [r for r in runs if r.fleet == pool.fleet.name]
+        if client is None:
+            continue
+        try:
+            pool.instances = fleet_dstack_instances(fleet=pool.fleet, client=client)
+        except DstackError as exc:
+            pool.error = str(exc)
+    ours = {p.fleet.name for p in pools}
+    context = {**admin.admin_site.each_context(request), "title": "dstack instances and our VMs", "pools": pools,
+               "error": error, "stray_runs": [r for r in runs if r.fleet not in ours], "opts": admin.model._meta}
+    return TemplateResponse(request, "admin/fleets/dstack_instances.html", context)
