@@ -20,12 +20,14 @@ import numpy as np
 import pytest
 
 from agent.compiler import HIP_ARCH_CANDIDATES, CompileRejected, precheck
-from agent.harness import Phase, compare
+from agent.harness import Phase
 from agent.judge import MAX_SOURCE_BYTES, JobSpec, JobSpecError
 from agent.limits import CEILINGS, Limits
 from agent.problems import SOURCE_SUFFIX, Case, Problem, Tolerance, parse_definition
-from agent.sandbox import Outcome, Sandbox, no_new_processes_filter
+from agent.sandbox import Outcome, Sandbox
+from agent.seccomp import no_new_processes_filter
 from agent.stats import geometric_mean, summarize
+from agent.verify import compare
 from tests.agent.conftest import PROBLEMS_DIR, load_problem, problem_dirs
 
 SLUGS = [d.name for d in problem_dirs()]
