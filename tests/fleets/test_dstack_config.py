@@ -1,0 +1,102 @@
+"""A dstack pool's settings from its Fleet row, the agent package shipped to VMs, the errors when
+something is missing, and billing's instance source."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from billing.reconcile import DstackInstanceSource, reconcile_dstack_pools
+from fleets.backends import ProvisionError
+from fleets.backends.dstack import DstackBackend
+from fleets.dstack import AGENT_TOKEN_ENV, vm_service_config, vm_service_configuration
+from fleets.dstack_config import (
+    AGENT_SIZE_LIMIT,
+    FleetConfigError,
+    agent_package,
+    fleet_settings,
+    idle_duration,
+    vm_run_settings,
+)
+from fleets.dstack_services import billing_instance_source, fleet_dstack_apply
+from fleets.models import VMInstance, VMState
+from tests.fleets.conftest import TEST_IMAGE
+from tests.fleets.dstack.local_server import LocalDstack
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def pool(make_dstack_pool: Any, settings: Any) -> Any:
+    settings.HIPJUDGE_DSTACK_IMAGE = TEST_IMAGE
+    return make_dstack_pool(max_vms=3, backends=["hotaisle"])
+
+
+def test_an_empty_config_is_one_mi300x_with_the_defaults(pool: Any) -> None:
+    pool.config = {}
+    settings = fleet_settings(pool)
+    assert (settings.name, settings.backends, settings.gpu_name, settings.gpu_memory, settings.gpu_count) == (
+        pool.name, ("amddevcloud",), "MI300X", "192GB", 1)
+    assert (settings.nodes, settings.idle_duration, settings.spot_policy) == ("0..3", "10m", "auto")
+    assert (settings.cpu_min, settings.memory_min, settings.disk_min) == (2, "8GB", "100GB")
+    assert idle_duration(90) == "90s" and idle_duration(1200) == "20m"
+
+
+def test_the_vm_run_carries_the_token_only_where_dstack_needs_it(pool: Any) -> None:
+    vm = VMInstance.objects.create(fleet=pool, state=VMState.PROVISIONING, token="s3cret-agent-token")
+    settings = vm_run_settings(vm)
+    shown = vm_service_config(settings)
+    assert "s3cret-agent-token" not in str(shown) and shown["env"][AGENT_TOKEN_ENV] == "***"
+    assert vm_service_configuration(settings).env.as_dict()[AGENT_TOKEN_ENV] == "s3cret-agent-token"
+    assert shown["name"] == f"hj-vm-{vm.pk.hex[:8]}" and shown["fleets"] == [pool.name]
+    assert shown["privileged"] is True and shown["auth"] is True and shown["max_duration"] == "6h"
+    assert shown["image"] == TEST_IMAGE and shown["resources"]["gpu"]["name"] == "MI300X"
+    commands = shown["commands"]
+    assert "bwrap" in commands[0] and "numpy" in commands[1]  # setup first, then the agent
+    assert commands[-1].startswith("exec python3 -m agent serve") and commands[-1].endswith("--device hip")
+    assert shown["files"] == [f"{agent_package()}:/opt/hipjudge/agent"]
+
+
+def test_the_agent_package_has_no_caches_and_fits_dstacks_limit() -> None:
+    package = agent_package()
+    files = [p for p in package.rglob("*") if p.is_file()]
+    assert package.name == "agent" and (package / "server.py").is_file() and (package / "__main__.py").is_file()
+    assert not any("__pycache__" in p.parts or p.suffix == ".pyc" for p in files)
+    assert sum(p.stat().st_size for p in files) <= AGENT_SIZE_LIMIT
+    assert agent_package() == package  # content-addressed: reused, not copied again
+
+
+def test_config_mistakes_say_what_to_fix(pool: Any, settings: Any) -> None:
+    pool.config = {"backends": ["amddevcloud"], "gpu_mem": "192GB"}
+    with pytest.raises(FleetConfigError, match=r"unknown dstack setting\(s\) \['gpu_mem'\].*Fix it in the admin"):
+        fleet_settings(pool)
+    pool.config = {"nodes_min": 5}
+    with pytest.raises(FleetConfigError, match="nodes must satisfy"):
+        fleet_settings(pool)
+    settings.HIPJUDGE_DSTACK_IMAGE = None
+    pool.config = {}
+    with pytest.raises(FleetConfigError, match="no ROCm image is set.*HIPJUDGE_DSTACK_IMAGE"):
+        vm_run_settings(VMInstance(fleet=pool, token="t"))
+
+
+def test_provisioning_without_dstack_settings_fails_with_the_fix(pool: Any, settings: Any) -> None:
+    settings.DSTACK_SERVER_URL, settings.DSTACK_TOKEN = None, "a-token"
+    vm = VMInstance.objects.create(fleet=pool, state=VMState.PROVISIONING, token="t" * 20)
+    with pytest.raises(ProvisionError, match="DSTACK_SERVER_URL is not set.*DSTACK_TOKEN"):
+        DstackBackend().provision(vm)
+
+
+def test_billing_gets_dstacks_instances_only_when_dstack_is_configured(pool: Any, local_pool: Any,
+                                                                       settings: Any) -> None:
+    settings.DSTACK_SERVER_URL = None
+    assert billing_instance_source(pool) is None
+    assert reconcile_dstack_pools() == {"pools": 0, "corrections": 0}  # the default factory, unconfigured
+    settings.DSTACK_SERVER_URL, settings.DSTACK_TOKEN = "http://127.0.0.1:9", "t"
+    assert isinstance(billing_instance_source(pool), DstackInstanceSource)
+    assert billing_instance_source(local_pool) is None
+
+
+def test_reconciliation_reads_a_real_dstack_fleet(on_dstack: LocalDstack, pool: Any) -> None:
+    fleet_dstack_apply(fleet=pool, require_backends=False)
+    assert reconcile_dstack_pools() == {"pools": 1, "corrections": 0}  # no instances, nothing booked
