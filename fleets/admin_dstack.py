@@ -118,7 +118,7 @@ def delete_action(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fl
     force = request.POST.get("force") == "on"
 
     def delete(fleet: Fleet, out: Outcome) -> None:
-        result = fleet_dstack_delete(fleet=fleet, force=force)
+        result = fleet_dstack_delete(fleet=fleet, force=force, wait_s=5)  # a web request: do not hang on it
         out.message = (f"dstack fleet {fleet.name} {'deleted' if result == 'gone' else 'is terminating'}; "
                        "the pool is disabled.")
 

@@ -84,9 +84,10 @@ def fleet_dstack_verify(*, fleet: Fleet) -> list[Difference]:
     return verify_fleet(dstack_client(), fleet_settings(fleet))
 
 
-def fleet_dstack_delete(*, fleet: Fleet, force: bool = False) -> str:
+def fleet_dstack_delete(*, fleet: Fleet, force: bool = False, wait_s: float = 30.0) -> str:
     """Delete the backend fleet: refused while a VM of the pool starts or serves work; warm VMs are
-    stopped first, and the pool stops taking submissions. Returns "gone" or "terminating"."""
+    stopped first, and the pool stops taking submissions. Returns "gone", or "terminating" when
+    dstack is still tearing it down after `wait_s`."""
     _dstack_fleet(fleet)
     client = dstack_client()
     in_use = VMInstance.objects.filter(fleet=fleet, state__in=(VMState.PROVISIONING, VMState.BUSY)).count()
@@ -96,7 +97,7 @@ def fleet_dstack_delete(*, fleet: Fleet, force: bool = False) -> str:
     Fleet.objects.filter(pk=fleet.pk).update(enabled=False)
     for vm in VMInstance.objects.filter(fleet=fleet, state=VMState.WARM).select_related("fleet"):
         vm_stop(vm=vm, reason=f"Its dstack fleet {fleet.name} is being deleted.")
-    result = delete_fleet(client, fleet.name, force=force)
+    result = delete_fleet(client, fleet.name, force=force, wait_s=wait_s)
     log.warning("deleted dstack fleet %s (%s); pool disabled", fleet.name, result)
     return result
 

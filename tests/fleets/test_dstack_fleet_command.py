@@ -100,9 +100,8 @@ def test_delete_refuses_while_a_vm_is_busy(on_dstack: LocalDstack, make_dstack_p
     with pytest.raises(CommandError, match="1 VM\\(s\\) starting or serving a submission.*Drain them first"):
         fleet("delete", pool.name, "--yes")
     assert pool.name in dstack_fleet_names()
-    Fleet.objects.filter(pk=pool.pk).update(enabled=True)
-    VMInstance.objects.filter(fleet=pool).update(state=VMState.STOPPED, job_ref="")
-    fleet("delete", pool.name, "--yes")
+    pool.refresh_from_db()
+    assert pool.enabled  # refused before anything changed
 
 
 def test_it_says_which_settings_are_missing(settings: Any, make_dstack_pool: Any) -> None:
