@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.conf import settings
@@ -33,14 +33,14 @@ class SubmitForm(forms.Form):
 
     def __init__(self, *args: Any, pools: list[Any], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["pool"].choices = [(p.name, p.name) for p in pools]
+        cast(forms.ChoiceField, self.fields["pool"]).choices = [(p.name, p.name) for p in pools]
         names = [p.name for p in pools]
         default = settings.HIPJUDGE_DEFAULT_POOL
         self.fields["pool"].initial = default if default in names else (names[0] if names else None)
         self.fields["source_file"].widget.attrs["accept"] = ".cpp,.cc,.cxx,.hip,.cu,.cuh,.h,.hpp,.txt"
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         upload = data.get("source_file")
         if upload is not None:
             raw = upload.read(settings.HIPJUDGE_MAX_SOURCE_BYTES + 1)
@@ -63,8 +63,8 @@ class HistoryFilterForm(forms.Form):
 
     def __init__(self, *args: Any, problems: list[tuple[str, str]], pools: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["problem"].choices = [("", "Any problem"), *problems]
-        self.fields["pool"].choices = [("", "Any pool"), *((p, p) for p in pools)]
+        cast(forms.ChoiceField, self.fields["problem"]).choices = [("", "Any problem"), *problems]
+        cast(forms.ChoiceField, self.fields["pool"]).choices = [("", "Any pool"), *((p, p) for p in pools)]
 
     def selector_filters(self) -> dict[str, Any]:
         """The filters submissions.selectors.submission_list understands."""

@@ -36,7 +36,7 @@ def problem_rows(*, user: AbstractBaseUser | AnonymousUser) -> list[ProblemRow]:
     rows = [ProblemRow(problem=p) for p in problem_list().only("slug", "title", "difficulty", "tags")]
     if not user.is_authenticated or not rows:
         return rows
-    stats = (Submission.objects.filter(user=user).values("problem_id")
+    stats = (Submission.objects.filter(user_id=user.pk).values("problem_id")
              .annotate(attempts=Count("id"), solved=Count("id", filter=Q(status__in=SOLVED_STATUSES)),
                        best=Min("score_ms", filter=Q(status=Status.ACCEPTED))))
     by_problem = {s["problem_id"]: s for s in stats}
@@ -75,9 +75,11 @@ def pool_options() -> list[PoolOption]:
               .order_by("-created_at").values_list("fleet_id", "created_at", "ready_at")[:200])
     waits: dict[Any, list[float]] = {}
     for fleet_id, created, ready in recent:
-        if len(waits.setdefault(fleet_id, [])) < 20:
+        if ready is not None and len(waits.setdefault(fleet_id, [])) < 20:
             waits[fleet_id].append(max(0.0, (ready - created).total_seconds()))
-    return [PoolOption(fleet=f, warm_vms=f.warm_vms, live_vms=f.live_vms, languages=f.accepted_languages,
+    # fleet_list() annotates the VM counts.
+    return [PoolOption(fleet=f, warm_vms=getattr(f, "warm_vms", 0), live_vms=getattr(f, "live_vms", 0),
+                       languages=f.accepted_languages,
                        cold_start_s=statistics.median(waits[f.pk]) if waits.get(f.pk) else None)
             for f in fleets]
 
@@ -87,7 +89,8 @@ def cold_start_estimate(*, fleet: Fleet) -> float | None:
                   .order_by("-created_at").values_list("created_at", "ready_at")[:20])
     if not recent:
         return None
-    return statistics.median(max(0.0, (ready - created).total_seconds()) for created, ready in recent)
+    return statistics.median(max(0.0, (ready - created).total_seconds()) for created, ready in recent
+                             if ready is not None)
 
 
 def leaderboard(*, problem: Problem, fleet: Fleet, limit: int = 100) -> list[Submission]:
@@ -110,7 +113,7 @@ def leaderboard_pools(*, problem: Problem) -> list[Fleet]:
 
 
 def user_quota(*, user: AbstractBaseUser) -> dict[str, int]:
-    mine = Submission.objects.filter(user=user).exclude(status=Status.REJECTED)
+    mine = Submission.objects.filter(user_id=user.pk).exclude(status=Status.REJECTED)
     counts = mine.aggregate(
         daily=Count("id", filter=Q(created_at__gte=timezone.now() - timedelta(days=1))),
         active=Count("id", filter=Q(status__in=ACTIVE_STATUSES)),

@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
+from config.auth import request_user
 from web import billing_bridge
 from web.forms import SignupForm
 from web.selectors import user_quota
@@ -29,20 +30,22 @@ def signup_view(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def account_view(request: HttpRequest) -> HttpResponse:
-    token = Token.objects.filter(user=request.user).first()
+    user = request_user(request)
+    token = Token.objects.filter(user=user).first()
     # A new key is shown in full once, right after it is made; afterwards only its start.
     fresh = request.session.pop("web_new_token", None)
     return render(request, "web/account.html", {
         "token": token, "fresh_key": fresh if token and fresh == token.key else None,
-        "quota": user_quota(user=request.user), "spend": billing_bridge.user_spend(user=request.user)})
+        "quota": user_quota(user=user), "spend": billing_bridge.user_spend(user=user)})
 
 
 @login_required
 @require_POST
 def token_create_view(request: HttpRequest) -> HttpResponse:
     """One token per user (DRF authtoken): creating one replaces (revokes) the previous key."""
-    Token.objects.filter(user=request.user).delete()
-    token = Token.objects.create(user=request.user)
+    user = request_user(request)
+    Token.objects.filter(user=user).delete()
+    token = Token.objects.create(user=user)
     request.session["web_new_token"] = token.key
     messages.success(request, "New API token created. Copy it now: it is shown only once.")
     return redirect("account")
@@ -51,6 +54,6 @@ def token_create_view(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def token_revoke_view(request: HttpRequest) -> HttpResponse:
-    deleted, _ = Token.objects.filter(user=request.user).delete()
+    deleted, _ = Token.objects.filter(user=request_user(request)).delete()
     messages.info(request, "API token revoked." if deleted else "You had no API token.")
     return redirect("account")

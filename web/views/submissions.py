@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from config.auth import request_user
 from config.exceptions import ApplicationError
 from fleets.models import Fleet
 from submissions.selectors import problem_list, queue_position, submission_get, submission_list
@@ -27,7 +28,7 @@ def submission_list_view(request: HttpRequest) -> HttpResponse:
     form = HistoryFilterForm(request.GET or None, problems=list(problem_list().values_list("slug", "title")),
                              pools=list(Fleet.objects.order_by("name").values_list("name", flat=True)))
     filters = form.selector_filters() if request.GET else {}
-    page = Paginator(submission_list(user=request.user, filters=filters), 25).get_page(request.GET.get("page"))
+    page = Paginator(submission_list(user=request_user(request), filters=filters), 25).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
     return render(request, "web/submission_list.html", {
@@ -77,7 +78,7 @@ def submission_cancel_view(request: HttpRequest, submission_id: str) -> HttpResp
     if submission_get(user=request.user, submission_id=submission_id) is None:
         raise Http404("No such submission.")
     try:
-        submission_cancel(user=request.user, submission_id=submission_id)
+        submission_cancel(user=request_user(request), submission_id=submission_id)
     except ApplicationError as exc:
         messages.warning(request, exc.message)
     else:
