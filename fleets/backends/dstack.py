@@ -74,6 +74,8 @@ class DstackBackend:
         limit = vm.fleet.provision_timeout_s
         remaining = (vm.created_at + timedelta(seconds=limit) - timezone.now()).total_seconds()
         wait = _Wait(self, client, run_settings, limit=limit, deadline=time.monotonic() + max(remaining, 0.0))
+        if remaining <= 0:  # resumed after its limit (a worker died): submitting now would only be stopped
+            raise wait.timed_out()
         run_id = self._adopt_or_submit(client, vm, run_settings)
         run = wait.until_running(run_id)
         base_url = service_base_url(client.server_url, client.project, run_settings.run_name)
@@ -204,10 +206,14 @@ class _Wait:
             if time.monotonic() >= self.deadline:
                 break
             self._pause()
+        raise self.timed_out()
+
+    def timed_out(self) -> ProvisionError:
         where = no_capacity_sentence(self.fleet.gpu_name, self.fleet.backends)
-        raise self._give_up(
-            f"No {self.fleet.gpu_name} VM became ready within {_minutes(self.limit)} ({where}?); dstack last "
-            f"said: {self.last} The VM's run was stopped; try again later.", CapacityError)
+        return self._give_up(
+            f"No {self.fleet.gpu_name} VM became ready within {_minutes(self.limit)}, most likely {where} "
+            f"(dstack last said: {self.last.rstrip('.')}). Its dstack run was stopped; try again later.",
+            CapacityError)
 
     def until_healthy(self, run_id: str, base_url: str, token: str) -> dict[str, Any]:
         agent = AgentClient(base_url, token, timeout=float(settings.HIPJUDGE_AGENT_HTTP_TIMEOUT),

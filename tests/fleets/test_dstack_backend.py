@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from fleets.backends import CapacityError
 from fleets.backends.dstack import DstackBackend
 from fleets.dstack import find_run, get_run, submit_vm_run, vm_run_name
 from fleets.dstack_config import dstack_client, vm_run_settings
@@ -95,8 +96,9 @@ def test_the_provisioning_time_limit_fails_the_vm_and_stops_its_run(frozen_pool:
 
     vm = VMInstance.objects.get(fleet=frozen_pool)
     assert vm.state == VMState.FAILED
-    assert vm.state_reason.startswith("No MI300X VM became ready within 3 s (no MI300X capacity on amddevcloud")
-    assert "queued in dstack" in vm.state_reason and "The VM's run was stopped" in vm.state_reason
+    assert vm.state_reason == (
+        "No MI300X VM became ready within 3 s, most likely no MI300X capacity on amddevcloud right now (dstack "
+        "last said: The VM is queued in dstack, waiting for an instance). Its dstack run was stopped; try again later.")
     assert run_status(vm) == ("terminating", "stopped_by_user")  # stopped for real (the server is frozen)
     submission.refresh_from_db()
     assert (submission.status, submission.status_reason) == (Status.REJECTED, vm.state_reason)
@@ -125,6 +127,15 @@ def test_provisioning_adopts_the_run_a_crashed_worker_submitted(frozen_pool: Any
         vm_provision(vm=vm)
     run = find_run(dstack_client(), vm_run_name(vm.pk))
     assert run is not None and str(run.id) == first.id  # no second run was submitted
+
+
+def test_a_vm_resumed_past_its_limit_submits_nothing(frozen_pool: Any) -> None:
+    vm = VMInstance.objects.create(fleet=frozen_pool, state=VMState.PROVISIONING, token="t" * 20)
+    VMInstance.objects.filter(pk=vm.pk).update(created_at=timezone.now() - timedelta(seconds=60))
+    vm.refresh_from_db()
+    with pytest.raises(CapacityError, match="became ready within 3 s"):
+        DstackBackend().provision(vm)
+    assert find_run(dstack_client(), vm_run_name(vm.pk)) is None
 
 
 def test_reconcile_stops_a_real_orphan_run(pool: Any) -> None:
