@@ -141,3 +141,23 @@ def test_a_local_pool_is_not_managed_here(local_pool: Any) -> None:
 def test_an_unknown_pool_says_how_to_create_it() -> None:
     with pytest.raises(CommandError, match="fleet init nope"):
         fleet("plan", "nope")
+
+
+def test_a_server_of_another_version_says_which_to_pin(settings: Any, make_dstack_pool: Any) -> None:
+    import json
+
+    from tests.fleets.conftest import point_django_at
+    from tests.fleets.dstack.standin import DstackStandIn
+
+    class OlderServer(DstackStandIn):
+        def handle_api(self, path: str, body: dict[str, Any]) -> tuple[int, str]:
+            if path == "/api/server/get_info":
+                return 200, json.dumps({"server_version": "0.19.30"})
+            return super().handle_api(path, body)
+
+    pool = make_dstack_pool()
+    with OlderServer() as server:
+        point_django_at(settings, server.url, server.token)
+        with pytest.raises(CommandError, match=r"client 0\.22\.5 does not match the dstack server 0\.19\.30.*"
+                                               r"pip install 'dstack==0\.19\.30'"):
+            fleet("plan", pool.name)
