@@ -18,6 +18,8 @@ class PoolOutput(serializers.Serializer):
     device = serializers.CharField()
     gpu = serializers.CharField(source="gpu_name")
     languages = serializers.ListField(source="accepted_languages", child=serializers.CharField())
+    compile_only_languages = serializers.ListField(child=serializers.CharField(),
+                                                   help_text="Languages this pool can only compile-check.")
     max_vms = serializers.IntegerField()
     warm_vms = serializers.IntegerField()
     live_vms = serializers.IntegerField()

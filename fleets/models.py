@@ -65,6 +65,13 @@ class Fleet(models.Model):
     def accepted_languages(self) -> list[str]:
         return list(self.languages) or LANGUAGES_BY_DEVICE.get(self.device, [])
 
+    @property
+    def compile_only_languages(self) -> list[str]:
+        """Languages this pool cannot run but can compile-check (mode compile): the local pool on a
+        machine without a GPU still tells a HIP author whether the kernel builds."""
+        extra = self.config.get("compile_only_languages", []) if isinstance(self.config, dict) else []
+        return [lang for lang in extra if lang not in self.accepted_languages]
+
 
 class VMState(models.TextChoices):
     PROVISIONING = "PROVISIONING"

@@ -4,7 +4,7 @@ them, leaderboards, quota. Each function does a fixed number of queries (pinned 
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
@@ -54,6 +54,7 @@ class PoolOption:
     live_vms: int
     languages: list[str]
     cold_start_s: float | None  # median of recent cold starts; None when there is no history
+    compile_only: list[str] = field(default_factory=list)  # languages this pool can only compile-check
 
     @property
     def name(self) -> str:
@@ -79,7 +80,7 @@ def pool_options() -> list[PoolOption]:
             waits[fleet_id].append(max(0.0, (ready - created).total_seconds()))
     # fleet_list() annotates the VM counts.
     return [PoolOption(fleet=f, warm_vms=getattr(f, "warm_vms", 0), live_vms=getattr(f, "live_vms", 0),
-                       languages=f.accepted_languages,
+                       languages=f.accepted_languages, compile_only=f.compile_only_languages,
                        cold_start_s=statistics.median(waits[f.pk]) if waits.get(f.pk) else None)
             for f in fleets]
 

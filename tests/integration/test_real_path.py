@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 import signal
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +20,7 @@ from tests.integration.conftest import Stack, process_running, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("problems_loaded", "judging_pool")]
 
+PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
 COMPILE_ERROR_SOURCE = 'extern "C" void solution(const float* a, const float* b, float* c, size_t n) { oops }\n'
 
 
@@ -85,6 +88,26 @@ def test_a_failing_submission_ends_with_the_exact_reason(stack: Stack, owner: An
     assert result.payload["status"] == status and result.seq == submission.last_seq
     if status == Status.COMPILE_ERROR:
         assert words in submission.events.get(type="COMPILE_RESULT").payload["output"]
+
+
+@pytest.mark.skipif(shutil.which("hipcc") is None,
+                    reason="Debian's hipcc is not installed (make setup installs it as root)")
+def test_the_local_pool_compile_checks_a_hip_kernel_it_cannot_run(stack: Stack, owner: Any, api_as: Any,
+                                                                   judging_pool: Any) -> None:
+    judging_pool.config = {**judging_pool.config, "compile_only_languages": ["hip"]}
+    judging_pool.save()
+    stack.start_worker()
+    client = api_as(owner)
+    source = (PROBLEMS / "vector-add" / "solutions" / "hip.hip").read_text()
+    refused = client.post("/api/v1/submissions", {"problem": "vector-add", "language": "hip", "source": source,
+                                                  "mode": "benchmark"}, format="json")
+    assert refused.status_code == 400 and "only compile-check hip" in refused.json()["message"]
+    response = client.post("/api/v1/submissions", {"problem": "vector-add", "language": "hip", "source": source,
+                                                   "mode": "compile"}, format="json")
+    assert response.status_code == 201, response.json()
+    submission = wait_terminal(response.json()["id"], stack, timeout=180)
+    assert submission.status == Status.COMPILED, submission.status_reason
+    assert "gfx9" in submission.status_reason  # compiled for the newest AMD target Debian's hipcc knows
 
 
 def test_a_worker_killed_mid_job_is_resumed_and_the_submission_still_finishes(stack: Stack, owner: Any,

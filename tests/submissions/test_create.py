@@ -50,6 +50,21 @@ def test_it_rejects_bad_input_with_a_clear_message(owner: Any, api_as: Any, over
     assert not Submission.objects.exists()
 
 
+def test_a_pool_compile_checks_a_language_it_cannot_run_only_in_compile_mode(owner: Any, api_as: Any,
+                                                                             local_pool: Any) -> None:
+    local_pool.config = {"compile_only_languages": ["hip"]}
+    local_pool.save()
+    client = api_as(owner)
+    refused = client.post(URL, body(language="hip", mode="benchmark"), format="json")
+    assert refused.status_code == 400
+    assert refused.json()["message"].startswith("language: pool 'local' can only compile-check hip (mode compile)")
+    assert client.post(URL, body(language="cuda", mode="compile"), format="json").status_code == 400
+    accepted = client.post(URL, body(language="hip", mode="compile"), format="json")
+    assert accepted.status_code == 201, accepted.json()
+    pools = client.get("/api/v1/pools").json()
+    assert pools[0]["compile_only_languages"] == ["hip"]
+
+
 def test_it_counts_utf8_bytes_not_characters(owner: Any, api_as: Any) -> None:
     source = "// " + "é" * 32767 + "\n"  # 65538 bytes, 32771 characters
     response = api_as(owner).post(URL, body(source=source), format="json")

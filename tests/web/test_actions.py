@@ -28,6 +28,24 @@ def test_it_submits_pasted_source_in_check_only_mode(client_as: Any, owner: Any,
     assert (submission.mode, submission.status, submission.language) == ("check", "IN_QUEUE", "cpp")
 
 
+def test_a_pool_without_the_gpu_offers_a_compile_only_check_of_a_hip_kernel(client_as: Any, owner: Any,
+                                                                            problems_loaded: None,
+                                                                            local_pool: Any) -> None:
+    from submissions.models import Submission
+
+    local_pool.config = {"compile_only_languages": ["hip"]}
+    local_pool.save()
+    client = client_as(owner)
+    page = client.get(PROBLEM_URL).content.decode()
+    assert "compile-checks hip" in page and 'value="compile"' in page
+    hip = read_source("hip.hip")
+    response = client.post(PROBLEM_URL, {"language": "hip", "pool": "local", "mode": "compile", "source": hip})
+    submission = Submission.objects.get(user=owner)
+    assert response.status_code == 302 and (submission.language, submission.mode) == ("hip", "compile")
+    refused = client.post(PROBLEM_URL, {"language": "hip", "pool": "local", "mode": "benchmark", "source": hip})
+    assert refused.status_code == 200 and "can only compile-check hip" in refused.content.decode()
+
+
 def test_an_uploaded_file_replaces_the_text(client_as: Any, owner: Any, problems_loaded: None,
                                             local_pool: Any) -> None:
     from submissions.models import Submission

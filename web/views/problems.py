@@ -65,14 +65,15 @@ def problem_detail_view(request: HttpRequest, slug: str) -> HttpResponse:
                 return redirect("submission-detail", submission_id=submission.pk)
     else:
         form = SubmitForm(initial=_initial(request, templates, pools), pools=pools)
-    languages = {lang for p in pools for lang in p.languages}
+    languages = {lang for p in pools for lang in (*p.languages, *p.compile_only)}
     return render(request, "web/problem_detail.html", {
         "problem": problem, "version": version, "form": form, "pools": pools,
         "statement": render_statement(version.statement if version else ""),
         "templates": [(lang, highlight_code(text, lang)) for lang, text in sorted(templates.items())],
         "signature_html": highlight_code(f"{version.signature};" if version else "", "cpp"),
         "languages_available": languages,
-        "mode_check": Mode.CHECK, "mode_benchmark": Mode.BENCHMARK,
+        "mode_check": Mode.CHECK, "mode_benchmark": Mode.BENCHMARK, "mode_compile": Mode.COMPILE,
+        "any_compile_only": any(p.compile_only for p in pools),
     })
 
 
