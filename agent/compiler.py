@@ -96,7 +96,9 @@ def newest_hip_arch() -> str | None:
         for arch in HIP_ARCH_CANDIDATES:
             cmd = [tc.command, f"--offload-arch={arch}", "-c", str(src), "-o", str(Path(tmp, "p.o"))]
             try:
-                res = subprocess.run(cmd, capture_output=True, timeout=120, env={**os.environ, **tc.env()})
+                # hipcc leaves scratch directories behind in TMPDIR: keep them in ours.
+                res = subprocess.run(cmd, capture_output=True, timeout=120,
+                                     env={**os.environ, **tc.env(), "TMPDIR": tmp})
             except (OSError, subprocess.TimeoutExpired):
                 continue
             if res.returncode == 0:

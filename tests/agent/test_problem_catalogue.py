@@ -226,9 +226,10 @@ extern "C" void f(float* x) { hipLaunchKernelGGL(k, dim3(1), dim3(64), 0, 0, x);
 """
 
 
-def hip_env() -> dict[str, str]:
-    # nvcc is installed too: without HIP_PLATFORM=amd, hipcc would hand the source to nvcc.
-    return dict(os.environ, HIP_PLATFORM="amd")
+def hip_env(scratch: Path) -> dict[str, str]:
+    # nvcc is installed too: without HIP_PLATFORM=amd, hipcc would hand the source to nvcc. hipcc also
+    # leaves scratch directories in TMPDIR: point it at the test's own temporary directory.
+    return dict(os.environ, HIP_PLATFORM="amd", TMPDIR=str(scratch))
 
 
 def hipcc_cmd(arch: str, src: Path, out: Path) -> list[str]:
@@ -244,7 +245,7 @@ def hip_arch(tmp_path_factory: pytest.TempPathFactory) -> str:
     src.write_text(TINY_HIP)
     for arch in HIP_ARCHS:
         done = subprocess.run(hipcc_cmd(arch, src, work / f"{arch}.so"), capture_output=True, text=True,
-                              env=hip_env(), timeout=COMPILE_TIMEOUT)
+                              env=hip_env(work), timeout=COMPILE_TIMEOUT)
         if done.returncode == 0:
             return arch
     pytest.skip(f"this hipcc accepts none of {', '.join(HIP_ARCHS)}")
@@ -257,7 +258,7 @@ def hip_builds(hip_arch: str, tmp_path_factory: pytest.TempPathFactory) -> dict[
     for slug in SLUGS:
         for kind, src in (("solution", solution_path(slug, "hip")), ("template", template_path(slug, "hip"))):
             jobs.append(((slug, kind), hipcc_cmd(hip_arch, src, out / f"{slug}-{kind}.so")))
-    return compile_all(jobs, env=hip_env())
+    return compile_all(jobs, env=hip_env(out))
 
 
 @pytest.mark.parametrize("slug", SLUGS)
