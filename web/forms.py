@@ -78,7 +78,7 @@ class HistoryFilterForm(forms.Form):
 class SignupForm(UserCreationForm):
     email = forms.EmailField(required=False, help_text="Optional; needed only to reset a forgotten password.")
 
-    class Meta(UserCreationForm.Meta):
+    class Meta(UserCreationForm.Meta):  # type: ignore[name-defined]  # django-stubs omits this Meta
         model = get_user_model()
         fields = ("username", "email")
 
