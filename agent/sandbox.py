@@ -210,6 +210,9 @@ class BwrapSandbox(Sandbox):
             elif path.exists():
                 args += ["--ro-bind", str(path), str(path)]
         args += ["--ro-bind", "/usr", "/usr"]
+        # The private /tmp comes before the trees bound below: a checkout (and its .venv) that lives
+        # under /tmp must stay visible on top of it, not be hidden by it.
+        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
         for name in _ETC_FILES:
             args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
         for tree in (*_OPTIONAL_TREES, *_python_trees()):
@@ -217,7 +220,7 @@ class BwrapSandbox(Sandbox):
             if not _is_within(Path(real), Path("/usr")):  # /usr is bound already
                 args += ["--ro-bind-try", real, real]
         args += ["--ro-bind", str(_AGENT_PACKAGE), f"{AGENT_ROOT}/agent"]
-        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--bind", str(box), BOX]
+        args += ["--bind", str(box), BOX]
         for node in _gpu_nodes(device):
             args += ["--dev-bind", node, node]
         for hidden in self.hidden:
