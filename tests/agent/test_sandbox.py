@@ -38,11 +38,13 @@ def test_a_python_tree_under_tmp_stays_visible_above_the_private_tmp(tmp_path, m
     assert run(["/bin/cat", str(tree / "marker.txt")], box) == "venv is here\n"
 
 
-def test_the_child_gets_a_private_empty_tmp_and_the_box(tmp_path):
+def test_the_child_gets_a_private_writable_tmp_and_the_box(tmp_path):
     box = tmp_path / "job" / "box"
     box.mkdir(parents=True)
     (box / "input.txt").write_text("in the box\n")
     (tmp_path / "outside.txt").write_text("host file\n")
-    output = run(["/bin/sh", "-c", "cat /box/input.txt; ls -A /tmp | wc -l; test -e "
-                  f"{tmp_path}/outside.txt && echo LEAK || echo hidden"], box)
-    assert output.split("\n")[:3] == ["in the box", "0", "hidden"]
+    probe = Path("/tmp") / f"hj-sandbox-probe-{tmp_path.name}"
+    output = run(["/bin/sh", "-c", f"cat /box/input.txt; touch {probe} && echo writable; "
+                  f"test -e {tmp_path}/outside.txt && echo LEAK || echo hidden"], box)
+    assert output.split("\n")[:3] == ["in the box", "writable", "hidden"]
+    assert not probe.exists()  # what the child wrote to its /tmp never reaches the host's
