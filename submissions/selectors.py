@@ -6,7 +6,8 @@ import uuid
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import F, Q, QuerySet, Window
+from django.db import connection
+from django.db.models import F, QuerySet, Window
 from django.db.models.functions import RowNumber
 
 from submissions.models import Problem, Status, Submission, SubmissionEvent
@@ -72,18 +73,33 @@ def queue_order(*, fleet_id: uuid.UUID | str, limit: int | None = None) -> list[
 
 
 def queue_position(*, submission: Submission) -> int | None:
-    """1-based place in the pool's queue, or None when it is not queued. Only the rows that can
-    be ahead of it (user rank up to its own) leave the database."""
+    """1-based place in the pool's queue (the fair order of queue_order), or None when it is not
+    queued. One query that returns one number: the rows ahead are counted per user, without
+    ranking (sorting) the whole queue or sending it to Python.
+
+    With r = 1 + the owner's queued submissions older than this one (its rank), a user with n
+    queued of which a are older than it has ahead of it: r when a >= r (their first r), else
+    min(n, r - 1). The sum over users, plus one, is the position."""
     if submission.status != Status.IN_QUEUE:
         return None
-    queued = Submission.objects.filter(fleet_id=submission.fleet_id, status=Status.IN_QUEUE)
-    rank = 1 + queued.filter(user_id=submission.user_id).filter(
-        Q(created_at__lt=submission.created_at) | Q(created_at=submission.created_at, id__lt=submission.pk)).count()
-    ranked = queued.annotate(user_rank=Window(RowNumber(), partition_by=[F("user_id")],
-                                              order_by=[F("created_at").asc(), F("id").asc()]))
-    me = (rank, submission.created_at, submission.pk)
-    return 1 + sum(1 for row in ranked.filter(user_rank__lte=rank).values_list("user_rank", "created_at", "id")
-                   if row < me)
+    table = connection.ops.quote_name(Submission._meta.db_table)
+    sql = f"""
+        WITH me AS (
+            SELECT m.fleet_id, m.created_at, m.id,
+                   1 + (SELECT COUNT(*) FROM {table} AS o
+                        WHERE o.fleet_id = m.fleet_id AND o.status = m.status AND o.user_id = m.user_id
+                          AND (o.created_at, o.id) < (m.created_at, m.id)) AS r
+            FROM {table} AS m WHERE m.id = %s AND m.status = %s),
+        per_user AS (
+            SELECT COUNT(*) AS n, COUNT(*) FILTER (WHERE (q.created_at, q.id) < (me.created_at, me.id)) AS a
+            FROM {table} AS q, me WHERE q.fleet_id = me.fleet_id AND q.status = %s GROUP BY q.user_id)
+        SELECT 1 + SUM(CASE WHEN p.a >= me.r THEN me.r WHEN p.n < me.r - 1 THEN p.n ELSE me.r - 1 END)
+        FROM per_user AS p, me"""  # noqa: S608 (only the table name is interpolated)
+    pk = Submission._meta.get_field("id").get_db_prep_value(submission.pk, connection)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [pk, Status.IN_QUEUE.value, Status.IN_QUEUE.value])
+        row = cursor.fetchone()
+    return None if row is None or row[0] is None else int(row[0])  # None: it left the queue meanwhile
 
 
 def queue_positions(*, submissions: list[Submission]) -> dict[uuid.UUID, int]:

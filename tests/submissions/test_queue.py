@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from fleets.models import VMInstance, VMState
 from submissions.dispatch import submission_dispatch_next
 from submissions.models import Status, Submission, VMStartKind
-from submissions.selectors import queue_order
+from submissions.selectors import queue_order, queue_position
 from submissions.services import submission_create
 from tests.conftest import read_source
 
@@ -75,3 +76,21 @@ def test_a_cancelled_submission_is_never_dispatched(owner: Any, api_as: Any, loc
     api_as(owner).post(f"/api/v1/submissions/{submission.pk}/cancel")
     assert submission_dispatch_next(fleet=local_pool) is None
     assert not VMInstance.objects.exists()
+
+
+def test_every_queued_position_agrees_with_the_dispatch_order(make_user: Any, local_pool: Any) -> None:
+    """queue_position counts in SQL what queue_order ranks: same answer for every queued submission,
+    with several per user, one taken out of the middle of the queue and ties on created_at."""
+    rng = random.Random(7)
+    users = [make_user(f"user{i}") for i in range(4)]
+    made = [submit(rng.choice(users)) for _ in range(14)]
+    tied = Submission.objects.filter(pk__in=[made[3].pk, made[4].pk, made[9].pk])
+    tied.update(created_at=Submission.objects.get(pk=made[3].pk).created_at)
+    gone = made[5]
+    Submission.objects.filter(pk=gone.pk).update(status=Status.CANCELLED)
+    order = queue_order(fleet_id=local_pool.pk)
+    assert len(order) == 13 and gone.pk not in order
+    for place, submission_id in enumerate(order, start=1):
+        assert queue_position(submission=Submission.objects.get(pk=submission_id)) == place
+    # Loaded while it was queued, asked after it left the queue: no position.
+    assert queue_position(submission=gone) is None
