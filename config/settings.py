@@ -253,6 +253,9 @@ HIPJUDGE_DEFAULT_POOL = env_str("HIPJUDGE_DEFAULT_POOL", "local")
 HIPJUDGE_QUOTA_DAILY = env_int("HIPJUDGE_QUOTA_DAILY", 100, minimum=0)
 HIPJUDGE_QUOTA_CONCURRENT = env_int("HIPJUDGE_QUOTA_CONCURRENT", 2, minimum=0)
 HIPJUDGE_MAX_SOURCE_BYTES = env_int("HIPJUDGE_MAX_SOURCE_BYTES", 64 * 1024, minimum=1)
+# Seconds a web process reuses the problem and pool rows it read for a new submission (0: never).
+# Edits made in the same process apply at once; edits made elsewhere after at most this long.
+HIPJUDGE_LOOKUP_CACHE_TTL = env_float("HIPJUDGE_LOOKUP_CACHE_TTL", 2.0, minimum=0)
 # A submission waits at most this long for a VM before it ends with a reason.
 HIPJUDGE_QUEUE_TIMEOUT = env_int("HIPJUDGE_QUEUE_TIMEOUT", 3600, minimum=10)
 # Dispatch attempts per submission: a VM lost mid-job re-queues it once, then it ends in ERROR.

@@ -17,12 +17,14 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from billing.guards import PaymentRequired, submission_refusal
 from config.exceptions import ApplicationError, ConflictError, NotFoundError, QuotaExceeded
 from config.queue import enqueue
 from fleets.models import Fleet
+from submissions.lookups import pool_for_submission, problem_for_submission
 from submissions.models import (
     ACTIVE_STATUSES,
     TERMINAL_STATUSES,
@@ -66,14 +68,18 @@ def lock_submission(submission_id: uuid.UUID | str) -> Submission | None:
     return Submission.objects.select_for_update().filter(pk=submission_id).first()
 
 
+def _event_rows(submission: Submission, events: list[EventIn], *, after: int) -> list[SubmissionEvent]:
+    """The events as rows numbered from after + 1 (not saved)."""
+    now = timezone.now()
+    return [SubmissionEvent(submission=submission, seq=after + offset, type=event.type,
+                            payload=event.payload, at=event.at or now, attempt=event.attempt,
+                            agent_seq=event.agent_seq)
+            for offset, event in enumerate(events, start=1)]
+
+
 def append_events_locked(submission: Submission, events: list[EventIn]) -> list[SubmissionEvent]:
     """Number and store events of a submission whose row the caller holds locked."""
-    now = timezone.now()
-    rows = []
-    for offset, event in enumerate(events, start=1):
-        rows.append(SubmissionEvent(
-            submission=submission, seq=submission.last_seq + offset, type=event.type, payload=event.payload,
-            at=event.at or now, attempt=event.attempt, agent_seq=event.agent_seq))
+    rows = _event_rows(submission, events, after=submission.last_seq)
     if rows:
         SubmissionEvent.objects.bulk_create(rows)
         submission.last_seq += len(rows)
@@ -136,13 +142,11 @@ def _resolve(problem_slug: str, pool: str | None, language: str, mode: str) -> t
                                {"field": "language"})
     if mode not in Mode.values:
         raise ApplicationError(f"mode: {mode!r} is not one of {', '.join(Mode.values)}.", {"field": "mode"})
-    # The bundle is only needed by the runner: do not load and parse it on every POST.
-    problem = (Problem.objects.select_related("current_version").filter(slug=problem_slug, is_active=True)
-               .defer("current_version__bundle", "current_version__statement", "current_version__templates").first())
+    problem = problem_for_submission(slug=problem_slug)
     if problem is None or problem.current_version is None:
         raise ApplicationError(f"problem: there is no problem {problem_slug!r}.", {"field": "problem"})
     pool_name = pool or settings.HIPJUDGE_DEFAULT_POOL
-    fleet = Fleet.objects.filter(name=pool_name, enabled=True).first()
+    fleet = pool_for_submission(name=pool_name)
     if fleet is None:
         raise ApplicationError(f"pool: there is no pool {pool_name!r} taking submissions.", {"field": "pool"})
     if language in fleet.compile_only_languages and mode != Mode.COMPILE:
@@ -160,12 +164,15 @@ def _resolve(problem_slug: str, pool: str | None, language: str, mode: str) -> t
 
 def _quota_problem(user: User) -> str | None:
     now = timezone.now()
-    mine = Submission.objects.filter(user=user).exclude(status=Status.REJECTED)
+    # Both counts in one query (one round trip); the daily limit is still reported first.
+    counts = Submission.objects.filter(user=user).exclude(status=Status.REJECTED).aggregate(
+        daily=Count("pk", filter=Q(created_at__gte=now - timedelta(days=1))),
+        active=Count("pk", filter=Q(status__in=ACTIVE_STATUSES)))
     daily = settings.HIPJUDGE_QUOTA_DAILY
-    if mine.filter(created_at__gte=now - timedelta(days=1)).count() >= daily:
+    if counts["daily"] >= daily:
         return f"You reached the limit of {daily} submissions in 24 hours; try again later."
     concurrent = settings.HIPJUDGE_QUOTA_CONCURRENT
-    if mine.filter(status__in=ACTIVE_STATUSES).count() >= concurrent:
+    if counts["active"] >= concurrent:
         return (f"You already have {concurrent} submission(s) queued or running; "
                 "wait for one to finish or cancel it.")
     return None
@@ -180,18 +187,23 @@ def submission_create(*, user: User, problem: str, language: str, source: Any,
     now = timezone.now()
     with transaction.atomic():
         # Serialize one user's submissions so two simultaneous requests cannot both pass the quota.
-        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        list(get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True))
         over = _quota_problem(user)
         # Out of GPU credit or over the user's monthly spend cap on a paid pool: REJECTED too (402).
         unpaid = None if over is not None else submission_refusal(user=user, fleet=fleet)
         assert problem_obj.current_version is not None  # checked by _resolve
-        submission = Submission.objects.create(
+        submission = Submission(
             user=user, problem=problem_obj, problem_version=problem_obj.current_version, fleet=fleet,
             language=language, mode=mode, source=source, queued_at=now, status=Status.IN_QUEUE)
         if over is not None or unpaid is not None:  # kept as the record of the refusal; never queued
+            submission.save(force_insert=True)
             finish_locked(submission, status=Status.REJECTED, reason=over or unpaid or "")
         else:
-            append_events_locked(submission, [EventIn("STATUS", {"status": Status.IN_QUEUE, "pool": fleet.name})])
+            # Inserted with its first event already counted in last_seq: no UPDATE after the event.
+            submission.last_seq = 1
+            submission.save(force_insert=True)
+            SubmissionEvent.objects.bulk_create(_event_rows(
+                submission, [EventIn("STATUS", {"status": Status.IN_QUEUE, "pool": fleet.name})], after=0))
             transaction.on_commit(lambda: enqueue("submissions.tasks.dispatch", str(fleet.pk), save=False))
     if over is not None:
         raise QuotaExceeded(over, {"submission": str(submission.pk), "status": Status.REJECTED})

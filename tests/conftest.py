@@ -16,6 +16,15 @@ ROOT = Path(__file__).resolve().parents[1]
 PROBLEMS = ROOT / "problems"
 
 
+@pytest.fixture(autouse=True)
+def fresh_submission_lookups() -> None:
+    """Each test's pools and problems are new rows (the previous test's were rolled back without
+    signals): nothing cached by an earlier test may be served to this one."""
+    from submissions.lookups import lookups_clear
+
+    lookups_clear()
+
+
 @pytest.fixture
 def make_user(db: Any) -> Callable[..., Any]:
     from django.contrib.auth import get_user_model

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -145,3 +146,50 @@ def test_it_refuses_anonymous_submissions(api_as: Any) -> None:
     response = api_as(None).post(URL, body(), format="json")
     assert response.status_code == 401
     assert set(response.json()) == {"message", "extra"}
+
+
+def test_a_pool_disabled_in_this_process_is_refused_at_once(owner: Any, api_as: Any, local_pool: Any,
+                                                            settings: Any) -> None:
+    settings.HIPJUDGE_LOOKUP_CACHE_TTL = 3600  # the pool row is cached by the first POST
+    settings.HIPJUDGE_QUOTA_CONCURRENT = 10
+    client = api_as(owner)
+    assert client.post(URL, body(), format="json").status_code == 201
+    local_pool.enabled = False
+    local_pool.save()  # post_save empties this process's cache
+    refused = client.post(URL, body(), format="json")
+    assert refused.status_code == 400
+    assert refused.json()["message"] == "pool: there is no pool 'local' taking submissions."
+
+
+def test_an_edit_made_elsewhere_is_seen_after_the_lookup_ttl(owner: Any, api_as: Any, local_pool: Any,
+                                                             settings: Any) -> None:
+    settings.HIPJUDGE_LOOKUP_CACHE_TTL = 0.3
+    settings.HIPJUDGE_QUOTA_CONCURRENT = 10
+    client = api_as(owner)
+    assert client.post(URL, body(), format="json").status_code == 201
+    # Another process's edit: a plain UPDATE, no signal reaches this process.
+    type(local_pool).objects.filter(pk=local_pool.pk).update(enabled=False)
+    time.sleep(0.4)
+    assert client.post(URL, body(), format="json").status_code == 400
+
+
+def test_without_the_lookup_cache_every_post_reads_the_pool(owner: Any, api_as: Any, local_pool: Any,
+                                                           settings: Any) -> None:
+    settings.HIPJUDGE_LOOKUP_CACHE_TTL = 0
+    settings.HIPJUDGE_QUOTA_CONCURRENT = 10
+    client = api_as(owner)
+    assert client.post(URL, body(), format="json").status_code == 201
+    type(local_pool).objects.filter(pk=local_pool.pk).update(enabled=False)
+    assert client.post(URL, body(), format="json").status_code == 400
+
+
+def test_callers_get_their_own_copy_of_a_cached_pool(local_pool: Any, settings: Any) -> None:
+    from submissions.lookups import pool_for_submission
+
+    settings.HIPJUDGE_LOOKUP_CACHE_TTL = 3600
+    pool_for_submission(name="local")  # read and cached
+    first = pool_for_submission(name="local")  # from the cache
+    assert first is not None
+    first.max_vms = 999
+    again = pool_for_submission(name="local")
+    assert again is not None and again is not first and again.max_vms == local_pool.max_vms
