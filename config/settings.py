@@ -75,6 +75,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.middleware.SyncMiddlewareChain",  # last: the chain runs in one thread under ASGI (see there)
 ]
 
 ROOT_URLCONF = "config.urls"
