@@ -2,12 +2,25 @@
 open while other requests are timed.
 
     .venv/bin/python bench/api_load.py [--pg postgres://postgres@127.0.0.1:5432] [--broker orm|redis]
-                                       [--posts 2000] [--concurrency 16] [--streams 200] [--probes 300]
+        [--client auto|wrk|python] [--runs 2] [--duration 20] [--posts 2000] [--concurrency 16]
+        [--web-workers 2] [--uvicorn-args "--loop asyncio --http h11"] [--raise-quotas]
+        [--streams 200] [--probes 300]
 
-A throwaway PostgreSQL database (SQLite with --pg ''), uvicorn serving config.asgi, no worker (the
-submissions stay queued, so their event streams stay open). Clients are threads with kept-alive
-HTTP/1.1 connections (POSTs) and one asyncio loop holding the SSE connections; they run on the
-same machine as the server and compete with it for the CPU.
+A throwaway PostgreSQL database (SQLite with --pg ''), uvicorn serving config.asgi, no worker: the
+submissions stay queued (the queue grows with every POST; its length is printed) and their event
+streams stay open.
+
+Quotas stay at their defaults (100 a day, 2 concurrent per user): users and their API tokens are
+created up front and each user posts at most as often as the concurrent quota, so every POST runs
+the quota check for real and is accepted. --raise-quotas instead raises both quotas to 1,000,000 for
+the server (and says so) and 50 users post everything.
+
+Client: `wrk` (Debian package wrk, with bench/wrk_post.lua) when installed: a C load generator that
+takes a few percent of a core. Otherwise, or with --client python, Python threads with kept-alive
+HTTP/1.1 connections, which take a good part of a core from the server on a small machine. Either
+way the client runs on this machine, with the concurrency given, after a warm-up that is not
+counted. Each run prints the client, its exact command, the result, and the CPU that the web
+processes and the PostgreSQL backends of the bench database spent per request.
 """
 
 from __future__ import annotations
@@ -15,17 +28,34 @@ from __future__ import annotations
 import argparse
 import asyncio
 import http.client
+import importlib.util
 import json
+import math
+import os
+import shlex
+import shutil
+import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from platform_env import Platform, header, pct, row  # noqa: E402
+from platform_env import (  # noqa: E402
+    Platform,
+    header,
+    pct,
+    pg_backends_cpu_seconds,
+    row,
+    tree_cpu_seconds,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
+WRK_SCRIPT = Path(__file__).resolve().parent / "wrk_post.lua"
+DEFAULT_DAILY, DEFAULT_CONCURRENT = 100, 2  # config/settings.py defaults, kept unless --raise-quotas
+MAX_RATE = 400  # req/s no run here can reach: sizes the users of a wrk run (which lasts --duration)
 
 
 def main() -> int:
@@ -33,87 +63,131 @@ def main() -> int:
     parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
     parser.add_argument("--broker", choices=("orm", "redis"), default="redis")
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/9")
-    parser.add_argument("--posts", type=int, default=2000)
-    parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--users", type=int, default=50)
+    parser.add_argument("--client", choices=("auto", "wrk", "python"), default="auto")
+    parser.add_argument("--runs", type=int, default=2, help="measured POST runs, one after the other")
+    parser.add_argument("--duration", type=int, default=20, help="seconds per run (wrk)")
+    parser.add_argument("--posts", type=int, default=2000, help="POSTs per run (python client)")
+    parser.add_argument("--warmup", type=float, default=3.0, help="seconds of POSTs before each run, not counted")
+    parser.add_argument("--concurrency", type=int, default=16, help="connections")
+    parser.add_argument("--threads", type=int, default=2, help="wrk threads")
+    parser.add_argument("--web-workers", type=int, default=2)
+    parser.add_argument("--uvicorn-args", default="", help="more uvicorn options, e.g. '--loop asyncio --http h11'")
+    parser.add_argument("--raise-quotas", action="store_true")
     parser.add_argument("--streams", type=int, default=200)
     parser.add_argument("--probes", type=int, default=300)
-    parser.add_argument("--web-workers", type=int, default=1)
     args = parser.parse_args()
-    platform = Platform(pg_server=args.pg or None, redis_url=args.redis_url if args.broker == "redis" else None)
+    if args.client == "auto":
+        args.client = "wrk" if shutil.which("wrk") else "python"
+    if args.client == "wrk" and not shutil.which("wrk"):
+        parser.error("--client wrk: wrk is not installed (apt-get install wrk)")
+    quotas = ({"HIPJUDGE_QUOTA_DAILY": "1000000", "HIPJUDGE_QUOTA_CONCURRENT": "1000000"} if args.raise_quotas else
+              {"HIPJUDGE_QUOTA_DAILY": str(DEFAULT_DAILY), "HIPJUDGE_QUOTA_CONCURRENT": str(DEFAULT_CONCURRENT)})
+    platform = Platform(pg_server=args.pg or None, redis_url=args.redis_url if args.broker == "redis" else None,
+                        extra_env=quotas)
     try:
         return run(platform, args)
     finally:
         platform.close()
 
 
+@dataclass
+class Result:
+    """One measured POST run."""
+
+    command: str
+    wall_s: float
+    statuses: dict[int, int]
+    latencies_ms: dict[str, float]  # p50 p95 p99 max
+    socket_errors: int = 0
+    exhausted: int = 0
+    client_cpu_s: float = 0.0
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def requests(self) -> int:
+        return sum(self.statuses.values())
+
+
+class Users:
+    """API tokens created up front; runs take consecutive, unused slices of them."""
+
+    def __init__(self, platform: Platform, count: int) -> None:
+        from django.contrib.auth import get_user_model
+        from django.contrib.auth.hashers import make_password
+        from rest_framework.authtoken.models import Token
+
+        user_model = get_user_model()
+        unusable = make_password(None)
+        users = user_model.objects.bulk_create(
+            [user_model(username=f"load{i}", password=unusable) for i in range(count)])
+        Token.objects.bulk_create([Token(user=u, key=Token.generate_key()) for u in users])
+        by_user = dict(Token.objects.values_list("user_id", "key"))
+        self.tokens = [by_user[u.pk] for u in users]
+        self.path = platform.tmp / "tokens.txt"
+        self.path.write_text("\n".join(self.tokens) + "\n")
+        self.next = 0
+
+    def take(self, count: int) -> tuple[int, int]:
+        first, self.next = self.next, min(len(self.tokens), self.next + count)
+        return first, self.next
+
+
 def run(platform: Platform, args: argparse.Namespace) -> int:
     from django.conf import settings
-    from django.contrib.auth import get_user_model
-    from rest_framework.authtoken.models import Token
 
-    users = [get_user_model().objects.create_user(f"load{i}", password="load-password") for i in range(args.users)]
-    tokens = [Token.objects.create(user=u).key for u in users]
-    url = platform.start_web(args.web_workers)
+    if args.raise_quotas:  # 50 users take turns (each request the next user), posting without limit
+        per_user, warm_users, run_users = 1, 50, 50
+        users_needed = 50
+    else:  # fresh users for every run and warm-up, each posting at most the concurrent quota
+        per_user = DEFAULT_CONCURRENT
+        warm_users = math.ceil(MAX_RATE * args.warmup / per_user) + args.concurrency
+        run_users = math.ceil((MAX_RATE * args.duration if args.client == "wrk" else args.posts) / per_user)
+        run_users += args.concurrency
+        users_needed = (warm_users + run_users) * args.runs
+    users = Users(platform, users_needed)
+    url = platform.start_web(args.web_workers, shlex.split(args.uvicorn_args))
     parts = urlsplit(url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
     source = (ROOT / "problems/vector-add/solutions/cpp.cpp").read_text()
     body = json.dumps({"problem": "vector-add", "language": "cpp", "source": source, "mode": "check"})
+    body_path = platform.tmp / "body.json"
+    body_path.write_text(body)
 
-    # ---- POST throughput ----------------------------------------------------------------------
-    latencies: list[float] = []
-    created: list[tuple[str, str]] = []
-    errors: list[str] = []
-    counter = iter(range(args.posts))
-    lock = threading.Lock()
-
-    def poster(worker: int) -> None:
-        conn = http.client.HTTPConnection(host, port, timeout=30)
-        while True:
-            with lock:
-                i = next(counter, None)
-            if i is None:
-                return
-            token = tokens[i % len(tokens)]
-            start = time.perf_counter()
-            try:
-                conn.request("POST", "/api/v1/submissions", body=body, headers={
-                    "Authorization": f"Token {token}", "Content-Type": "application/json"})
-                response = conn.getresponse()
-                data = response.read()
-            except (OSError, http.client.HTTPException) as exc:
-                conn.close()
-                conn = http.client.HTTPConnection(host, port, timeout=30)
-                with lock:
-                    errors.append(repr(exc))
-                continue
-            elapsed = (time.perf_counter() - start) * 1000
-            with lock:
-                latencies.append(elapsed)
-                if response.status == 201:
-                    created.append((json.loads(data)["id"], token))
-                else:
-                    errors.append(f"HTTP {response.status}: {data[:200]!r}")
-
-    threads = [threading.Thread(target=poster, args=(w,)) for w in range(args.concurrency)]
-    began = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    wall = time.perf_counter() - began
     database = "PostgreSQL" if settings.IS_POSTGRES else "SQLite"
     broker = "Redis" if settings.REDIS_URL else "ORM"
-    print(f"\nPOST /api/v1/submissions: {database}, {broker} broker, uvicorn x{args.web_workers}, "
-          f"{args.concurrency} client threads, {args.users} users")
-    print(f"  requests {len(latencies)}  created {len(created)}  errors {len(errors)}  "
-          f"wall {wall:.1f} s  throughput {len(created) / wall:.1f} req/s")
-    print(f"  latency p50 {pct(latencies, 50):.1f} ms  p95 {pct(latencies, 95):.1f} ms  "
-          f"p99 {pct(latencies, 99):.1f} ms  max {max(latencies):.1f} ms")
-    if errors:
-        print(f"  first error: {errors[0]}")
+    loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
+    parser = "httptools" if importlib.util.find_spec("httptools") else "h11"
+    print(f"\nPOST /api/v1/submissions: {database}, {broker} broker, uvicorn x{args.web_workers} "
+          f"({args.uvicorn_args or f'auto: {loop} loop, {parser} parser'}), client {args.client}, "
+          f"{args.concurrency} connections, on this {os.cpu_count()}-CPU machine")
+    print(f"  server: {shlex.join(platform.web_command)}")
+    if args.raise_quotas:
+        print("  quotas RAISED for this bench: HIPJUDGE_QUOTA_DAILY=HIPJUDGE_QUOTA_CONCURRENT=1000000, 50 users")
+    else:
+        print(f"  quotas at their defaults ({DEFAULT_DAILY} a day, {DEFAULT_CONCURRENT} concurrent per user): "
+              f"{users_needed} users, each posting at most {per_user} times")
+
+    from submissions.models import Status, Submission
+
+    web_pid = platform.web.pid
+    for number in range(1, args.runs + 1):
+        warm = (0, 50) if args.raise_quotas else users.take(warm_users)
+        measured = (0, 50) if args.raise_quotas else users.take(run_users)
+        if args.warmup > 0:  # imports, URL resolver, connection pools, caches: not what is measured
+            post(args, url, host, port, users, body, body_path, warm, per_user, args.warmup, None)
+        queued_before = Submission.objects.filter(status=Status.IN_QUEUE).count()
+        web_cpu, pg_cpu = tree_cpu_seconds(web_pid), pg_cpu_seconds(platform)
+        result = post(args, url, host, port, users, body, body_path, measured, per_user, args.duration,
+                      args.posts)
+        if args.raise_quotas:
+            result.exhausted = 0  # taking turns round the 50 users is the point there
+        web_cpu = tree_cpu_seconds(web_pid) - web_cpu
+        pg_cpu = pg_cpu_seconds(platform) - pg_cpu
+        report(number, result, queued_before, web_cpu, pg_cpu if platform.pg_db else None)
 
     # ---- SSE streams held while other requests are timed ---------------------------------------
+    created = [(str(sid), key) for sid, key in Submission.objects.filter(status=Status.IN_QUEUE).order_by(
+        "-created_at").values_list("id", "user__auth_token__key")[: max(args.streams, 50)]]
     targets = created[: args.streams]
     holder = StreamHolder(host, port, targets)
     holder.start()
@@ -122,7 +196,7 @@ def run(platform: Platform, args: argparse.Namespace) -> int:
     probe_ms: list[float] = []
     conn = http.client.HTTPConnection(host, port, timeout=30)
     for i in range(args.probes):
-        sid, token = created[-1 - (i % 50)]
+        sid, token = created[i % min(50, len(created))]
         path = f"/api/v1/submissions/{sid}" if i % 2 else "/api/v1/problems"
         start = time.perf_counter()
         conn.request("GET", path, headers={"Authorization": f"Token {token}"})
@@ -155,6 +229,121 @@ def run(platform: Platform, args: argparse.Namespace) -> int:
     print(row(f"other requests ({len(probe_ms)})", probe_ms))
     print(row(f"event -> SSE client ({len(delivery)})", delivery or [float("nan")]))
     return 0
+
+
+def pg_cpu_seconds(platform: Platform) -> float:
+    return pg_backends_cpu_seconds(platform.pg_db) if platform.pg_db else 0.0
+
+
+def post(args: argparse.Namespace, url: str, host: str, port: int, users: Users, body: str, body_path: Path,
+         slice_: tuple[int, int], per_user: int, duration: float, posts: int | None) -> Result:
+    """POSTs as the users of slice_ (first, last): for `duration` s with wrk; `posts` of them with the
+    Python client (for `duration` s when posts is None: the warm-up)."""
+    if args.client == "wrk":
+        return post_wrk(args, url, users, body_path, slice_, per_user, duration)
+    return post_python(args, host, port, users, body, slice_, per_user, duration, posts)
+
+
+def post_wrk(args: argparse.Namespace, url: str, users: Users, body_path: Path, slice_: tuple[int, int],
+             per_user: int, duration: float) -> Result:
+    command = ["wrk", "-t", str(args.threads), "-c", str(args.concurrency), "-d", f"{max(1, round(duration))}s",
+               "-s", str(WRK_SCRIPT), f"{url}/api/v1/submissions", "--", str(users.path), str(body_path),
+               str(slice_[0]), str(slice_[1]), str(per_user), str(args.threads)]
+    out_path = users.path.with_name("wrk.out")
+    with out_path.open("w") as out:
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        _, wait_status, usage = os.wait4(proc.pid, 0)  # wait4: wrk's own CPU time, for the report
+    proc.returncode = os.waitstatus_to_exitcode(wait_status)
+    output = out_path.read_text()
+    line = next((ln for ln in output.splitlines() if ln.startswith("WRK_RESULT ")), None)
+    if line is None:
+        raise RuntimeError(f"wrk gave no result (exit {proc.returncode}):\n{output}")
+    data = json.loads(line.removeprefix("WRK_RESULT "))
+    return Result(command=shlex.join(command), wall_s=data["duration_us"] / 1e6,
+                  statuses={int(k): v for k, v in data["statuses"].items()},
+                  latencies_ms={k: data[k] for k in ("p50", "p95", "p99", "max")},
+                  socket_errors=data["socket_errors"], exhausted=data["exhausted"],
+                  client_cpu_s=usage.ru_utime + usage.ru_stime)
+
+
+def post_python(args: argparse.Namespace, host: str, port: int, users: Users, body: str, slice_: tuple[int, int],
+                per_user: int, duration: float, count: int | None) -> Result:
+    """Threads with kept-alive connections; `count` POSTs, or as many as fit in `duration` s."""
+    latencies: list[float] = []
+    statuses: dict[int, int] = {}
+    errors: list[str] = []
+    counter = iter(range(count if count is not None else 10**9))
+    deadline = time.perf_counter() + (duration if count is None else 10**9)
+    lock = threading.Lock()
+    exhausted = 0
+    first, last = slice_
+
+    def poster() -> None:
+        nonlocal exhausted
+        conn = http.client.HTTPConnection(host, port, timeout=30)
+        while time.perf_counter() < deadline:
+            with lock:
+                i = next(counter, None)
+            if i is None:
+                return
+            user = first + i // per_user
+            if user >= last:
+                with lock:
+                    exhausted += 1
+                user = first + (user - first) % (last - first)
+            start = time.perf_counter()
+            try:
+                conn.request("POST", "/api/v1/submissions", body=body, headers={
+                    "Authorization": f"Token {users.tokens[user]}", "Content-Type": "application/json"})
+                response = conn.getresponse()
+                data = response.read()
+            except (OSError, http.client.HTTPException) as exc:
+                conn.close()
+                conn = http.client.HTTPConnection(host, port, timeout=30)
+                with lock:
+                    errors.append(repr(exc))
+                continue
+            elapsed = (time.perf_counter() - start) * 1000
+            with lock:
+                latencies.append(elapsed)
+                statuses[response.status] = statuses.get(response.status, 0) + 1
+                if response.status != 201 and len(errors) < 5:
+                    errors.append(f"HTTP {response.status}: {data[:200]!r}")
+
+    threads = [threading.Thread(target=poster) for _ in range(args.concurrency)]
+    cpu = time.process_time()
+    began = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - began
+    what = f"{count} POSTs" if count is not None else f"{duration:.0f} s of POSTs"
+    return Result(command=f"Python client in this process: {args.concurrency} threads, http.client keep-alive, {what}",
+                  wall_s=wall, statuses=statuses,
+                  latencies_ms={"p50": pct(latencies, 50), "p95": pct(latencies, 95), "p99": pct(latencies, 99),
+                                "max": max(latencies, default=float("nan"))},
+                  socket_errors=len([e for e in errors if not e.startswith("HTTP")]), exhausted=exhausted,
+                  client_cpu_s=time.process_time() - cpu, errors=errors)
+
+
+def report(number: int, result: Result, queued_before: int, web_cpu: float, pg_cpu: float | None) -> None:
+    created = result.statuses.get(201, 0)
+    others = {k: v for k, v in sorted(result.statuses.items()) if k != 201}
+    lat = result.latencies_ms
+    n = max(result.requests, 1)
+    print(f"\n  run {number}: {result.command}")
+    print(f"    requests {result.requests}  created (201) {created}  other statuses {others or 'none'}  "
+          f"socket errors {result.socket_errors}  wall {result.wall_s:.1f} s  queue at start {queued_before}")
+    print(f"    throughput {created / result.wall_s:.1f} req/s   latency p50 {lat['p50']:.1f} ms  "
+          f"p95 {lat['p95']:.1f} ms  p99 {lat['p99']:.1f} ms  max {lat['max']:.1f} ms")
+    pg = f", PostgreSQL {pg_cpu / n * 1000:.1f} ms" if pg_cpu is not None else ""
+    print(f"    CPU per request: web {web_cpu / n * 1000:.1f} ms{pg}, client {result.client_cpu_s / n * 1000:.1f} ms; "
+          f"load average {os.getloadavg()[0]:.1f}")
+    if result.exhausted:
+        print(f"    WARNING: {result.exhausted} requests reused a user (not enough users): 429s expected")
+    for error in result.errors[:1]:
+        print(f"    first error: {error}")
 
 
 class StreamHolder:

@@ -84,12 +84,13 @@ class Platform:
                 raise RuntimeError("qcluster did not start: " + (self.tmp / "worker.log").read_text()[-2000:])
             time.sleep(0.2)
 
-    def start_web(self, workers: int = 1) -> str:
+    def start_web(self, workers: int = 1, extra_args: list[str] | None = None) -> str:
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             port = sock.getsockname()[1]
-        self.spawn([sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port",
-                    str(port), "--no-access-log", "--workers", str(workers)], "web")
+        self.web_command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1",
+                            "--port", str(port), "--no-access-log", "--workers", str(workers), *(extra_args or [])]
+        self.web = self.spawn(self.web_command, "web")
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
         while True:
@@ -123,6 +124,38 @@ class Platform:
 
             connections.close_all()
             self._pg(f'DROP DATABASE IF EXISTS "{self.pg_db}" WITH (FORCE)')
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU of one process (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU of a process and its children (uvicorn's supervisor and its workers)."""
+    try:
+        children = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        children = []
+    return _cpu_seconds(pid) + sum(_cpu_seconds(c) for c in children)
+
+
+def pg_backends_cpu_seconds(database: str) -> float:
+    """CPU of the PostgreSQL processes serving one database (its backends, autovacuum included)."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if database.encode() not in (entry / "cmdline").read_bytes():
+                    continue
+            except OSError:
+                continue
+            total += _cpu_seconds(int(entry.name))
+    return total
 
 
 def pct(values: list[float], q: float) -> float:
