@@ -134,6 +134,7 @@ class SandboxedProcess:
 class Sandbox:
     mode = "none"
     secure = False
+    mounts_box = False  # the box appears at /box inside the sandbox; without one, paths point at it
 
     def __init__(self, hidden: Iterable[Path] = ()) -> None:
         self.hidden = [Path(p).resolve() for p in hidden]
@@ -182,7 +183,9 @@ class Sandbox:
 
     def translate(self, box: Path, inside: str) -> str:
         """The host path of a path inside the sandbox (identity where there is no mount namespace)."""
-        return inside.replace(BOX, str(box), 1) if inside.startswith(BOX) else inside
+        if self.mounts_box or not inside.startswith(BOX):
+            return inside
+        return inside.replace(BOX, str(box), 1)
 
     def command(self, argv: list[str], *, box: Path, device: str, env: dict[str, str]) -> tuple[list[str], str]:
         # Without a sandbox the "/box" paths in argv point at the real box directory.
@@ -195,9 +198,7 @@ class Sandbox:
 class BwrapSandbox(Sandbox):
     mode = "bwrap"
     secure = True
-
-    def translate(self, box: Path, inside: str) -> str:
-        return inside
+    mounts_box = True
 
     def command(self, argv: list[str], *, box: Path, device: str, env: dict[str, str]) -> tuple[list[str], str]:
         args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session"]
@@ -237,9 +238,7 @@ class BwrapSandbox(Sandbox):
 class DockerSandbox(Sandbox):
     mode = "docker"
     secure = True
-
-    def translate(self, box: Path, inside: str) -> str:
-        return inside
+    mounts_box = True
 
     def command(self, argv: list[str], *, box: Path, device: str, env: dict[str, str]) -> tuple[list[str], str]:
         args = docker_run_args(box=box, device=device, env={**env, "PYTHONPATH": AGENT_ROOT,

@@ -8,20 +8,12 @@ from typing import Any
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from web.units import SHORT, format_ms
+
 ROW_H = 30
 LABEL_W = 110
 VALUE_W = 190
 BAR_W = 420
-
-
-def _fmt_ms(value: float) -> str:
-    if value >= 100:
-        return f"{value:.0f} ms"
-    if value >= 1:
-        return f"{value:.2f} ms"
-    if value >= 0.001:
-        return f"{value * 1000:.1f} µs"
-    return f"{value * 1e6:.0f} ns"
 
 
 def _n(value: float) -> str:
@@ -50,7 +42,7 @@ def benchmark_chart(cases: list[dict[str, Any]]) -> SafeString:
         mean = float(case["mean_ms"])
         median = float(case.get("median_ms") or mean)
         rate = case.get("gbps")
-        label = _fmt_ms(mean) + (f" · {rate:.1f} GB/s" if isinstance(rate, int | float) else "")
+        label = _short_ms(mean) + (f" · {rate:.1f} GB/s" if isinstance(rate, int | float) else "")
         bar_h = ROW_H - 10
         parts.append(format_html(
             '<g><text x="{}" y="{}" class="chart-label" text-anchor="end">{}</text>'
@@ -58,7 +50,7 @@ def benchmark_chart(cases: list[dict[str, Any]]) -> SafeString:
             '<line x1="{}" x2="{}" y1="{}" y2="{}" class="chart-median"/>'
             '<text x="{}" y="{}" class="chart-value">{}</text></g>',
             LABEL_W - 8, y + 15, case.get("case", f"case {i + 1}"),
-            LABEL_W, y, _n(max(1.0, x(mean) - LABEL_W)), bar_h, f"mean {_fmt_ms(mean)}, median {_fmt_ms(median)}",
+            LABEL_W, y, _n(max(1.0, x(mean) - LABEL_W)), bar_h, f"mean {_short_ms(mean)}, median {_short_ms(median)}",
             _n(x(min(median, top))), _n(x(min(median, top))), y - 2, y + bar_h + 2,
             _n(x(mean) + 6), y + 15, label))
     axis_y = 6 + len(rows) * ROW_H
@@ -67,5 +59,9 @@ def benchmark_chart(cases: list[dict[str, Any]]) -> SafeString:
         '<text x="{}" y="{}" class="chart-tick">0</text>'
         '<text x="{}" y="{}" class="chart-tick" text-anchor="end">{}</text></svg>',
         LABEL_W, LABEL_W + BAR_W, axis_y, axis_y, LABEL_W, axis_y + 16, LABEL_W + BAR_W, axis_y + 16,
-        escape(_fmt_ms(top))))
+        escape(_short_ms(top))))
     return mark_safe("".join(parts))  # noqa: S308 - every piece above went through format_html
+
+
+def _short_ms(value: float) -> str:
+    return format_ms(value, SHORT)

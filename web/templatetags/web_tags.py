@@ -7,6 +7,8 @@ from typing import Any
 
 from django import template
 
+from web.units import format_ms
+
 register = template.Library()
 
 STATUS_WORDS = {
@@ -35,15 +37,7 @@ def status_tone(status: str) -> str:
 
 @register.filter
 def ms(value: Any) -> str:
-    if not isinstance(value, int | float):
-        return "—"
-    if value >= 100:
-        return f"{value:.1f} ms"
-    if value >= 1:
-        return f"{value:.3f} ms"
-    if value >= 0.001:
-        return f"{value * 1000:.2f} µs"
-    return f"{value * 1e6:.0f} ns"
+    return format_ms(value) if isinstance(value, int | float) else "—"
 
 
 @register.filter
