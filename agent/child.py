@@ -209,9 +209,10 @@ def run_bench_case(runner: CaseRunner, case: dict[str, Any], box: Path, bench: d
     timed()
     runner.save_outputs(case, fresh_dir, ptrs)
     modified = runner.modified_inputs(ptrs, fresh_inputs)
+    flushed = dev.flush_bytes()  # before free_all: on the host it is the size of the case's buffers
     dev.free_all()
     return {"times_ms": times, "walls_ms": walls, "inputs_modified": modified, "verified": verified,
-            "flush_bytes": dev.flush_bytes()}
+            "flush_bytes": flushed}
 
 
 def main(argv: list[str]) -> int:
@@ -220,7 +221,7 @@ def main(argv: list[str]) -> int:
     box = spec_path.parent
     report = Report(box / "results.jsonl")
     try:
-        device = open_device(spec["device"])
+        device = open_device(spec["device"], box)
         library = ctypes.CDLL(str(box / "solution.so"), mode=ctypes.RTLD_GLOBAL)
         solution = library.solution
         solution.restype = None

@@ -214,6 +214,34 @@ def compile_solution(
                          target if ok else None)
 
 
+EVICT_SOURCE = Path(__file__).parent / "devices" / "evict.cpp"
+
+
+def build_evict_helper(cache_dir: Path) -> Path | None:
+    """The host device's cache-eviction helper, compiled once per toolchain into the cache.
+
+    Our own source, so it is compiled outside the sandbox. None when there is no g++ or it fails:
+    the host device then sweeps a buffer twice the size of the last-level cache instead."""
+    tc = toolchain("cpp")
+    if tc is None:
+        return None
+    source = EVICT_SOURCE.read_bytes()
+    key = hashlib.sha256(tc.version.encode() + b"\0" + source).hexdigest()[:24]
+    library = cache_dir / f"evict-{key}.so"
+    if library.is_file():
+        return library
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tmp = library.with_suffix(f".tmp{os.getpid()}")
+    try:
+        subprocess.run([tc.command, "-O2", "-fPIC", "-shared", "-o", str(tmp), str(EVICT_SOURCE)],
+                       check=True, capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        tmp.unlink(missing_ok=True)
+        return None
+    os.replace(tmp, library)
+    return library
+
+
 def scrub_paths(text: str, box: Path) -> str:
     """Compiler messages name files by their in-sandbox or host paths: show just the file name."""
     for prefix in (f"{box.resolve()}/", f"{box}/", f"{BOX}/"):

@@ -238,6 +238,8 @@ class Phase:
             self._fail("RUNTIME_ERROR", f"benchmark '{case.name}': timing cross-check failed: {implausible}")
             return
         payload.update(stats.as_dict())
+        flushed = line.get("flush_bytes")
+        payload["flush_bytes"] = flushed if isinstance(flushed, int) and flushed >= 0 else None  # as reported
         self.result.cases.append(payload)
         self.emit("BENCHMARK_RESULT", payload)
 

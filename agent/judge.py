@@ -13,10 +13,12 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from agent.compiler import CompileRejected, compile_solution
+from agent.compiler import CompileRejected, build_evict_helper, compile_solution
 from agent.config import AgentConfig
+from agent.devices.host import EVICT_LIBRARY
 from agent.harness import Phase, PhaseResult, clean_box
 from agent.limits import Limits
 from agent.problems import LANGUAGE_DEVICE_CLASS, LANGUAGES, Problem, ProblemError, problem_from_bundle
@@ -93,6 +95,14 @@ def judge(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.Even
     emit("RESULT", {"status": status, "reason": reason, "score_ms": summary.get("score_ms"), "summary": summary})
 
 
+def _place_evict_helper(config: AgentConfig, box: Path) -> None:
+    # Copied afresh before each phase: the previous phase's user code could write to the box.
+    (box / EVICT_LIBRARY).unlink(missing_ok=True)
+    helper = build_evict_helper(config.cache_dir)
+    if helper is not None:
+        shutil.copyfile(helper, box / EVICT_LIBRARY)
+
+
 def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.Event,
               box: Any) -> tuple[str, str, dict[str, Any]]:
     summary: dict[str, Any] = {"device": config.device, "language": spec.language, "mode": spec.mode}
@@ -127,6 +137,8 @@ def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.
     kinds = [("test", "CHECKING")] + ([("bench", "BENCHMARKING")] if spec.mode == "benchmark" else [])
     for kind, stage in kinds:
         emit("STATUS", {"status": stage})
+        if device == "host":
+            _place_evict_helper(config, box)
         phase = Phase(kind=kind, problem=spec.problem, cases=spec.problem.cases(kind, _device_class(device)),
                       device=device, sandbox=config.sandbox, box=box, limits=spec.limits, secret=secret,
                       emit=emit, cancel=cancel)

@@ -7,14 +7,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agent.devices.base import Device, DeviceError
 
 
-def open_device(name: str) -> Device:
+def open_device(name: str, box: Path | None = None) -> Device:
+    """`box` is the job's directory: the host device loads its cache-eviction helper from there."""
     if name == "host":
         from agent.devices.host import HostDevice
 
-        return HostDevice()
+        return HostDevice(box)
     if name in ("hip", "cuda"):
         from agent.devices.gpu import GpuDevice
 

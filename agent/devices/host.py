@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 _ALIGN = 64
+EVICT_LIBRARY = "evict.so"  # agent.compiler builds it; the judge copies it into the box
 
 
 def last_level_cache_bytes() -> int:
@@ -25,22 +26,42 @@ def last_level_cache_bytes() -> int:
     return best or 32 * 1024 * 1024
 
 
+def _load_evict(box: Path | None) -> Callable[[int, int], int] | None:
+    if box is None or not (box / EVICT_LIBRARY).is_file():
+        return None
+    try:
+        evict = ctypes.CDLL(str(box / EVICT_LIBRARY)).hj_evict
+    except (OSError, AttributeError):
+        return None
+    evict.restype = ctypes.c_int
+    evict.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    return evict  # type: ignore[no-any-return]
+
+
 class HostDevice:
+    """Each timed call starts from memory: the case's buffers are evicted from every cache level
+    (clflush, through the helper in the box), or, without the helper, a buffer of twice the
+    last-level cache is swept."""
+
     name = "host"
 
-    def __init__(self) -> None:
+    def __init__(self, box: Path | None = None) -> None:
         self._buffers: dict[int, np.ndarray] = {}
-        self._flush: np.ndarray | None = None
+        self._sizes: dict[int, int] = {}
+        self._evict = _load_evict(box)
+        self._sweep: np.ndarray | None = None
 
     def alloc(self, nbytes: int) -> int:
         raw = np.empty(max(nbytes, 1) + _ALIGN, dtype=np.uint8)
         offset = (-raw.ctypes.data) % _ALIGN
         ptr = raw.ctypes.data + offset
         self._buffers[ptr] = raw  # keeps the allocation alive for as long as the pointer is used
+        self._sizes[ptr] = max(nbytes, 1)
         return ptr
 
     def free_all(self) -> None:
         self._buffers.clear()
+        self._sizes.clear()
 
     def upload(self, ptr: int, host: np.ndarray) -> None:
         ctypes.memmove(ptr, host.ctypes.data, host.nbytes)
@@ -56,10 +77,23 @@ class HostDevice:
         fn()
         return (time.perf_counter_ns() - start) / 1e6
 
+    @property
+    def evicts_buffers(self) -> bool:
+        return self._evict is not None
+
     def flush_bytes(self) -> int:
+        if self._evict is not None:
+            return sum(self._sizes.values())
         return 2 * last_level_cache_bytes()
 
     def flush_cache(self) -> None:
-        if self._flush is None:
-            self._flush = np.zeros(self.flush_bytes() // 8, dtype=np.int64)
-        self._flush += 1  # writes every line: the previous contents of the cache are evicted
+        if self._evict is not None:
+            for ptr, size in self._sizes.items():
+                if not self._evict(ptr, size):
+                    self._evict = None  # no eviction instruction on this CPU: sweep from now on
+                    break
+            else:
+                return
+        if self._sweep is None:
+            self._sweep = np.zeros(self.flush_bytes() // 8, dtype=np.int64)
+        self._sweep += 1  # writes every line: the previous contents of the cache are evicted

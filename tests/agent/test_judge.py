@@ -79,6 +79,9 @@ def test_every_problems_cpp_solution_is_accepted_on_the_host(slug, judge_run_job
         assert 0 < bench["min_ms"] <= bench["median_ms"] <= bench["max_ms"]
         assert bench["min_ms"] <= bench["mean_ms"] <= bench["max_ms"]
         assert bench["std_ms"] >= 0
+        # Every timed call starts from memory: exactly the case's buffers were evicted (clflush).
+        assert bench["flush_bytes"] == sum(math.prod(p.shape_for(case.params)) * p.dtype.itemsize
+                                           for p in problem.signature if p.pointer)
         for key, count in (("gflops", problem.flop_count(case)), ("gbps", problem.byte_count(case))):
             if count:
                 assert bench[key] == pytest.approx(count / (bench["mean_ms"] / 1e3) / 1e9)
