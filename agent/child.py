@@ -160,7 +160,8 @@ class Mutator:
 def run_bench_case(runner: CaseRunner, case: dict[str, Any], box: Path, bench: dict[str, Any]) -> dict[str, Any]:
     """Warm up, then time until the standard error is small or the budget is spent. Every timed
     run sees slightly changed inputs and some runs, drawn at random after the call, keep their
-    output for the parent to verify; a last timed call on fresh inputs (set B) is re-checked too."""
+    output for the parent to verify. Then one timed call on each set of entirely fresh inputs
+    (B, C): the parent re-checks their outputs, and compares their times with the others."""
     dev = runner.device
     set_dir = box / case["dir"] / "A"
     ptrs, inputs = runner.prepare(case, set_dir)
@@ -180,18 +181,20 @@ def run_bench_case(runner: CaseRunner, case: dict[str, Any], box: Path, bench: d
     verified: list[dict[str, Any]] = []
     forced = int(rng.integers(0, bench["min_runs"]))  # one of the first runs is always kept
 
-    def timed() -> None:
+    def timed() -> tuple[float, float]:
         dev.flush_cache()
         dev.synchronize()
         wall_start = time.perf_counter()
-        times.append(dev.timed_call(call))
+        event_ms = dev.timed_call(call)
         dev.synchronize()
-        walls.append((time.perf_counter() - wall_start) * 1e3)
+        return event_ms, (time.perf_counter() - wall_start) * 1e3
 
     budget_end = time.perf_counter() + bench["budget_s"]
     while len(times) < bench["max_runs"]:
         mutator.apply()
-        timed()
+        event_ms, wall_ms = timed()
+        times.append(event_ms)
+        walls.append(wall_ms)
         run = len(times) - 1
         keep = run == forced or rng.random() < bench["verify_fraction"]
         if keep and len(verified) < bench["max_verified"]:
@@ -203,16 +206,23 @@ def run_bench_case(runner: CaseRunner, case: dict[str, Any], box: Path, bench: d
             if mean > 0 and stderr / mean < bench["rel_err"] or time.perf_counter() > budget_end:
                 break
     mutator.undo()
-    fresh_dir = box / case["dir"] / "B"
-    fresh_inputs: dict[str, np.ndarray] = {}
-    runner.load_inputs(case, fresh_dir, ptrs, fresh_inputs)
-    timed()
-    runner.save_outputs(case, fresh_dir, ptrs)
-    modified = runner.modified_inputs(ptrs, fresh_inputs)
+    fresh_ms: list[float] = []
+    fresh_walls: list[float] = []
+    modified: list[str] = []
+    for fresh_set in bench["fresh_sets"]:
+        fresh_dir = box / case["dir"] / fresh_set
+        fresh_inputs: dict[str, np.ndarray] = {}
+        runner.load_inputs(case, fresh_dir, ptrs, fresh_inputs)
+        event_ms, wall_ms = timed()
+        fresh_ms.append(event_ms)
+        fresh_walls.append(wall_ms)
+        runner.save_outputs(case, fresh_dir, ptrs)
+        modified += [name for name in runner.modified_inputs(ptrs, fresh_inputs) if name not in modified]
     flushed = dev.flush_bytes()  # before free_all: on the host it is the size of the case's buffers
     dev.free_all()
-    return {"times_ms": times, "walls_ms": walls, "inputs_modified": modified, "verified": verified,
-            "flush_bytes": flushed}
+    return {"times_ms": times, "walls_ms": walls, "fresh_ms": fresh_ms, "fresh_walls_ms": fresh_walls,
+            "inputs_modified": modified,
+            "verified": verified, "flush_bytes": flushed}
 
 
 def main(argv: list[str]) -> int:

@@ -17,7 +17,6 @@ import json
 import os
 import shutil
 import signal
-import statistics
 import sys
 import threading
 from collections.abc import Callable
@@ -31,21 +30,15 @@ from agent.limits import MIB, Limits, ProcessLimits
 from agent.problems import Case, Problem
 from agent.sandbox import BOX, DockerSandbox, Outcome, Sandbox
 from agent.stats import summarize
+from agent.timing_checks import MIN_RUNS, fresh_anomaly, implausible, timing_anomaly
 from agent.verify import apply_mutation, compare
 
 Emit = Callable[[str, dict[str, Any]], None]
 
-BENCH_DEFAULTS = {"warmup": 2, "min_runs": 3, "max_runs": 200, "rel_err": 0.005,
+FRESH_SETS = ("B", "C")  # input sets timed once each after the runs on set A
+BENCH_DEFAULTS: dict[str, Any] = {"warmup": 2, "min_runs": MIN_RUNS, "max_runs": 200, "rel_err": 0.005,
                   # Input elements changed before each timed run; share and cap of runs kept for verification.
-                  "mutations": 64, "verify_fraction": 0.1, "max_verified": 3}
-# What no kernel on a device can beat (bytes/s and FLOP/s with margin over the best hardware of the
-# class): a faster reported time is a forged or broken measurement, not a fast kernel.
-PEAK_GBPS = {"host": 1_000.0, "hip": 12_000.0, "cuda": 12_000.0}
-PEAK_GFLOPS = {"host": 20_000.0, "hip": 350_000.0, "cuda": 1_000_000.0}
-# GPU events must account for most of the wall clock around a call; below this the kernel ran work
-# the events did not see (another stream, a thread) and its time would be a lie.
-_MIN_EVENT_SHARE = 0.5
-_LAUNCH_SLACK_MS = 0.2
+                  "mutations": 64, "verify_fraction": 0.1, "max_verified": 3, "fresh_sets": list(FRESH_SETS)}
 _SIGNAL_HINTS = {
     signal.SIGSEGV: "segmentation fault (SIGSEGV): an out-of-bounds or invalid memory access",
     signal.SIGBUS: "bus error (SIGBUS): a misaligned or invalid memory access",
@@ -77,7 +70,7 @@ class Phase:
         self.problem, self.cases, self.device = problem, cases, device
         self.sandbox, self.box, self.limits = sandbox, box, limits
         self.secret, self.emit, self.cancel = secret, emit, cancel
-        self.sets = ("A",) if kind == "test" else ("A", "B")
+        self.sets = ("A",) if kind == "test" else ("A", *FRESH_SETS)
         self.result = PhaseResult()
         self._offset = 0
         self._current: int | None = None
@@ -203,12 +196,12 @@ class Phase:
         message = None
         if modified:
             message = f"solution modified its input {', '.join(map(str, modified))} (inputs are read-only)"
-        checked_set = self.sets[-1]  # benchmarks re-check the timed run on fresh inputs (set B)
-        if message is None:
-            message = self._check_outputs(index, checked_set)
-            if message and self.kind == "bench":
-                message = ("a timed run on fresh inputs gave a wrong result (are results cached across "
-                           f"calls, or is work done only on the first call?): {message}")
+        for checked_set in self.sets[1:] if self.kind == "bench" else self.sets:
+            if message is None:
+                message = self._check_outputs(index, checked_set)
+                if message and self.kind == "bench":
+                    message = ("a timed run on fresh inputs gave a wrong result (are results cached across "
+                               f"calls, or is work done only on the first call?): {message}")
         payload: dict[str, Any] = {"case": case.name, "index": index, "total": len(self.cases)}
         if self.kind == "test":
             payload.update(passed=message is None, message=message, seconds=line.get("seconds"))
@@ -221,21 +214,27 @@ class Phase:
             self._fail("WRONG_ANSWER", f"benchmark '{case.name}': {message}")
             return
         times, walls = line.get("times_ms"), line.get("walls_ms")
-        anomaly = self._timing_anomaly(times, walls)
+        anomaly = timing_anomaly(self.device, times, walls)
         if anomaly:
             self._fail("RUNTIME_ERROR", f"benchmark '{case.name}': timing cross-check failed: {anomaly}")
             return
-        assert isinstance(times, list) and isinstance(walls, list)
+        assert isinstance(times, list) and isinstance(walls, list)  # both checked by timing_anomaly
         message = self._check_sampled_runs(index, line.get("verified"), len(times))
         if message:
             self._fail("WRONG_ANSWER", f"benchmark '{case.name}': a timed run on changed inputs gave a wrong "
                        f"result (results cached or work skipped?): {message}")
             return
-        self._wall_ms_reported += sum(walls)
+        # After the outputs: a wrong result is the stronger verdict than a suspicious time.
+        anomaly = fresh_anomaly(times, line.get("fresh_ms"), line.get("fresh_walls_ms"), len(self.sets) - 1)
+        if anomaly:
+            self._fail("RUNTIME_ERROR", f"benchmark '{case.name}': timing cross-check failed: {anomaly}")
+            return
+        self._wall_ms_reported += sum(walls) + sum(line["fresh_walls_ms"])
         stats = summarize(times, flops=self.problem.flop_count(case), nbytes=self.problem.byte_count(case))
-        implausible = self._implausible(case, min(times))
-        if implausible:
-            self._fail("RUNTIME_ERROR", f"benchmark '{case.name}': timing cross-check failed: {implausible}")
+        bad = implausible(self.device, min(times), self.problem.byte_count(case), self.problem.flop_count(case),
+                          _env_float("HIPJUDGE_PEAK_GBPS"), _env_float("HIPJUDGE_PEAK_GFLOPS"))
+        if bad:
+            self._fail("RUNTIME_ERROR", f"benchmark '{case.name}': timing cross-check failed: {bad}")
             return
         payload.update(stats.as_dict())
         flushed = line.get("flush_bytes")
@@ -282,36 +281,6 @@ class Phase:
                 return f"run {run + 1}: {message}"
         return None
 
-    def _implausible(self, case: Case, best_ms: float) -> str | None:
-        seconds = best_ms / 1e3
-        nbytes, flops = self.problem.byte_count(case), self.problem.flop_count(case)
-        peak_gbps = float(os.environ.get("HIPJUDGE_PEAK_GBPS", PEAK_GBPS[self.device]))
-        peak_gflops = float(os.environ.get("HIPJUDGE_PEAK_GFLOPS", PEAK_GFLOPS[self.device]))
-        if seconds <= 0:
-            return "a timed run took no time at all"
-        if nbytes and nbytes / seconds / 1e9 > peak_gbps:
-            return (f"a run of {best_ms:.6f} ms would move {nbytes / seconds / 1e9:,.0f} GB/s, beyond any "
-                    f"{self.device} device ({peak_gbps:,.0f} GB/s)")
-        if flops and flops / seconds / 1e9 > peak_gflops:
-            return (f"a run of {best_ms:.6f} ms would compute {flops / seconds / 1e9:,.0f} GFLOPS, beyond any "
-                    f"{self.device} device ({peak_gflops:,.0f} GFLOPS)")
-        return None
-
-    def _timing_anomaly(self, times: Any, walls: Any) -> str | None:
-        if (not isinstance(times, list) or not isinstance(walls, list) or len(times) != len(walls)
-                or len(times) < BENCH_DEFAULTS["min_runs"]
-                or not all(isinstance(v, int | float) and v >= 0 for v in times + walls)):
-            return "the harness reported malformed timings"
-        for event_ms, wall_ms in zip(times, walls, strict=True):
-            if event_ms > wall_ms * 1.05 + 0.05:
-                return f"a call timed at {event_ms:.4f} ms took only {wall_ms:.4f} ms of wall clock"
-        if self.device != "host":
-            event_med, wall_med = statistics.median(times), statistics.median(walls)
-            if event_med < _MIN_EVENT_SHARE * wall_med - _LAUNCH_SLACK_MS:
-                return (f"GPU events measured {event_med:.4f} ms but each call took {wall_med:.4f} ms of wall "
-                        "clock: all work must run on the default stream inside solution()")
-        return None
-
     def _check_total_wall(self, outcome: Outcome) -> None:
         # The child's clocks run inside the process user code controls; ours does not.
         if self._wall_ms_reported / 1e3 > outcome.wall_s + 0.5:
@@ -337,6 +306,11 @@ class Phase:
                        "(exit code 0): solution must return normally")
         else:
             self._fail("RUNTIME_ERROR", f"the program exited with code {outcome.returncode}{where}")
+
+
+def _env_float(name: str) -> float | None:
+    value = os.environ.get(name)
+    return float(value) if value else None
 
 
 def _runtime_env(device: str) -> dict[str, str]:

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from agent.config import AgentConfig
+from agent.problems import parse_definition
 from tests.agent.conftest import (
     PROBLEMS_DIR,
     JudgeEvent,
@@ -251,6 +252,27 @@ def test_a_hostile_submission_is_contained_and_classified(case: Hostile, judge_t
     # Contained: nothing of the sandbox outlives the job, and the job's directory is gone.
     assert not wait_until_no_process_mentions(job_dir_name(job_id))
     assert not (judge_target.config.jobs_dir / job_dir_name(job_id)).exists()
+
+
+@pytest.mark.parametrize("file, status", [("incremental_update.cpp", "RUNTIME_ERROR"), (None, "ACCEPTED")],
+                         ids=["incremental_update", "honest"])
+def test_a_matmul_that_patches_its_last_result_is_caught_by_the_calls_on_fresh_inputs(
+        file: str | None, status: str, judge_target: Target):
+    """Every timed run changes 64 input elements: a kernel that remembers the last inputs and
+    result can patch C with rank-1 updates and be correct in O(changes x N). Only calls on entirely
+    fresh inputs show what the work really costs. 384^3 makes the gap ~10x; the honest solution on
+    the same case shows the check does not fire on real work."""
+    base = load_problem("matmul-fp32")
+    definition = {**base.definition, "tests": base.definition["tests"][:3],
+                  "benchmarks": [{"name": "384x384x384", "devices": ["host"],
+                                  "params": {"M": 384, "N": 384, "K": 384}}]}
+    problem = parse_definition(definition, base.reference_source)
+    path = CORPUS.parent / "corpus_matmul" / file if file else PROBLEMS_DIR / "matmul-fp32" / "solutions" / "cpp.cpp"
+    result, _ = run_job(problem, path.read_text(), "cpp", "benchmark", {"case_budget_s": 0.5},
+                        config=judge_target.config)
+    assert result["status"] == status, result
+    if file:
+        assert "the work must not be carried over from earlier calls" in result["reason"]
 
 
 def test_the_agent_still_accepts_a_correct_solution_after_the_corpus(judge_target: Target):

@@ -27,6 +27,7 @@ from agent.problems import SOURCE_SUFFIX, Case, Problem, Tolerance, parse_defini
 from agent.sandbox import Outcome, Sandbox
 from agent.seccomp import no_new_processes_filter
 from agent.stats import geometric_mean, summarize
+from agent.timing_checks import fresh_anomaly, timing_anomaly
 from agent.verify import compare
 from tests.agent.conftest import PROBLEMS_DIR, load_problem, problem_dirs
 
@@ -505,7 +506,9 @@ def write_output(phase: Phase, input_set: str, *, offset: float = 0.0, index: in
     expected = phase.problem.expected(phase.cases[index], inputs or phase._inputs(index, input_set))["c"]
     np.save(phase.box / f"{phase.kind}{index}" / input_set / f"out_c{suffix}.npy", expected + np.float32(offset))
     if input_set == "B" and not suffix:
-        # done() keeps timed run 0 with changes that leave the inputs as they were.
+        # The second fresh set is right; done() keeps timed run 0 with changes that leave the
+        # inputs as they were.
+        write_output(phase, "C", index=index)
         write_output(phase, "A", index=index, suffix="_run0")
 
 
@@ -518,7 +521,8 @@ def kept(run: int = 0, a: list[list[int]] | None = None) -> dict[str, Any]:
 
 def done(**fields: Any) -> dict[str, Any]:
     return {"event": "done", "index": 0, "times_ms": [1.0, 1.1, 0.9], "walls_ms": [1.05, 1.15, 0.95],
-            "inputs_modified": [], "verified": [kept()], **fields}
+            "fresh_ms": [1.0, 1.2], "fresh_walls_ms": [1.05, 1.25], "inputs_modified": [], "verified": [kept()],
+            **fields}
 
 
 def test_the_parent_verifies_the_fresh_input_rerun_and_reports_the_stats(tmp_path):
@@ -613,7 +617,7 @@ def test_a_time_beyond_what_any_device_can_do_is_refused(tmp_path):
     phase._write_spec()
     write_output(phase, "B")
     identity = list(range(64))
-    feed(phase, done(times_ms=[0.001] * 3, walls_ms=[0.002] * 3,
+    feed(phase, done(times_ms=[0.001] * 3, walls_ms=[0.002] * 3, fresh_ms=[0.001] * 2, fresh_walls_ms=[0.002] * 2,
                      verified=[{"run": 0, "mutations": {"a": [identity, identity], "b": [identity, identity]}}]))
     assert phase.result.status == "RUNTIME_ERROR"
     assert "beyond any host device" in phase.result.reason
@@ -670,14 +674,14 @@ MALFORMED_TIMINGS = {
 def test_timing_cross_check_refuses_malformed_timings(name, tmp_path):
     phase, _ = make_phase(tmp_path)
     times, walls = MALFORMED_TIMINGS[name]
-    assert phase._timing_anomaly(times, walls) == "the harness reported malformed timings"
+    assert timing_anomaly(phase.device, times, walls) == "the harness reported malformed timings"
 
 
 def test_timing_cross_check_refuses_a_call_timed_longer_than_its_wall_clock(tmp_path):
     phase, _ = make_phase(tmp_path)
-    assert phase._timing_anomaly([1.0, 1.0, 1.0], [1.0, 1.0, 1.0]) is None
-    assert phase._timing_anomaly([1.0, 1.1, 1.0], [1.0, 1.0, 1.0]) is None  # 5 % + 0.05 ms slack
-    assert phase._timing_anomaly([1.0, 1.2, 1.0], [1.0, 1.0, 1.0]) == \
+    assert timing_anomaly(phase.device, [1.0, 1.0, 1.0], [1.0, 1.0, 1.0]) is None
+    assert timing_anomaly(phase.device, [1.0, 1.1, 1.0], [1.0, 1.0, 1.0]) is None  # 5 % + 0.05 ms slack
+    assert timing_anomaly(phase.device, [1.0, 1.2, 1.0], [1.0, 1.0, 1.0]) == \
         "a call timed at 1.2000 ms took only 1.0000 ms of wall clock"
 
 
@@ -685,10 +689,32 @@ def test_timing_cross_check_refuses_gpu_events_that_miss_most_of_the_call(tmp_pa
     gpu, _ = make_phase(tmp_path, device="hip")
     host, _ = make_phase(tmp_path, device="host")
     hidden = ([0.1, 0.1, 0.1], [5.0, 5.0, 5.0])  # work on a side stream or a thread the events did not see
-    assert "all work must run on the default stream" in gpu._timing_anomaly(*hidden)
-    assert host._timing_anomaly(*hidden) is None  # the host's "events" are the wall clock
-    assert gpu._timing_anomaly([0.05, 0.05, 0.05], [0.2, 0.2, 0.2]) is None  # launch overhead of a tiny kernel
-    assert gpu._timing_anomaly([3.0, 3.0, 3.0], [5.0, 5.0, 5.0]) is None
+    assert "all work must run on the default stream" in timing_anomaly(gpu.device, *hidden)
+    assert timing_anomaly(host.device, *hidden) is None  # the host's "events" are the wall clock
+    assert timing_anomaly(gpu.device, [0.05, 0.05, 0.05], [0.2, 0.2, 0.2]) is None  # launch overhead of a tiny kernel
+    assert timing_anomaly(gpu.device, [3.0, 3.0, 3.0], [5.0, 5.0, 5.0]) is None
+
+
+def test_calls_on_fresh_inputs_much_slower_than_the_timed_runs_are_refused():
+    runs = [1.0, 1.1, 0.9]
+    assert fresh_anomaly(runs, [1.0, 1.2], [1.05, 1.25], 2) is None
+    assert fresh_anomaly(runs, [9.0, 1.2], [9.05, 1.25], 2) is None  # one preempted call is no verdict
+    assert fresh_anomaly(runs, [3.04, 3.04], [3.1, 3.1], 2) is None  # within 3x the median + 0.05 ms
+    slow = fresh_anomaly(runs, [9.0, 8.0], [9.05, 8.05], 2)
+    assert slow == ("calls on fresh inputs took 9.0000 and 8.0000 ms but calls on slightly changed inputs "
+                    "1.0000 ms (median): the work must not be carried over from earlier calls")
+
+
+@pytest.mark.parametrize("fresh, walls", [(None, [1.0, 1.0]), ([1.0], [1.0]), ([1.0, -1.0], [1.0, 1.0]),
+                                          ([1.0, "x"], [1.0, 1.0]), ([1.0, 1.0], [1.0])])
+def test_malformed_fresh_timings_are_refused(fresh, walls):
+    assert fresh_anomaly([1.0, 1.0, 1.0], fresh, walls, 2) == \
+        "the harness reported malformed timings of the calls on fresh inputs"
+
+
+def test_a_fresh_call_timed_longer_than_its_wall_clock_is_refused():
+    assert fresh_anomaly([1.0, 1.0, 1.0], [1.0, 2.0], [1.0, 1.0], 2) == \
+        "a call timed at 2.0000 ms took only 1.0000 ms of wall clock"
 
 
 def test_total_wall_cross_check_refuses_more_reported_time_than_elapsed(tmp_path):

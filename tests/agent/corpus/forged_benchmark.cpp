@@ -1,5 +1,5 @@
-// Forge the benchmark: in the benchmark phase the fresh inputs (set B) of every case already sit in
-// the box, so the first call computes their outputs itself, writes them where the harness would,
+// Forge the benchmark: in the benchmark phase the fresh inputs (sets B and C) of every case already
+// sit in the box, so the first call computes their outputs itself, writes them where the harness would,
 // appends "done" lines with made-up 1 us timings for every case and leaves with exit code 0.
 // Caught: forged "done" lines carry no verification record of a timed run, and a reported time
 // beyond the device's physical peak is refused as well.
@@ -35,18 +35,23 @@ extern "C" void solution(const float* a, const float* b, float* c, size_t n) {
     }
     FILE* results = std::fopen("/box/results.jsonl", "a");
     for (int k = 0; k < 64; ++k) {
-        std::string dir = "/box/bench" + std::to_string(k) + "/B/";
-        std::string header, hb;
-        std::vector<float> va, vb;
-        if (!read_npy(dir + "in_a.npy", header, va) || !read_npy(dir + "in_b.npy", hb, vb)) break;
-        for (size_t i = 0; i < va.size(); ++i) va[i] += vb[i];
-        if (FILE* out = std::fopen((dir + "out_c.npy").c_str(), "wb")) {
-            std::fwrite(header.data(), 1, header.size(), out);
-            std::fwrite(va.data(), sizeof(float), va.size(), out);
-            std::fclose(out);
+        bool found = true;
+        for (const char* set : {"B", "C"}) {
+            std::string dir = "/box/bench" + std::to_string(k) + "/" + set + "/";
+            std::string header, hb;
+            std::vector<float> va, vb;
+            if (!read_npy(dir + "in_a.npy", header, va) || !read_npy(dir + "in_b.npy", hb, vb)) { found = false; break; }
+            for (size_t i = 0; i < va.size(); ++i) va[i] += vb[i];
+            if (FILE* out = std::fopen((dir + "out_c.npy").c_str(), "wb")) {
+                std::fwrite(header.data(), 1, header.size(), out);
+                std::fwrite(va.data(), sizeof(float), va.size(), out);
+                std::fclose(out);
+            }
         }
+        if (!found) break;
         std::fprintf(results, "{\"event\": \"start\", \"index\": %d}\n{\"event\": \"done\", \"index\": %d, "
                      "\"times_ms\": [0.001, 0.001, 0.001], \"walls_ms\": [0.002, 0.002, 0.002], "
+                     "\"fresh_ms\": [0.001, 0.001], \"fresh_walls_ms\": [0.002, 0.002], "
                      "\"inputs_modified\": [], \"flush_bytes\": 0}\n", k, k);
     }
     std::fprintf(results, "{\"event\": \"finished\"}\n");
