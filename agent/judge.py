@@ -96,11 +96,15 @@ def judge(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.Even
 
 
 def _place_evict_helper(config: AgentConfig, box: Path) -> None:
-    # Copied afresh before each phase: the previous phase's user code could write to the box.
-    (box / EVICT_LIBRARY).unlink(missing_ok=True)
+    # Placed just before the benchmark: the tests ran user code that could write to the box.
+    target = box / EVICT_LIBRARY
+    if target.is_dir() and not target.is_symlink():
+        shutil.rmtree(target)
+    else:
+        target.unlink(missing_ok=True)
     helper = build_evict_helper(config.cache_dir)
     if helper is not None:
-        shutil.copyfile(helper, box / EVICT_LIBRARY)
+        shutil.copyfile(helper, target)
 
 
 def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.Event,
@@ -137,7 +141,7 @@ def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.
     kinds = [("test", "CHECKING")] + ([("bench", "BENCHMARKING")] if spec.mode == "benchmark" else [])
     for kind, stage in kinds:
         emit("STATUS", {"status": stage})
-        if device == "host":
+        if device == "host" and kind == "bench":
             _place_evict_helper(config, box)
         phase = Phase(kind=kind, problem=spec.problem, cases=spec.problem.cases(kind, _device_class(device)),
                       device=device, sandbox=config.sandbox, box=box, limits=spec.limits, secret=secret,

@@ -192,6 +192,12 @@ def _stopped_by_a_compile_limit(t: Target, result: dict[str, Any], events: list[
     assert "compilation took longer than 3 s" in reason or "out of memory" in reason, reason
 
 
+def _buffers_still_evicted(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
+    # a, b and c of vector-add: 12 bytes per element
+    flushed = {b["case"]: b["flush_bytes"] for b in result["summary"]["benchmarks"]}
+    assert flushed == {"n=2^20": 12 << 20, "n=2^22": 12 << 22}
+
+
 CASES = [
     Hostile("fork_bomb.cpp", "WRONG_ANSWER", ("c[0] = ",), limits={"check_s": 5}, max_seconds=10,
             check=_no_process_started),
@@ -220,6 +226,8 @@ CASES = [
     Hostile("smart_cache.cpp", "WRONG_ANSWER", ("changed inputs",), mode="benchmark",
             limits={"case_budget_s": 0.2}, check=_tests_passed_before),
     # Forged "done" lines carry no verification record of a timed run (and 1 us would beat any host).
+    Hostile("plant_evict_helper.cpp", "ACCEPTED", mode="benchmark", limits={"case_budget_s": 0.2},
+            check=_buffers_still_evicted),
     Hostile("forged_benchmark.cpp", "WRONG_ANSWER", ("no timed run for verification",), mode="benchmark",
             limits={"case_budget_s": 0.2}),
 ]

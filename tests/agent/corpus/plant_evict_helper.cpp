@@ -1,0 +1,13 @@
+// Sabotage the host device's cache eviction: during the tests, put a directory where the judge
+// copies its eviction helper before the benchmark, hoping the benchmark runs with warm caches (or
+// that the judge crashes). Contained: the judge clears the path and places the helper afresh, and
+// every benchmark case still reports its buffers evicted.
+#include <cstddef>
+#include <cstdio>
+#include <sys/stat.h>
+
+extern "C" void solution(const float* a, const float* b, float* c, size_t n) {
+    mkdir("/box/evict.so", 0755);
+    if (FILE* f = std::fopen("/box/evict.so/planted", "w")) std::fclose(f);
+    for (size_t i = 0; i < n; ++i) c[i] = a[i] + b[i];
+}
