@@ -1,16 +1,19 @@
-"""The host device's cache eviction: the helper is built, found in the box, and really evicts."""
+"""The host device's cache eviction (the helper is built, found in the box, and really evicts), and
+the child waiting for the parent's verdict between benchmark cases."""
 
 from __future__ import annotations
 
 import ctypes
 import shutil
 import statistics
+import threading
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from agent.child import VERIFIED_MARK, wait_until_verified
 from agent.compiler import build_evict_helper
 from agent.devices.host import EVICT_LIBRARY, HostDevice, last_level_cache_bytes
 
@@ -77,3 +80,16 @@ def test_evicted_buffers_are_read_from_memory_again(box_with_helper: Path) -> No
         data.sum()
         warm.append(time.perf_counter_ns() - start)
     assert statistics.median(cold) > 1.5 * statistics.median(warm)
+
+
+def test_the_child_holds_the_next_benchmark_case_until_the_parent_has_verified_this_one(tmp_path: Path) -> None:
+    waiter = threading.Thread(target=wait_until_verified, args=(tmp_path,))
+    waiter.start()
+    waiter.join(0.2)
+    assert waiter.is_alive(), "the child went on before the parent's verdict"
+    (tmp_path / VERIFIED_MARK).touch()
+    waiter.join(2)
+    assert not waiter.is_alive()
+    started = time.monotonic()
+    wait_until_verified(tmp_path / "never", limit_s=0.05)  # bounded even if the parent never answers
+    assert time.monotonic() - started < 1
