@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import ctypes
+import mmap
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-_ALIGN = 64
+_HUGE_PAGE = 2 << 20
+_STAGGER = 5 * 64
 EVICT_LIBRARY = "evict.so"  # agent.compiler builds it; the judge copies it into the box
 
 
@@ -46,22 +48,37 @@ class HostDevice:
     name = "host"
 
     def __init__(self, box: Path | None = None) -> None:
-        self._buffers: dict[int, np.ndarray] = {}
+        self._maps: list[mmap.mmap] = []
         self._sizes: dict[int, int] = {}
         self._evict = _load_evict(box)
         self._sweep: np.ndarray | None = None
 
     def alloc(self, nbytes: int) -> int:
-        raw = np.empty(max(nbytes, 1) + _ALIGN, dtype=np.uint8)
-        offset = (-raw.ctypes.data) % _ALIGN
-        ptr = raw.ctypes.data + offset
-        self._buffers[ptr] = raw  # keeps the allocation alive for as long as the pointer is used
+        """A buffer in its own anonymous mapping, aligned to a huge page where the kernel grants one
+        (MADV_HUGEPAGE), at a fixed offset that staggers buffers by five cache lines. The layout is
+        then the same in every job: with malloc it depends on the allocator's history, and buffers
+        at equal offsets modulo 4 KiB alias in the caches (a 192^3 matmul ran 0.36 ms in one job
+        and 0.50 ms in the next)."""
+        offset = (len(self._maps) % 8) * _STAGGER
+        size = -(-(max(nbytes, 1) + offset) // _HUGE_PAGE) * _HUGE_PAGE
+        mapping = mmap.mmap(-1, size + _HUGE_PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        base = ctypes.addressof(ctypes.c_char.from_buffer(mapping))
+        aligned = (-base) % _HUGE_PAGE
+        if hasattr(mmap, "MADV_HUGEPAGE"):
+            mapping.madvise(mmap.MADV_HUGEPAGE, aligned, size)
+        ptr = base + aligned + offset
+        self._maps.append(mapping)  # keeps the memory mapped for as long as the pointer is used
         self._sizes[ptr] = max(nbytes, 1)
         return ptr
 
     def free_all(self) -> None:
-        self._buffers.clear()
         self._sizes.clear()
+        maps, self._maps = self._maps, []
+        for mapping in maps:
+            try:
+                mapping.close()
+            except BufferError:  # a ctypes view from alloc() is still alive; unmapped with it
+                pass
 
     def upload(self, ptr: int, host: np.ndarray) -> None:
         ctypes.memmove(ptr, host.ctypes.data, host.nbytes)
