@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import math
+import shutil
 import statistics
 import subprocess
 import sys
@@ -29,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agent.child import CTYPES  # noqa: E402
 from agent.compiler import build_evict_helper, toolchain  # noqa: E402
 from agent.config import build_config  # noqa: E402
+from agent.devices.host import EVICT_LIBRARY, HostDevice  # noqa: E402
 from agent.judge import JobSpec, judge  # noqa: E402
 from agent.problems import SOURCE_SUFFIX, Problem, load_catalogue, load_problem_dir  # noqa: E402
 from agent.stats import geometric_mean  # noqa: E402
@@ -47,58 +49,46 @@ def run_once(problem: Problem, language: str, config: Any, mode: str = "benchmar
 
 
 class BareLoop:
-    """The same solution timed by a bare loop in this process: no sandbox, no judge, the buffers
-    evicted before each call as the host device does. Measured right before and after each job it
-    shows how much the machine itself drifts: a cloud VM's speed moves with its neighbours."""
+    """The same solution timed by a bare loop in this process: no sandbox, no judge, buffers laid
+    out and evicted before each call by the host device as in a job. Measured right before and
+    after each job it shows how much the machine itself drifts: a cloud VM's speed moves with its
+    neighbours."""
 
-    def __init__(self, problem: Problem, library: Path, evict: Any) -> None:
+    def __init__(self, problem: Problem, library: Path, helper_box: Path) -> None:
         self.solution = ctypes.CDLL(str(library)).solution
         self.solution.restype = None
-        self.evict = evict
-        self.cases = []
+        self.cases: list[tuple[HostDevice, list[Any]]] = []
         rng = np.random.default_rng(1)
         for case in problem.cases("bench", "host"):
+            device = HostDevice(helper_box)  # one per case: flush_cache evicts every buffer it holds
             inputs = problem.generate(case, rng)
             scalars = problem.scalar_args(case)
-            buffers, args = [], []
+            args: list[Any] = []
             for p in problem.signature:
                 if p.pointer:
-                    buf = inputs[p.name] if p.name in inputs else np.empty(p.shape_for(case.params), p.dtype)
-                    buffers.append(buf)
-                    args.append(ctypes.c_void_p(buf.ctypes.data))
+                    ptr = device.alloc(math.prod(p.shape_for(case.params)) * p.dtype.itemsize)
+                    if p.name in inputs:
+                        device.upload(ptr, inputs[p.name])
+                    args.append(ctypes.c_void_p(ptr))
                 else:
                     args.append(CTYPES[p.ctype](scalars[p.name]))
-            self.cases.append((buffers, args))
+            self.cases.append((device, args))
+
+    def _time(self, index: int, seconds: float) -> list[float]:
+        device, args = self.cases[index]
+        times: list[float] = []
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end or len(times) < 3:
+            device.flush_cache()
+            times.append(device.timed_call(lambda: self.solution(*args)))
+        return times
 
     def drift(self, seconds: float) -> list[float]:
         """Mean time of the first case in each one-second window: the machine's speed over time."""
-        buffers, args = self.cases[0]
-        windows, times = [], []
-        window_end, end = time.perf_counter() + 1, time.perf_counter() + seconds
-        while time.perf_counter() < end:
-            for buf in buffers:
-                self.evict(buf.ctypes.data, buf.nbytes)
-            start = time.perf_counter_ns()
-            self.solution(*args)
-            times.append((time.perf_counter_ns() - start) / 1e6)
-            if time.perf_counter() >= window_end:
-                windows.append(statistics.fmean(times))
-                times, window_end = [], time.perf_counter() + 1
-        return windows
+        return [statistics.fmean(self._time(0, 1.0)) for _ in range(max(1, round(seconds)))]
 
     def score_ms(self, seconds_per_case: float = 0.3) -> float:
-        means = []
-        for buffers, args in self.cases:
-            times: list[float] = []
-            end = time.perf_counter() + seconds_per_case
-            while time.perf_counter() < end or len(times) < 3:
-                for buf in buffers:
-                    self.evict(buf.ctypes.data, buf.nbytes)
-                start = time.perf_counter_ns()
-                self.solution(*args)
-                times.append((time.perf_counter_ns() - start) / 1e6)
-            means.append(statistics.fmean(times))
-        return geometric_mean(means)
+        return geometric_mean([statistics.fmean(self._time(i, seconds_per_case)) for i in range(len(self.cases))])
 
 
 def bare_loop(problem: Problem, language: str, config: Any) -> BareLoop | None:
@@ -110,9 +100,10 @@ def bare_loop(problem: Problem, language: str, config: Any) -> BareLoop | None:
     source = ROOT / "problems" / problem.slug / "solutions" / "cpp.cpp"
     library = config.cache_dir / f"bare-{problem.slug}.so"
     subprocess.run([tc.command, *tc.flags(None), "-o", str(library), str(source)], check=True)
-    evict = ctypes.CDLL(str(helper)).hj_evict
-    evict.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
-    return BareLoop(problem, library, evict)
+    helper_box = config.cache_dir / "bare-box"
+    helper_box.mkdir(exist_ok=True)
+    shutil.copyfile(helper, helper_box / EVICT_LIBRARY)
+    return BareLoop(problem, library, helper_box)
 
 
 def spread(values: list[float]) -> float:
