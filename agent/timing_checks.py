@@ -27,14 +27,20 @@ def _numbers(values: Any) -> bool:
     return isinstance(values, list) and all(isinstance(v, int | float) and v >= 0 for v in values)
 
 
+def _longer_than_wall(times: list[float], walls: list[float]) -> str | None:
+    for event_ms, wall_ms in zip(times, walls, strict=True):
+        if event_ms > wall_ms * 1.05 + 0.05:
+            return f"a call timed at {event_ms:.4f} ms took only {wall_ms:.4f} ms of wall clock"
+    return None
+
+
 def timing_anomaly(device: str, times: Any, walls: Any) -> str | None:
     """Each call's event time must fit in the wall clock around it; on GPUs the events must see
     most of that wall clock."""
     if (not _numbers(times) or not _numbers(walls) or len(times) != len(walls) or len(times) < MIN_RUNS):
         return "the harness reported malformed timings"
-    for event_ms, wall_ms in zip(times, walls, strict=True):
-        if event_ms > wall_ms * 1.05 + 0.05:
-            return f"a call timed at {event_ms:.4f} ms took only {wall_ms:.4f} ms of wall clock"
+    if message := _longer_than_wall(times, walls):
+        return message
     if device != "host":
         event_med, wall_med = statistics.median(times), statistics.median(walls)
         if event_med < MIN_EVENT_SHARE * wall_med - LAUNCH_SLACK_MS:
@@ -49,9 +55,8 @@ def fresh_anomaly(times: list[float], fresh: Any, fresh_walls: Any, sets: int) -
     elements are (O(changes x N) instead of O(N^3) for a matmul) is fast only on changed inputs."""
     if not _numbers(fresh) or not _numbers(fresh_walls) or len(fresh) != sets or len(fresh_walls) != sets:
         return "the harness reported malformed timings of the calls on fresh inputs"
-    for event_ms, wall_ms in zip(fresh, fresh_walls, strict=True):
-        if event_ms > wall_ms * 1.05 + 0.05:
-            return f"a call timed at {event_ms:.4f} ms took only {wall_ms:.4f} ms of wall clock"
+    if message := _longer_than_wall(fresh, fresh_walls):
+        return message
     median = statistics.median(times)
     if min(fresh) > FRESH_RATIO * median + FRESH_SLACK_MS:
         shown = " and ".join(f"{t:.4f}" for t in fresh)
