@@ -19,15 +19,6 @@ DASHBOARD = "/admin/billing/ledgerentry/dashboard/"
 
 
 @pytest.fixture
-def admin_client_(client: Any, db: Any) -> Any:
-    from django.contrib.auth import get_user_model
-
-    admin = get_user_model().objects.create_superuser("root", "root@example.com", "correct horse battery")
-    client.force_login(admin)
-    return client
-
-
-@pytest.fixture
 def history(paid_pool: Any, local_pool: Any, make_vm: Any, make_submission: Any, owner: Any, other_user: Any,
             grant: Any, spend: Any) -> None:
     """A few days of VM life on two pools, with busy time for two users and a correction."""
@@ -51,9 +42,9 @@ def history(paid_pool: Any, local_pool: Any, make_vm: Any, make_submission: Any,
 
 
 def test_the_dashboard_renders_with_data_within_a_pinned_number_of_queries(
-        admin_client_: Any, history: None, django_assert_max_num_queries: Any) -> None:
+        admin_client: Any, history: None, django_assert_max_num_queries: Any) -> None:
     with django_assert_max_num_queries(16):
-        response = admin_client_.get(DASHBOARD)
+        response = admin_client.get(DASHBOARD)
     assert response.status_code == 200
     html = response.content.decode()
     for text in ("Cost dashboard", 'id="chart-budget"', 'id="chart-daily"', 'id="chart-users"',
@@ -72,7 +63,7 @@ def test_the_dashboard_renders_with_data_within_a_pinned_number_of_queries(
     assert charts["daily"]["correction"][-1] == 1.5
 
 
-def test_the_dashboard_query_count_does_not_grow_with_the_data(admin_client_: Any, history: None,
+def test_the_dashboard_query_count_does_not_grow_with_the_data(admin_client: Any, history: None,
                                                                django_assert_max_num_queries: Any,
                                                                paid_pool: Any, make_vm: Any) -> None:
     now = timezone.now()
@@ -80,7 +71,7 @@ def test_the_dashboard_query_count_does_not_grow_with_the_data(admin_client_: An
         vm = make_vm(paid_pool, at=now - timedelta(hours=2))
         move(vm, "FAILED", now - timedelta(hours=1))
     with django_assert_max_num_queries(16):
-        assert admin_client_.get(DASHBOARD).status_code == 200
+        assert admin_client.get(DASHBOARD).status_code == 200
 
 
 def test_the_dashboard_is_staff_only(client: Any, owner: Any) -> None:
@@ -89,38 +80,38 @@ def test_the_dashboard_is_staff_only(client: Any, owner: Any) -> None:
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
 
 
-def test_the_admin_index_links_to_the_dashboard(admin_client_: Any) -> None:
-    assert DASHBOARD in admin_client_.get("/admin/").content.decode()
+def test_the_admin_index_links_to_the_dashboard(admin_client: Any) -> None:
+    assert DASHBOARD in admin_client.get("/admin/").content.decode()
 
 
-def test_every_admin_page_shows_a_banner_while_above_the_alert_threshold(admin_client_: Any, paid_pool: Any,
+def test_every_admin_page_shows_a_banner_while_above_the_alert_threshold(admin_client: Any, paid_pool: Any,
                                                                          grant: Any, spend: Any) -> None:
     grant("100")
     spend(paid_pool, "79")
-    assert "budget-banner" not in admin_client_.get("/admin/").content.decode()
+    assert "budget-banner" not in admin_client.get("/admin/").content.decode()
     spend(paid_pool, "2")
     for url in ("/admin/", "/admin/fleets/fleet/", DASHBOARD):
-        html = admin_client_.get(url).content.decode()
+        html = admin_client.get(url).content.decode()
         assert "budget-banner warn" in html and "81.00 % of the GPU credit is used" in html, url
     spend(paid_pool, "19")
-    assert "budget-banner bad" in admin_client_.get("/admin/").content.decode()
+    assert "budget-banner bad" in admin_client.get("/admin/").content.decode()
     grant("100")
-    assert "budget-banner" not in admin_client_.get("/admin/").content.decode()
+    assert "budget-banner" not in admin_client.get("/admin/").content.decode()
 
 
-def test_ledger_entries_cannot_be_added_edited_or_deleted_through_the_admin(admin_client_: Any, paid_pool: Any,
+def test_ledger_entries_cannot_be_added_edited_or_deleted_through_the_admin(admin_client: Any, paid_pool: Any,
                                                                            spend: Any) -> None:
     entry = spend(paid_pool, "3")
     change = reverse("admin:billing_ledgerentry_change", args=[entry.pk])
-    page = admin_client_.get(change)
+    page = admin_client.get(change)
     assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
-    assert admin_client_.post(change, {"amount": "0", "note": "hide it"}).status_code == 403
-    assert admin_client_.get(reverse("admin:billing_ledgerentry_delete", args=[entry.pk])).status_code == 403
-    assert admin_client_.post(reverse("admin:billing_ledgerentry_delete", args=[entry.pk]),
+    assert admin_client.post(change, {"amount": "0", "note": "hide it"}).status_code == 403
+    assert admin_client.get(reverse("admin:billing_ledgerentry_delete", args=[entry.pk])).status_code == 403
+    assert admin_client.post(reverse("admin:billing_ledgerentry_delete", args=[entry.pk]),
                               {"post": "yes"}).status_code == 403
-    assert admin_client_.get(reverse("admin:billing_ledgerentry_add")).status_code == 403
+    assert admin_client.get(reverse("admin:billing_ledgerentry_add")).status_code == 403
     changelist = reverse("admin:billing_ledgerentry_changelist")
-    response = admin_client_.post(changelist, {"action": "delete_selected", "_selected_action": [entry.pk]})
+    response = admin_client.post(changelist, {"action": "delete_selected", "_selected_action": [entry.pk]})
     assert response.status_code in (200, 302)
     entry.refresh_from_db()
     assert entry.amount == Decimal("3.000000") and LedgerEntry.objects.count() == 1
@@ -140,7 +131,7 @@ def test_ledger_entries_cannot_be_changed_or_deleted_through_the_orm(paid_pool: 
     assert LedgerEntry.objects.get().amount == Decimal("3.000000")
 
 
-def test_a_grant_added_in_the_admin_resumes_paid_pools(admin_client_: Any, paid_pool: Any, grant: Any,
+def test_a_grant_added_in_the_admin_resumes_paid_pools(admin_client: Any, paid_pool: Any, grant: Any,
                                                        spend: Any) -> None:
     from billing.selectors import budget_status
 
@@ -148,7 +139,7 @@ def test_a_grant_added_in_the_admin_resumes_paid_pools(admin_client_: Any, paid_
     spend(paid_pool, "10")
     assert budget_status().exhausted
     now = timezone.now()
-    response = admin_client_.post(reverse("admin:billing_creditgrant_add"), {
+    response = admin_client.post(reverse("admin:billing_creditgrant_add"), {
         "name": "top-up", "amount": "500", "starts_at_0": now.strftime("%Y-%m-%d"),
         "starts_at_1": (now - timedelta(minutes=1)).strftime("%H:%M:%S"), "note": ""})
     assert response.status_code == 302, response.content.decode()[:2000]
@@ -157,9 +148,9 @@ def test_a_grant_added_in_the_admin_resumes_paid_pools(admin_client_: Any, paid_
 
 @pytest.mark.parametrize("model", ["ledgerentry", "creditgrant", "budgetalert", "userspendlimit",
                                    "reconciliationreport"])
-def test_every_billing_admin_page_opens(admin_client_: Any, history: None, model: str) -> None:
+def test_every_billing_admin_page_opens(admin_client: Any, history: None, model: str) -> None:
     from billing.alerts import budget_check
 
     budget_check()
-    assert admin_client_.get(reverse(f"admin:billing_{model}_changelist")).status_code == 200
-    assert admin_client_.get(reverse(f"admin:billing_{model}_changelist"), {"q": "x"}).status_code == 200
+    assert admin_client.get(reverse(f"admin:billing_{model}_changelist")).status_code == 200
+    assert admin_client.get(reverse(f"admin:billing_{model}_changelist"), {"q": "x"}).status_code == 200
