@@ -15,29 +15,11 @@ from fleets.dstack import FleetMissingError, get_fleet
 from fleets.dstack_config import dstack_client
 from fleets.dstack_services import fleet_dstack_apply
 from fleets.models import VMInstance, VMState
+from tests.fleets.conftest import StandInBackend
 from tests.fleets.dstack.local_server import LocalDstack
 
 CHANGELIST = "/admin/fleets/fleet/"
 VMS = "/admin/fleets/vminstance/"
-
-
-class StandInBackend:
-    """Records tear-downs instead of stopping dstack runs (the admin is under test, not dstack)."""
-
-    kind = "dstack"
-
-    def __init__(self) -> None:
-        self.stopped: list[str] = []
-
-    def stop(self, vm: VMInstance) -> None:
-        self.stopped.append(str(vm.pk))
-
-
-@pytest.fixture
-def backend(monkeypatch: Any) -> StandInBackend:
-    stand_in = StandInBackend()
-    monkeypatch.setattr("fleets.services.get_backend", lambda kind: stand_in)
-    return stand_in
 
 
 def act(client: Any, action: str, pools: list[Any], **extra: str) -> str:

@@ -8,50 +8,11 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from fleets.backends import Orphan, Provisioned, ProvisionError
+from fleets.backends import Orphan, ProvisionError
 from fleets.models import VMInstance, VMState
 from fleets.services import vm_acquire, vm_fail, vm_provision, vm_reap_idle, vm_release, vms_reconcile
 from fleets.signals import vm_lost, vm_state_changed
-
-
-class StandInBackend:
-    kind = "local"
-
-    def __init__(self) -> None:
-        self.alive: set[str] = set()
-        self.stopped: list[str] = []
-        self.orphans: list[Orphan] = []
-        self.killed: list[str] = []
-        self.fail_with: str | None = None
-
-    def provision(self, vm: VMInstance) -> Provisioned:
-        if self.fail_with:
-            raise ProvisionError(self.fail_with)
-        self.alive.add(str(vm.pk))
-        return Provisioned(base_url="http://127.0.0.1:1", pid=4242, handle="h", agent_info={"device": "host"})
-
-    def is_alive(self, vm: VMInstance) -> bool:
-        return str(vm.pk) in self.alive
-
-    def stop(self, vm: VMInstance) -> None:
-        self.alive.discard(str(vm.pk))
-        self.stopped.append(str(vm.pk))
-
-    def find_orphans(self, fleet: Any, live_vm_ids: set[str]) -> list[Orphan]:
-        return self.orphans
-
-    def kill_orphan(self, fleet: Any, orphan: Orphan) -> None:
-        self.killed.append(orphan.handle)
-
-    def agent_headers(self, vm: VMInstance) -> dict[str, str]:
-        return {}
-
-
-@pytest.fixture
-def backend(monkeypatch: Any) -> StandInBackend:
-    stand_in = StandInBackend()
-    monkeypatch.setattr("fleets.services.get_backend", lambda kind: stand_in)
-    return stand_in
+from tests.fleets.conftest import StandInBackend
 
 
 @pytest.fixture
