@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-import threading
+from functools import cache
 from typing import Any
 
 from django_q.brokers import Broker, get_broker
@@ -11,20 +11,13 @@ from django_q.tasks import async_task
 
 log = logging.getLogger(__name__)
 
-_broker: Broker | None = None
-_broker_lock = threading.Lock()
-
-
+@cache
 def _shared_broker() -> Broker:
     """One broker per process. django-q2 builds a new one per async_task, which with Redis means a
     new client, a new TCP connection and a handshake for every enqueue (~3 ms of a POST); a redis-py
-    client is thread-safe and reconnects by itself (and after a fork), the ORM broker is stateless."""
-    global _broker
-    if _broker is None:
-        with _broker_lock:
-            if _broker is None:
-                _broker = get_broker()
-    return _broker
+    client is thread-safe and reconnects by itself (and after a fork), the ORM broker is stateless.
+    Two threads racing on the first call at worst build one broker too many."""
+    return get_broker()
 
 
 def enqueue(func: str, *args: Any, timeout: int | None = None, save: bool = True) -> str | None:

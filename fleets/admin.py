@@ -39,7 +39,8 @@ class FleetAdmin(admin.ModelAdmin):
     list_filter = ("backend", "device", "enabled")
     search_fields = ("name", "title")
     readonly_fields = ("dstack_yaml", "dstack_settings")
-    actions = ("dstack_plan", "dstack_apply", "dstack_verify", "dstack_delete")
+    actions = (admin_dstack.dstack_plan, admin_dstack.dstack_apply, admin_dstack.dstack_verify,
+               admin_dstack.dstack_delete)
     change_list_template = "admin/fleets/fleet/change_list.html"
 
     @admin.display(description="GPU")
@@ -67,22 +68,6 @@ class FleetAdmin(admin.ModelAdmin):
 
     def instances_view(self, request: HttpRequest) -> TemplateResponse:
         return admin_dstack.instances_view(self, request)
-
-    @admin.action(description="dstack: plan (dry run: YAML and dstack's plan)")
-    def dstack_plan(self, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
-        return admin_dstack.plan_action(self, request, queryset)
-
-    @admin.action(description="dstack: apply (create or update, then verify)")
-    def dstack_apply(self, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
-        return admin_dstack.apply_action(self, request, queryset)
-
-    @admin.action(description="dstack: verify against dstack")
-    def dstack_verify(self, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
-        return admin_dstack.verify_action(self, request, queryset)
-
-    @admin.action(description="dstack: delete the dstack fleet")
-    def dstack_delete(self, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
-        return admin_dstack.delete_action(self, request, queryset)
 
 
 class VMChangeList(ChangeList):
@@ -159,12 +144,12 @@ class VMInstanceAdmin(admin.ModelAdmin):
 
     @admin.action(description="Drain: stop warm VMs now, busy ones after their job")
     def drain(self, request: HttpRequest, queryset: QuerySet[VMInstance]) -> None:
-        done = [vm_drain(vm=vm, reason=f"Drained by {request.user}.") for vm in queryset.select_related("fleet")]
+        done = [vm_drain(vm=vm, reason=f"Drained by {request.user}.") for vm in queryset]
         self.message_user(request, f"Stopped {done.count('stopped')} VM(s); {done.count('draining')} will stop after "
                                    f"their job; {done.count('unchanged')} left as they were (starting or ended).")
 
     @admin.action(description="Stop now (jobs on them are re-queued)")
     def stop_now(self, request: HttpRequest, queryset: QuerySet[VMInstance]) -> None:
         stopped = sum(vm_stop_now(vm=vm, reason=f"Stopped by {request.user}.")
-                      for vm in queryset.select_related("fleet"))
+                      for vm in queryset)
         self.message_user(request, f"Stopped {stopped} VM(s); ended ones were left alone.", messages.WARNING)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.contrib import admin
 from django.contrib.admin import ModelAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -76,15 +77,17 @@ def _response(admin: ModelAdmin, request: HttpRequest, title: str, outcomes: lis
     return TemplateResponse(request, RESULT_TEMPLATE, context)
 
 
-def plan_action(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
+@admin.action(description="dstack: plan (dry run: YAML and dstack's plan)")
+def dstack_plan(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
     return _response(admin, request, "dstack plan (dry run: nothing was created)", _each(queryset, _plan),
                      confirm="dstack_apply", question="Apply these plans (create or update, then verify)?",
                      option=("recreate", "Re-create fleets dstack cannot update in place (terminates their instances)"))
 
 
-def apply_action(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
+@admin.action(description="dstack: apply (create or update, then verify)")
+def dstack_apply(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
     if request.POST.get("confirm") != "yes":
-        return plan_action(admin, request, queryset)
+        return dstack_plan(admin, request, queryset)
     recreate = request.POST.get("recreate") == "on"
 
     def apply(fleet: Fleet, out: Outcome) -> None:
@@ -96,7 +99,8 @@ def apply_action(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fle
     return _response(admin, request, "dstack apply", _each(queryset, apply))
 
 
-def verify_action(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
+@admin.action(description="dstack: verify against dstack")
+def dstack_verify(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
     def verify(fleet: Fleet, out: Outcome) -> None:
         differences = fleet_dstack_verify(fleet=fleet)
         out.ok = not differences
@@ -106,7 +110,8 @@ def verify_action(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fl
     return _response(admin, request, "dstack verify", _each(queryset, verify))
 
 
-def delete_action(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
+@admin.action(description="dstack: delete the dstack fleet")
+def dstack_delete(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
     if request.POST.get("confirm") != "yes":
         def preview(fleet: Fleet, out: Outcome) -> None:
             live = vm_list_live(fleet=fleet).count()

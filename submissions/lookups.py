@@ -17,10 +17,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.db.models.signals import post_delete, post_save
 
 from fleets.models import Fleet
-from submissions.models import Problem, ProblemVersion
+from submissions.models import Problem
 
 T = TypeVar("T", Problem, Fleet)
 
@@ -64,8 +63,3 @@ def problem_for_submission(*, slug: str) -> Problem | None:
 def pool_for_submission(*, name: str) -> Fleet | None:
     """The enabled pool of that name."""
     return _cached(("pool", name), lambda: Fleet.objects.filter(name=name, enabled=True).first())
-
-
-for _model in (Problem, ProblemVersion, Fleet):
-    post_save.connect(lookups_clear, sender=_model, dispatch_uid=f"submissions.lookups.save.{_model.__name__}")
-    post_delete.connect(lookups_clear, sender=_model, dispatch_uid=f"submissions.lookups.delete.{_model.__name__}")

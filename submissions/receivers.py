@@ -5,10 +5,14 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from django.db.models.signals import post_delete, post_save
+
 from config.queue import enqueue
-from fleets.models import VMState
+from fleets.models import Fleet, VMState
 from fleets.signals import vm_lost, vm_state_changed
 from submissions.capacity import submissions_refuse_for_capacity
+from submissions.lookups import lookups_clear
+from submissions.models import Problem, ProblemVersion
 from submissions.services import submission_requeue_or_fail
 
 # A VM in one of these states just made room in its pool (or is ready for the next job).
@@ -33,4 +37,8 @@ def on_vm_state_changed(sender: Any, vm_id: Any, fleet_id: Any, old: str | None,
 
 
 vm_lost.connect(on_vm_lost, dispatch_uid="submissions.on_vm_lost")
+# An edit to a problem or a pool in this process empties the submission lookups' cache at once.
+for _model in (Problem, ProblemVersion, Fleet):
+    post_save.connect(lookups_clear, sender=_model, dispatch_uid=f"submissions.lookups.save.{_model.__name__}")
+    post_delete.connect(lookups_clear, sender=_model, dispatch_uid=f"submissions.lookups.delete.{_model.__name__}")
 vm_state_changed.connect(on_vm_state_changed, dispatch_uid="submissions.on_vm_state_changed")

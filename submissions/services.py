@@ -149,16 +149,17 @@ def _resolve(problem_slug: str, pool: str | None, language: str, mode: str) -> t
     fleet = pool_for_submission(name=pool_name)
     if fleet is None:
         raise ApplicationError(f"pool: there is no pool {pool_name!r} taking submissions.", {"field": "pool"})
-    if language in fleet.compile_only_languages and mode != Mode.COMPILE:
-        raise ApplicationError(
-            f"language: pool {fleet.name!r} can only compile-check {language} (mode compile); it runs "
-            f"{', '.join(fleet.accepted_languages)}.",
-            {"field": "language", "accepted": fleet.accepted_languages,
-             "compile_only": fleet.compile_only_languages})
-    if language not in fleet.accepted_languages and language not in fleet.compile_only_languages:
-        raise ApplicationError(
-            f"language: pool {fleet.name!r} runs {', '.join(fleet.accepted_languages)}, not {language}.",
-            {"field": "language", "accepted": fleet.accepted_languages})
+    accepted = fleet.accepted_languages
+    if language not in accepted:
+        compile_only = fleet.compile_only_languages
+        if language not in compile_only:
+            raise ApplicationError(f"language: pool {fleet.name!r} runs {', '.join(accepted)}, not {language}.",
+                                   {"field": "language", "accepted": accepted})
+        if mode != Mode.COMPILE:
+            raise ApplicationError(
+                f"language: pool {fleet.name!r} can only compile-check {language} (mode compile); it runs "
+                f"{', '.join(accepted)}.",
+                {"field": "language", "accepted": accepted, "compile_only": compile_only})
     return problem, fleet
 
 
