@@ -4,7 +4,7 @@ usage. Dashboard and metrics reads live in billing.dashboard and billing.metrics
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from decimal import Decimal
 
 from django.conf import settings
@@ -14,7 +14,8 @@ from django.utils import timezone
 
 from billing.models import CreditGrant, LedgerEntry, Phase, UserSpendLimit
 from fleets.models import Backend, Fleet
-from submissions.models import ACTIVE_STATUSES, Status, Submission
+from submissions.models import Submission
+from submissions.selectors import user_quota
 
 ZERO = Decimal("0.000000")
 
@@ -110,7 +111,7 @@ def user_usage(*, user: AbstractBaseUser, now: datetime | None = None) -> dict:
     now = now or timezone.now()
     spent = user_month_spend(user=user, now=now)
     cap = user_monthly_cap(user=user)
-    mine = Submission.objects.filter(user_id=user.pk)
+    quota = user_quota(user_id=user.pk, now=now)
     by_pool = (LedgerEntry.objects.filter(user_id=user.pk, period_start__gte=month_start(now))
                .values("fleet__name").annotate(cost=Sum("amount"), secs=Sum("seconds")).order_by("fleet__name"))
     return {
@@ -121,11 +122,10 @@ def user_usage(*, user: AbstractBaseUser, now: datetime | None = None) -> dict:
         "busy_seconds": sum((row["secs"] for row in by_pool), Decimal(0)),
         "by_pool": [{"pool": row["fleet__name"], "cost_usd": row["cost"], "busy_seconds": row["secs"]}
                     for row in by_pool],
-        "submissions_24h": mine.exclude(status=Status.REJECTED).filter(
-            created_at__gte=now - timedelta(days=1)).count(),
-        "daily_limit": settings.HIPJUDGE_QUOTA_DAILY,
-        "active": mine.filter(status__in=ACTIVE_STATUSES).count(),
-        "concurrent_limit": settings.HIPJUDGE_QUOTA_CONCURRENT,
+        "submissions_24h": quota["daily_used"],
+        "daily_limit": quota["daily_limit"],
+        "active": quota["concurrent_used"],
+        "concurrent_limit": quota["concurrent_limit"],
     }
 
 

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
-from django.conf import settings
 from django.contrib.auth import authenticate
-from django.utils import timezone
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.authtoken.models import Token
@@ -17,7 +13,7 @@ from rest_framework.views import APIView
 
 from config.auth import request_user
 from config.exceptions import ApplicationError
-from submissions.models import ACTIVE_STATUSES, Status, Submission
+from submissions.selectors import user_quota
 
 
 class TokenCreateApi(APIView):
@@ -49,14 +45,5 @@ class MeApi(APIView):
         "quota": serializers.DictField()}))
     def get(self, request: Request) -> Response:
         user = request_user(request)
-        mine = Submission.objects.filter(user=user).exclude(status=Status.REJECTED)
-        return Response({
-            "username": user.get_username(),
-            "is_staff": user.is_staff,
-            "quota": {
-                "daily_limit": settings.HIPJUDGE_QUOTA_DAILY,
-                "daily_used": mine.filter(created_at__gte=timezone.now() - timedelta(days=1)).count(),
-                "concurrent_limit": settings.HIPJUDGE_QUOTA_CONCURRENT,
-                "concurrent_used": mine.filter(status__in=ACTIVE_STATUSES).count(),
-            },
-        })
+        return Response({"username": user.get_username(), "is_staff": user.is_staff,
+                         "quota": user_quota(user_id=user.pk)})

@@ -3,14 +3,30 @@
 from __future__ import annotations
 
 import uuid
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import connection
-from django.db.models import F, QuerySet, Window
+from django.db.models import Count, F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
+from django.utils import timezone
 
-from submissions.models import Problem, Status, Submission, SubmissionEvent
+from submissions.models import ACTIVE_STATUSES, Problem, Status, Submission, SubmissionEvent
+
+
+def user_quota(*, user_id: Any, now: datetime | None = None) -> dict[str, int]:
+    """A user's quotas and how much of them is used, in one query: submissions in the last 24 hours
+    and active ones (refusals do not count), and all submissions ever."""
+    now = now or timezone.now()
+    counts = Submission.objects.filter(user_id=user_id).exclude(status=Status.REJECTED).aggregate(
+        daily=Count("pk", filter=Q(created_at__gte=now - timedelta(days=1))),
+        active=Count("pk", filter=Q(status__in=ACTIVE_STATUSES)),
+        total=Count("pk"))
+    return {"daily_limit": settings.HIPJUDGE_QUOTA_DAILY, "daily_used": counts["daily"],
+            "concurrent_limit": settings.HIPJUDGE_QUOTA_CONCURRENT, "concurrent_used": counts["active"],
+            "total": counts["total"]}
 
 
 def problem_list() -> QuerySet[Problem]:

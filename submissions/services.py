@@ -10,14 +10,13 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Count, Q
 from django.utils import timezone
 
 from billing.guards import PaymentRequired, submission_refusal
@@ -35,6 +34,7 @@ from submissions.models import (
     Submission,
     SubmissionEvent,
 )
+from submissions.selectors import user_quota
 
 log = logging.getLogger(__name__)
 
@@ -164,17 +164,11 @@ def _resolve(problem_slug: str, pool: str | None, language: str, mode: str) -> t
 
 
 def _quota_problem(user: User) -> str | None:
-    now = timezone.now()
-    # Both counts in one query (one round trip); the daily limit is still reported first.
-    counts = Submission.objects.filter(user=user).exclude(status=Status.REJECTED).aggregate(
-        daily=Count("pk", filter=Q(created_at__gte=now - timedelta(days=1))),
-        active=Count("pk", filter=Q(status__in=ACTIVE_STATUSES)))
-    daily = settings.HIPJUDGE_QUOTA_DAILY
-    if counts["daily"] >= daily:
-        return f"You reached the limit of {daily} submissions in 24 hours; try again later."
-    concurrent = settings.HIPJUDGE_QUOTA_CONCURRENT
-    if counts["active"] >= concurrent:
-        return (f"You already have {concurrent} submission(s) queued or running; "
+    quota = user_quota(user_id=user.pk)  # one query; the daily limit is still reported first
+    if quota["daily_used"] >= quota["daily_limit"]:
+        return f"You reached the limit of {quota['daily_limit']} submissions in 24 hours; try again later."
+    if quota["concurrent_used"] >= quota["concurrent_limit"]:
+        return (f"You already have {quota['concurrent_limit']} submission(s) queued or running; "
                 "wait for one to finish or cancel it.")
     return None
 
@@ -201,10 +195,11 @@ def submission_create(*, user: User, problem: str, language: str, source: Any,
             finish_locked(submission, status=Status.REJECTED, reason=over or unpaid or "")
         else:
             # Inserted with its first event already counted in last_seq: no UPDATE after the event.
-            submission.last_seq = 1
+            rows = _event_rows(submission, [EventIn("STATUS", {"status": Status.IN_QUEUE, "pool": fleet.name})],
+                               after=0)
+            submission.last_seq = len(rows)
             submission.save(force_insert=True)
-            SubmissionEvent.objects.bulk_create(_event_rows(
-                submission, [EventIn("STATUS", {"status": Status.IN_QUEUE, "pool": fleet.name})], after=0))
+            SubmissionEvent.objects.bulk_create(rows)
             transaction.on_commit(lambda: enqueue("submissions.tasks.dispatch", str(fleet.pk), save=False))
     if over is not None:
         raise QuotaExceeded(over, {"submission": str(submission.pk), "status": Status.REJECTED})

@@ -5,19 +5,16 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
-from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, F, Min, Q, Window
 from django.db.models.functions import RowNumber
-from django.utils import timezone
 
 from fleets.models import Fleet, VMInstance
 from fleets.selectors import fleet_list
-from submissions.models import ACTIVE_STATUSES, Problem, Status, Submission
+from submissions.models import Problem, Status, Submission
 from submissions.selectors import problem_list
 
 SOLVED_STATUSES = (Status.ACCEPTED, Status.CHECKED)
@@ -112,15 +109,4 @@ def leaderboard_pools(*, problem: Problem) -> list[Fleet]:
     used = Submission.objects.filter(problem=problem, status=Status.ACCEPTED).values("fleet_id")
     return list(Fleet.objects.filter(Q(enabled=True) | Q(pk__in=used)).order_by("name"))
 
-
-def user_quota(*, user: AbstractBaseUser) -> dict[str, int]:
-    mine = Submission.objects.filter(user_id=user.pk).exclude(status=Status.REJECTED)
-    counts = mine.aggregate(
-        daily=Count("id", filter=Q(created_at__gte=timezone.now() - timedelta(days=1))),
-        active=Count("id", filter=Q(status__in=ACTIVE_STATUSES)),
-        total=Count("id"),
-    )
-    return {"daily_limit": settings.HIPJUDGE_QUOTA_DAILY, "daily_used": counts["daily"],
-            "concurrent_limit": settings.HIPJUDGE_QUOTA_CONCURRENT, "concurrent_used": counts["active"],
-            "total": counts["total"]}
 

@@ -11,9 +11,9 @@ from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
 from config.auth import request_user
+from submissions.selectors import user_quota
 from web import billing_bridge
 from web.forms import SignupForm
-from web.selectors import user_quota
 
 
 def signup_view(request: HttpRequest) -> HttpResponse:
@@ -36,7 +36,7 @@ def account_view(request: HttpRequest) -> HttpResponse:
     fresh = request.session.pop("web_new_token", None)
     return render(request, "web/account.html", {
         "token": token, "fresh_key": fresh if token and fresh == token.key else None,
-        "quota": user_quota(user=user), "spend": billing_bridge.user_spend(user=user)})
+        "quota": user_quota(user_id=user.pk), "spend": billing_bridge.user_spend(user=user)})
 
 
 @login_required
