@@ -58,6 +58,11 @@ class PoolOption:
         return self.fleet.name
 
     @property
+    def submittable_languages(self) -> list[str]:
+        """What a submission to this pool may be written in: run, or only compile-checked."""
+        return [*self.languages, *self.compile_only]
+
+    @property
     def hourly_rate(self) -> Decimal:
         return self.fleet.hourly_rate
 

@@ -65,7 +65,7 @@ def problem_detail_view(request: HttpRequest, slug: str) -> HttpResponse:
                 return redirect("submission-detail", submission_id=submission.pk)
     else:
         form = SubmitForm(initial=_initial(request, templates, pools), pools=pools)
-    languages = {lang for p in pools for lang in (*p.languages, *p.compile_only)}
+    languages = {lang for p in pools for lang in p.submittable_languages}
     return render(request, "web/problem_detail.html", {
         "problem": problem, "version": version, "form": form, "pools": pools,
         "statement": render_statement(version.statement if version else ""),
