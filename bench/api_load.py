@@ -77,8 +77,9 @@ def main() -> int:
         args.client = "wrk" if shutil.which("wrk") else "python"
     if args.client == "wrk" and not shutil.which("wrk"):
         parser.error("--client wrk: wrk is not installed (apt-get install wrk)")
-    quotas = ({"HIPJUDGE_QUOTA_DAILY": "1000000", "HIPJUDGE_QUOTA_CONCURRENT": "1000000"} if args.raise_quotas else
-              {"HIPJUDGE_QUOTA_DAILY": str(DEFAULT_DAILY), "HIPJUDGE_QUOTA_CONCURRENT": str(DEFAULT_CONCURRENT)})
+    # Platform raises the quotas itself; the default run puts them back.
+    quotas = None if args.raise_quotas else {"HIPJUDGE_QUOTA_DAILY": str(DEFAULT_DAILY),
+                                             "HIPJUDGE_QUOTA_CONCURRENT": str(DEFAULT_CONCURRENT)}
     platform = Platform(pg_server=args.pg or None, redis_url=args.redis_url if args.broker == "redis" else None,
                         extra_env=quotas)
     try:
@@ -91,8 +92,7 @@ def run(platform: Platform, args: argparse.Namespace) -> int:
     from django.conf import settings
 
     if args.raise_quotas:  # 50 users take turns (each request the next user), posting without limit
-        per_user, warm_users, run_users = 1, 50, 50
-        users_needed = 50
+        per_user, users_needed = 1, 50
     else:  # fresh users for every run and warm-up, each posting at most the concurrent quota
         per_user = DEFAULT_CONCURRENT
         warm_users = math.ceil(MAX_RATE * args.warmup / per_user) + args.concurrency
@@ -126,8 +126,8 @@ def run(platform: Platform, args: argparse.Namespace) -> int:
 
     web_pid = platform.web.pid
     for number in range(1, args.runs + 1):
-        warm = (0, 50) if args.raise_quotas else users.take(warm_users)
-        measured = (0, 50) if args.raise_quotas else users.take(run_users)
+        warm = (0, users_needed) if args.raise_quotas else users.take(warm_users)
+        measured = (0, users_needed) if args.raise_quotas else users.take(run_users)
         if args.warmup > 0:  # imports, URL resolver, connection pools, caches: not what is measured
             post(args, url, host, port, users, body, body_path, warm, per_user, args.warmup, None)
         queued_before = Submission.objects.filter(status=Status.IN_QUEUE).count()

@@ -49,9 +49,8 @@ class Users:
         unusable = make_password(None)
         users = user_model.objects.bulk_create(
             [user_model(username=f"load{i}", password=unusable) for i in range(count)])
-        Token.objects.bulk_create([Token(user=u, key=Token.generate_key()) for u in users])
-        by_user = dict(Token.objects.values_list("user_id", "key"))
-        self.tokens = [by_user[u.pk] for u in users]
+        tokens = Token.objects.bulk_create([Token(user=u, key=Token.generate_key()) for u in users])
+        self.tokens = [t.key for t in tokens]
         self.path = platform.tmp / "tokens.txt"
         self.path.write_text("\n".join(self.tokens) + "\n")
         self.next = 0
