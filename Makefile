@@ -1,7 +1,7 @@
 # HIPJudge: two commands do everything on a fresh machine: `make run` and `make test`.
 PY := .venv/bin/python
 
-.PHONY: setup run test lint bench-agent
+.PHONY: setup run test test-faults lint bench-agent
 
 setup:
 	@bash scripts/setup.sh
@@ -12,9 +12,12 @@ run: setup
 test: setup
 	@bash scripts/test.sh
 
+# Also run by `make test` when PostgreSQL answers; a few minutes.
+test-faults: setup
+	@bash scripts/test-faults.sh
+
 lint: setup
-	.venv/bin/ruff check .
-	.venv/bin/mypy agent cli config fleets submissions billing $(wildcard web)
+	@bash scripts/lint.sh
 
 bench-agent: setup
 	$(PY) bench/agent.py

@@ -1,27 +1,48 @@
 """The untrusted side of the harness: runs inside the sandbox, in the same process as user code.
 
-`python -m agent.child /box/spec.json` loads /box/solution.so, and for each case reads the input
-buffers the parent wrote (it never sees a seed), poisons the outputs, calls `solution`, and writes
-outputs plus one JSON line per case to /box/results.jsonl. Nothing it reports is trusted: the
-parent recomputes the reference from its own inputs and cross-checks the times with its own clock.
+    python -P -m agent.child DEVICE CONTROL_FD ARENA_FD RUNTIME_FD LIBRARY_FD...
+
+It opens the device and says READY; the parent may time empty calls now, while nothing of the
+user's is loaded. LOAD loads the libraries from file descriptors the parent made (the solution
+first; a later ranked pass may add the problem's reference solution) and answers READY again.
+Then CASE sets up a case's buffers (on a GPU it allocates them and answers with their IPC
+handles), GO calls `solution` once and answers DONE, FREE ends the case, QUIT ends the process.
+
+It reads nothing from the box and writes nothing to it. Inputs, outputs and poison are the
+parent's work, in memory the parent shares (the arena) or opens (IPC handles). Nothing this
+process says is trusted: a kernel may take it over entirely (its C API, `/proc/self/mem`), which
+is why the parent checks every output itself and times every call with its own clocks. GPU event
+times are the one thing it measures, and the parent accepts them only within its own bounds.
 """
 
 from __future__ import annotations
 
 import ctypes
 import json
-import math
+import mmap
 import os
-import statistics
 import sys
-import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from agent.devices import Device, DeviceError, open_device
+from agent.channel import (
+    AWAKE,
+    BUFFERS,
+    CASE,
+    FATAL,
+    FREE,
+    GO,
+    GO_EMPTY,
+    GO_LAYOUT,
+    LOAD,
+    QUIT,
+    READY,
+    WAKE,
+    ChildChannel,
+    ChildGone,
+)
+from agent.devices.base import DeviceError
+from agent.devices.gpu import GpuDevice, load_runtime
 
 CTYPES: dict[str, Any] = {
     "float": ctypes.c_float,
@@ -34,238 +55,132 @@ CTYPES: dict[str, Any] = {
 }
 
 
-def poison(shape: list[int], dtype: np.dtype) -> np.ndarray:
-    """NaN for floats, 0xA5 bytes for integers: an output the kernel never wrote cannot pass."""
-    if dtype.kind == "f":
-        return np.full(shape, np.nan, dtype=dtype)
-    return np.frombuffer(b"\xa5" * (int(np.prod(shape)) * dtype.itemsize), dtype=dtype).reshape(shape).copy()
+class HostBuffers:
+    """The host device: buffers are places in the arena the parent laid out."""
+
+    def __init__(self, arena_fd: int) -> None:
+        size = os.fstat(arena_fd).st_size
+        self._map = mmap.mmap(arena_fd, size, flags=mmap.MAP_SHARED)
+        self._base = ctypes.addressof(ctypes.c_char.from_buffer(self._map))
+
+    def setup(self, buffers: list[dict[str, Any]]) -> tuple[dict[str, int], bytes]:
+        return {b["name"]: self._base + int(b["offset"]) for b in buffers}, b""
+
+    def call(self, fn: Callable[[], None]) -> float:
+        fn()
+        return 0.0
+
+    def free(self) -> None:
+        return None
 
 
-VERIFIED_MARK = "verified"  # the parent creates <case dir>/verified once it has checked the case
+class GpuBuffers:
+    """hip, cuda and the emulator: allocate, share IPC handles, time with events."""
 
-
-class Report:
-    def __init__(self, path: Path) -> None:
-        self._fh = path.open("a", buffering=1)
-
-    def line(self, **fields: Any) -> None:
-        self._fh.write(json.dumps(fields) + "\n")
-        self._fh.flush()
-
-
-class CaseRunner:
-    def __init__(self, device: Device, solution: Callable[..., None], spec: dict[str, Any]) -> None:
+    def __init__(self, device: GpuDevice) -> None:
         self.device = device
-        self.solution = solution
-        self.signature = spec["signature"]
 
-    def prepare(self, case: dict[str, Any], set_dir: Path) -> tuple[dict[str, int], dict[str, np.ndarray]]:
-        """Allocate device buffers, upload the inputs of one input set; return pointers and inputs."""
-        ptrs: dict[str, int] = {}
-        inputs: dict[str, np.ndarray] = {}
-        for p in self.signature:
-            if not p["pointer"]:
-                continue
-            meta = case["buffers"][p["name"]]
-            nbytes = int(np.prod(meta["shape"])) * np.dtype(meta["dtype"]).itemsize
-            ptrs[p["name"]] = self.device.alloc(nbytes)
-        self.load_inputs(case, set_dir, ptrs, inputs)
-        return ptrs, inputs
+    def setup(self, buffers: list[dict[str, Any]]) -> tuple[dict[str, int], bytes]:
+        ptrs = {b["name"]: self.device.alloc(int(b["alloc"]), b["name"], int(b["element"])) for b in buffers}
+        return ptrs, b"".join(self.device.ipc_handle(ptr) for ptr in ptrs.values())
 
-    def load_inputs(self, case: dict[str, Any], set_dir: Path, ptrs: dict[str, int],
-                    inputs: dict[str, np.ndarray]) -> None:
-        for p in self.signature:
-            if p["pointer"] and not p["output"]:
-                arr = np.load(set_dir / f"in_{p['name']}.npy", allow_pickle=False)
-                self.device.upload(ptrs[p["name"]], arr)
-                inputs[p["name"]] = arr
-        for p in self.signature:
-            if p["output"]:
-                meta = case["buffers"][p["name"]]
-                self.device.upload(ptrs[p["name"]], poison(meta["shape"], np.dtype(meta["dtype"])))
+    def call(self, fn: Callable[[], None]) -> float:
+        event_ms = self.device.timed_call(fn)
         self.device.synchronize()
+        return event_ms
 
-    def args(self, case: dict[str, Any], ptrs: dict[str, int]) -> list[Any]:
-        out: list[Any] = []
-        for p in self.signature:
-            if p["pointer"]:
-                out.append(ctypes.c_void_p(ptrs[p["name"]]))
-            else:
-                out.append(CTYPES[p["ctype"]](case["scalars"][p["name"]]))
-        return out
-
-    def save_outputs(self, case: dict[str, Any], set_dir: Path, ptrs: dict[str, int], suffix: str = "") -> None:
-        for p in self.signature:
-            if p["output"]:
-                meta = case["buffers"][p["name"]]
-                host = np.empty(meta["shape"], dtype=meta["dtype"])
-                self.device.download(ptrs[p["name"]], host)
-                np.save(set_dir / f"out_{p['name']}{suffix}.npy", host, allow_pickle=False)
-
-    def modified_inputs(self, ptrs: dict[str, int], inputs: dict[str, np.ndarray]) -> list[str]:
-        changed = []
-        for name, original in inputs.items():
-            now = np.empty_like(original)
-            self.device.download(ptrs[name], now)
-            if now.tobytes() != original.tobytes():
-                changed.append(name)
-        return changed
+    def free(self) -> None:
+        self.device.free_all()
 
 
-def run_test_case(runner: CaseRunner, case: dict[str, Any], box: Path) -> dict[str, Any]:
-    set_dir = box / case["dir"] / "A"
-    ptrs, inputs = runner.prepare(case, set_dir)
-    args = runner.args(case, ptrs)
-    started = time.perf_counter()
-    runner.solution(*args)
-    runner.device.synchronize()
-    seconds = time.perf_counter() - started
-    runner.save_outputs(case, set_dir, ptrs)
-    modified = runner.modified_inputs(ptrs, inputs)
-    runner.device.free_all()
-    return {"seconds": seconds, "inputs_modified": modified}
+def open_buffers(device: str, arena_fd: int, runtime_fd: int) -> HostBuffers | GpuBuffers:
+    if device == "host":
+        return HostBuffers(arena_fd)
+    api = device.removeprefix("emulated-")
+    path = f"/proc/self/fd/{runtime_fd}" if runtime_fd >= 0 else None
+    return GpuBuffers(GpuDevice(api, load_runtime(api, path), emulated=device.startswith("emulated-")))
 
 
-class Mutator:
-    """Changes a few input elements before every timed run and undoes them after.
-
-    A kernel that caches results, replays an earlier output or skips work after the first call
-    cannot know which elements changed, nor which runs are kept for the parent to verify (drawn
-    after the call). New values are copies of other elements of the same buffer, so they stay in
-    the problem's input domain (histogram bins, small integers).
-    """
-
-    def __init__(self, runner: CaseRunner, ptrs: dict[str, int], inputs: dict[str, np.ndarray],
-                 count: int, rng: np.random.Generator) -> None:
-        self.runner, self.ptrs, self.inputs, self.count, self.rng = runner, ptrs, inputs, count, rng
-        self.current: dict[str, tuple[list[int], list[int]]] = {}
-
-    def _write(self, name: str, targets: list[int], values: np.ndarray) -> None:
-        arr = self.inputs[name]
-        for target, value in zip(targets, values, strict=True):
-            self.runner.device.upload(self.ptrs[name] + target * arr.itemsize, np.array([value], dtype=arr.dtype))
-
-    def apply(self) -> None:
-        self.undo()
-        for name, arr in self.inputs.items():
-            flat = arr.reshape(-1)
-            targets = self.rng.integers(0, flat.size, self.count).tolist()
-            sources = self.rng.integers(0, flat.size, self.count).tolist()
-            self._write(name, targets, flat[sources])
-            self.current[name] = (targets, sources)
-
-    def undo(self) -> None:
-        for name, (targets, _) in self.current.items():
-            self._write(name, targets, self.inputs[name].reshape(-1)[targets])
-        self.current = {}
+def call_args(spec: dict[str, Any], ptrs: dict[str, int]) -> list[Any]:
+    args: list[Any] = []
+    for arg in spec["args"]:
+        if arg["pointer"]:
+            args.append(ctypes.c_void_p(ptrs[arg["name"]]))
+        else:
+            args.append(CTYPES[arg["ctype"]](arg["value"]))
+    return args
 
 
-def run_bench_case(runner: CaseRunner, case: dict[str, Any], box: Path, bench: dict[str, Any]) -> dict[str, Any]:
-    """Warm up, then time until the standard error is small or the budget is spent. Every timed
-    run sees slightly changed inputs and some runs, drawn at random after the call, keep their
-    output for the parent to verify. Then one timed call on each set of entirely fresh inputs
-    (B, C): the parent re-checks their outputs, and compares their times with the others."""
-    dev = runner.device
-    set_dir = box / case["dir"] / "A"
-    ptrs, inputs = runner.prepare(case, set_dir)
-    args = runner.args(case, ptrs)
-    call = lambda: runner.solution(*args)  # noqa: E731
-    rng = np.random.default_rng(int.from_bytes(os.urandom(8), "little"))
-    mutator = Mutator(runner, ptrs, inputs, bench["mutations"], rng)
-
-    budget_end = time.perf_counter() + bench["budget_s"]
-    for _ in range(bench["warmup"]):
-        call()
-        dev.synchronize()
-        if time.perf_counter() > budget_end:
-            break
-    times: list[float] = []
-    walls: list[float] = []
-    verified: list[dict[str, Any]] = []
-    forced = int(rng.integers(0, bench["min_runs"]))  # one of the first runs is always kept
-
-    def timed() -> tuple[float, float]:
-        dev.flush_cache()
-        dev.synchronize()
-        wall_start = time.perf_counter()
-        event_ms = dev.timed_call(call)
-        dev.synchronize()
-        return event_ms, (time.perf_counter() - wall_start) * 1e3
-
-    budget_end = time.perf_counter() + bench["budget_s"]
-    while len(times) < bench["max_runs"]:
-        mutator.apply()
-        event_ms, wall_ms = timed()
-        times.append(event_ms)
-        walls.append(wall_ms)
-        run = len(times) - 1
-        keep = run == forced or rng.random() < bench["verify_fraction"]
-        if keep and len(verified) < bench["max_verified"]:
-            runner.save_outputs(case, set_dir, ptrs, suffix=f"_run{run}")
-            verified.append({"run": run, "mutations": {k: [t, s] for k, (t, s) in mutator.current.items()}})
-        if len(times) >= bench["min_runs"]:
-            mean = statistics.fmean(times)
-            stderr = statistics.stdev(times) / math.sqrt(len(times))
-            if mean > 0 and stderr / mean < bench["rel_err"] or time.perf_counter() > budget_end:
-                break
-    mutator.undo()
-    fresh_ms: list[float] = []
-    fresh_walls: list[float] = []
-    modified: list[str] = []
-    for fresh_set in bench["fresh_sets"]:
-        fresh_dir = box / case["dir"] / fresh_set
-        fresh_inputs: dict[str, np.ndarray] = {}
-        runner.load_inputs(case, fresh_dir, ptrs, fresh_inputs)
-        event_ms, wall_ms = timed()
-        fresh_ms.append(event_ms)
-        fresh_walls.append(wall_ms)
-        runner.save_outputs(case, fresh_dir, ptrs)
-        modified += [name for name in runner.modified_inputs(ptrs, fresh_inputs) if name not in modified]
-    flushed = dev.flush_bytes()  # before free_all: on the host it is the size of the case's buffers
-    dev.free_all()
-    return {"times_ms": times, "walls_ms": walls, "fresh_ms": fresh_ms, "fresh_walls_ms": fresh_walls,
-            "inputs_modified": modified,
-            "verified": verified, "flush_bytes": flushed}
+def load_libraries(fds: list[str]) -> list[Any]:
+    solutions = []
+    for fd in fds:
+        function = ctypes.CDLL(f"/proc/self/fd/{fd}", mode=ctypes.RTLD_GLOBAL).solution
+        function.restype = None
+        solutions.append(function)
+    return solutions
 
 
-def wait_until_verified(case_dir: Path, limit_s: float = 600.0) -> None:
-    """Hold the next benchmark case until the parent has verified this one: its reference and
-    comparisons (0.1-0.6 s of CPU and memory traffic for the host's vector-add) would otherwise
-    run beside the next case's timed calls and slow them down by a varying amount."""
-    deadline = time.monotonic() + limit_s  # the sandbox's wall clock ends the phase long before
-    while not (case_dir / VERIFIED_MARK).exists() and time.monotonic() < deadline:
-        time.sleep(0.002)
+def _bound(function: Any, args: list[Any]) -> Callable[[], None]:
+    return lambda: function(*args)
+
+
+def serve(channel: ChildChannel, buffers: HostBuffers | GpuBuffers, libraries: list[str]) -> int:
+    solutions: list[Any] = []
+    calls: list[Callable[[], None]] = []
+    while True:
+        message = channel.receive()
+        kind, body = message[:1], message[1:]
+        if kind == WAKE:
+            # The parent sends GO as soon as it reads this. The child waits for it asleep, not
+            # polling: on a busy machine a task that slept is given a CPU at once when woken, one
+            # that polled has used up its turn (the median matmul call on a machine at load 10:
+            # within 10 % of a bare loop asleep, twice that polling).
+            channel.send(AWAKE)
+        elif kind == GO:
+            seq, flags, library = GO_LAYOUT.unpack(body)
+            try:
+                event_ms = buffers.call((lambda: None) if flags & GO_EMPTY else calls[library])
+            except DeviceError as exc:
+                channel.done(seq, error=str(exc))
+                continue
+            channel.done(seq, event_ms)
+        elif kind == LOAD:
+            try:
+                solutions = load_libraries(libraries)
+            except (OSError, AttributeError) as exc:
+                channel.send(FATAL, f"cannot load the solution: {exc}".encode())
+                return 3
+            channel.send(READY)
+        elif kind == CASE:
+            spec = json.loads(body)
+            try:
+                ptrs, handles = buffers.setup(spec["buffers"])
+            except DeviceError as exc:
+                channel.send(FATAL, f"cannot allocate the buffers: {exc}".encode())
+                return 4
+            calls = [_bound(fn, call_args(spec, ptrs)) for fn in solutions]
+            channel.send(BUFFERS, handles)
+        elif kind == FREE:
+            buffers.free()
+        elif kind == QUIT:
+            return 0
 
 
 def main(argv: list[str]) -> int:
-    spec_path = Path(argv[1])
-    spec = json.loads(spec_path.read_text())
-    box = spec_path.parent
-    report = Report(box / "results.jsonl")
+    device, control, arena, runtime, *libraries = argv[1:]
+    channel = ChildChannel(int(control))
     try:
-        device = open_device(spec["device"], box)
-        library = ctypes.CDLL(str(box / "solution.so"), mode=ctypes.RTLD_GLOBAL)
-        solution = library.solution
-        solution.restype = None
-    except (OSError, DeviceError, AttributeError) as exc:
-        report.line(event="fatal", error=f"cannot load the solution: {exc}")
+        if device.startswith("emulated-"):
+            os.environ["HJEMU_ARENA_FD"] = arena  # read by the runtime at its first allocation
+        buffers = open_buffers(device, int(arena), int(runtime))
+    except (OSError, DeviceError, ValueError) as exc:
+        channel.send(FATAL, f"cannot open the {device} device: {exc}".encode())
         return 3
-    runner = CaseRunner(device, solution, spec)
-    for index, case in enumerate(spec["cases"]):
-        report.line(event="start", index=index)
-        try:
-            if spec["phase"] == "test":
-                result = run_test_case(runner, case, box)
-            else:
-                result = run_bench_case(runner, case, box, spec["bench"])
-        except DeviceError as exc:
-            report.line(event="error", index=index, error=str(exc))
-            return 4
-        report.line(event="done", index=index, **result)
-        if spec["phase"] == "bench" and index + 1 < len(spec["cases"]):
-            wait_until_verified(box / case["dir"])
-    report.line(event="finished")
-    return 0
+    channel.send(READY)
+    try:
+        return serve(channel, buffers, libraries)
+    except ChildGone:
+        return 0  # the parent is done with this process
 
 
 if __name__ == "__main__":

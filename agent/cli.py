@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import signal
 import sys
 import threading
@@ -22,10 +23,9 @@ from agent.jobs import SUCCESS_STATUSES, JobManager
 from agent.report import format_report, progress_line
 
 DEVICES = ("auto", "host", "hip", "cuda")
-MODES = ("check", "benchmark", "compile")
+MODES = ("check", "benchmark", "compile", "leaderboard")
 LANGUAGE_BY_SUFFIX = {".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".hip": "hip", ".cu": "cuda"}
-# `run` with --device auto judges a language on the device its kernels are written for.
-DEVICE_BY_LANGUAGE = {"cpp": "host", "hip": "hip", "cuda": "cuda"}
+LANGUAGES = ("cpp", "hip", "cuda")
 EXIT_OK, EXIT_VERDICT, EXIT_USAGE, EXIT_NO_SANDBOX = 0, 1, 2, 3
 RUN_POLL_SECONDS = 1.0
 RUN_MAX_SECONDS = 3 * 3600.0  # far above any job's limits: only a stuck judge reaches it
@@ -61,11 +61,13 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="judge one source file and print a report")
     run.add_argument("file", type=Path)
     run.add_argument("--problem", required=True, help="problem slug, e.g. vector-add")
-    run.add_argument("--language", choices=tuple(DEVICE_BY_LANGUAGE), default=None,
+    run.add_argument("--language", choices=LANGUAGES, default=None,
                      help="default: from the file's suffix")
     run.add_argument("--mode", choices=MODES, default="benchmark")
     run.add_argument("--problems-dir", type=Path, default=Path("problems"))
     run.add_argument("--seed", type=int, default=None)
+    run.add_argument("--ranked-seed", type=int, default=None,
+                     help="mode leaderboard: the secret seed of the ranked inputs (default: a random one)")
     run.add_argument("--json", action="store_true", help="print the events as JSON lines instead of a report")
     common(run)
 
@@ -172,19 +174,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     except ProblemError as exc:
         print(f"agent: problem {args.problem}: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    device = DEVICE_BY_LANGUAGE[language] if args.device == "auto" else args.device
-    config = _config(args, device)
+    # --device auto: the GPU this machine has, else the host (where hip/cuda check on the emulator).
+    config = _config(args, args.device)
     if config is None:
         return EXIT_NO_SANDBOX
 
     manager = JobManager(config)
     request = {"id": f"cli-{uuid.uuid4().hex[:12]}", "problem": problem.to_bundle(), "language": language,
                "source": source, "mode": args.mode, "seed": args.seed}
+    if args.mode == "leaderboard":
+        request["ranked_seed"] = args.ranked_seed if args.ranked_seed is not None else secrets.randbelow(2**63)
     try:
         job, _ = manager.submit(request)
     except ValueError as exc:
         print(f"agent: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    device = _device_label(job.spec, config)
     print(f"Judging {args.file} for {problem.slug} ({language}, {args.mode}, device {device})", flush=True)
     events = _follow(manager, job.id, as_json=args.json)
     if args.json:
@@ -192,6 +197,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     title = f"{problem.title} · {language} · {args.mode} · {device}"
     print("\n" + format_report(events, title=title), end="", flush=True)
     return _exit_code(job.result)
+
+
+def _device_label(spec: Any, config: Any) -> str:
+    from agent.judge import run_device
+
+    device = run_device(spec, config) or config.device
+    return "emulated (CPU, check only)" if device.startswith("emulated-") else device
 
 
 def _follow(manager: JobManager, job_id: str, *, as_json: bool) -> list[dict]:

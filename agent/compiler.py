@@ -1,7 +1,8 @@
 """Compile a submission into `solution.so`, after checking its `solution` declaration.
 
 The compiler itself runs in the sandbox: a hostile `#include "/path/to/token"` must see nothing.
-Results are cached by a hash of source + flags + toolchain version + target.
+Results are cached per user scope (agent.compile_cache), by a hash of source + flags + toolchain
+version + target.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import hashlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -17,12 +19,18 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from agent.boxfs import BoxFileError, copy_out, remove_tree
+from agent.compile_cache import DEFAULT_MAX_BYTES, CompileCache
+from agent.imports import LOADER_SYMBOLS, NotAnElfLibrary, imported_symbols
 from agent.limits import MIB, Limits, ProcessLimits
 from agent.problems import C_TYPES, SOURCE_SUFFIX, Param, Problem
-from agent.sandbox import BOX, Sandbox
+from agent.sandbox import BOX, BoxLayout, Sandbox
 
 # The newest AMD target first: Debian's hipcc (ROCm 5.2) only knows gfx90a.
 HIP_ARCH_CANDIDATES = ("gfx942", "gfx940", "gfx90a")
+COMPILE_RAM_BYTES = 8192 * MIB  # the compiler's processes and its /tmp together
+COMPILE_OUTPUT_BYTES = 256 * MIB  # the compiled library (and any file the compiler writes)
+COMPILE_BOX_BYTES = 64 * MIB  # the compiler's private /box: its working directory
 
 
 class CompileRejected(ValueError):
@@ -48,6 +56,10 @@ class Toolchain:
         # nvcc is often installed beside hipcc, and hipcc would then pick the NVIDIA platform.
         return {"HIP_PLATFORM": "amd"} if self.language == "hip" else {}
 
+    def prepare(self, source: str) -> str:
+        """The text the compiler gets (the emulated device's toolchain rewrites launches)."""
+        return source
+
 
 @dataclass
 class CompileResult:
@@ -56,7 +68,7 @@ class CompileResult:
     cached: bool
     seconds: float
     timed_out: bool = False
-    library: Path | None = None  # host path of the compiled solution.so inside the box
+    library: Path | None = None  # the compiled library in the cache: a file of the parent's, not the box's
 
 
 _COMMANDS = {"cpp": "g++", "hip": "hipcc", "cuda": "nvcc"}
@@ -142,6 +154,23 @@ def precheck(problem: Problem, language: str, source: str) -> None:
             )
 
 
+def check_imports(problem: Problem, language: str, library: Path) -> None:
+    """Refuse a library that imports the loader or what the problem forbids (agent.imports says
+    why the source check alone is not enough). Symbol names are matched with their underscores as
+    word breaks too, so `\bcblas` catches `scipy_cblas_sgemm`."""
+    try:
+        names = imported_symbols(library)
+    except (OSError, NotAnElfLibrary) as exc:
+        raise CompileRejected(f"the compiled library could not be read ({exc})") from None
+    for name in names:
+        if name in LOADER_SYMBOLS:
+            raise CompileRejected(f"forbidden: the solution calls {name}(); a solution loads and looks up no "
+                                  "code at run time")
+        for rule in problem.forbidden:
+            if language in rule.languages and (rule.search(name) or rule.search(name.replace("_", " "))):
+                raise CompileRejected(f"forbidden: {rule.reason} (the compiled library imports {name})")
+
+
 def _param_matches(text: str, want: Param) -> bool:
     text = re.sub(r"\[\s*\]", "*", text)  # `float a[]` is a pointer too
     pointers = text.count("*")
@@ -168,48 +197,76 @@ def compile_solution(
     limits: Limits,
     arch: str | None,
     cancel: threading.Event | None = None,
+    cache_scope: str | None = None,
+    cache_max_bytes: int = DEFAULT_MAX_BYTES,
+    chosen: Toolchain | None = None,
 ) -> CompileResult:
-    """Compile into box/solution.so; raises CompileRejected before compiling when precheck fails."""
+    """Compile into a file of the parent's beside the box (`CompileResult.library`); raises
+    CompileRejected before compiling when precheck fails. `chosen` replaces the language's own
+    toolchain (the emulated device's g++ build).
+
+    The compiler sees a private /box (a small tmpfs): the source bound read-only, and one directory
+    of the job's own bound read-write for the library it writes, which the parent then copies out
+    safely (agent.boxfs.copy_out). A build is served from the cache only within the same
+    `cache_scope` (one per user)."""
     started = time.monotonic()
     precheck(problem, language, source)
-    tc = toolchain(language)
+    tc = chosen or toolchain(language)
     if tc is None:
         return CompileResult(False, f"the {_COMMANDS[language]} compiler is not installed on this agent",
                              False, 0.0)
     flags = tc.flags(arch)
-    key = hashlib.sha256("\0".join([language, tc.version, *flags, source]).encode()).hexdigest()
-    cached = cache_dir / f"{key}.so"
-    target = box / "solution.so"
-    if cached.is_file():
-        shutil.copyfile(cached, target)
-        return CompileResult(True, "", True, time.monotonic() - started, library=target)
+    target = box.parent / "solution.so"  # the parent's: no sandbox ever sees this directory
+    cache = CompileCache(cache_dir / "builds", cache_max_bytes)
+    key = None
+    if cache_scope:
+        key = cache.key(scope=cache_scope, language=language, version=tc.version, flags=flags, source=source)
+        if cache.get(key, target):
+            check_imports(problem, language, target)  # the rules may have changed since it was built
+            return CompileResult(True, "", True, time.monotonic() - started, library=target)
 
+    work = box.parent / "compile"
+    remove_tree(work)
+    (work / "out").mkdir(parents=True)
     src_name = f"solution{SOURCE_SUFFIX[language]}"
-    (box / src_name).write_text(source)
+    (work / src_name).write_text(tc.prepare(source))
     proc = sandbox.spawn(
-        [tc.command, *flags, "-o", f"{BOX}/solution.so", f"{BOX}/{src_name}"],
+        [tc.command, *flags, "-o", f"{BOX}/out/solution.so", f"{BOX}/{src_name}"],
         box=box,
         limits=ProcessLimits(
             wall_s=limits.compile_s,
             cpu_s=int(limits.compile_s * 2) + 1,  # hipcc runs host and device passes in parallel
-            memory_bytes=None if language != "cpp" else 8192 * MIB,
-            file_bytes=512 * MIB,
+            memory_bytes=None if language != "cpp" else COMPILE_RAM_BYTES,
+            ram_bytes=COMPILE_RAM_BYTES,  # hipcc and nvcc too: a macro bomb must not eat the host
+            file_bytes=COMPILE_OUTPUT_BYTES,
             nproc=64,
             output_bytes=limits.output_kb * 1024,
         ),
         env=tc.env(),
         log_name="compile.log",
+        layout=BoxLayout(size_bytes=COMPILE_BOX_BYTES, files={src_name: work / src_name},
+                         writable={"out": work / "out"}),
     )
     outcome = proc.wait(cancel)
     output = scrub_paths(outcome.output, box)
-    ok = outcome.ok and target.is_file()
+    ok = outcome.ok
     if outcome.timed_out:
         output = f"compilation took longer than {limits.compile_s:g} s and was stopped\n{output}"
+    elif "File size limit exceeded" in output or outcome.signal == signal.SIGXFSZ:
+        output = (f"error: the compiled library (or a file the compiler writes) is larger than the limit of "
+                  f"{COMPILE_OUTPUT_BYTES // MIB} MiB\n{output}")
+    elif outcome.oom_killed:
+        output = f"error: the compiler ran out of memory (limit {COMPILE_RAM_BYTES // MIB} MiB)\n{output}"
     if ok:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(f".tmp{os.getpid()}")
-        shutil.copyfile(target, tmp)
-        os.replace(tmp, cached)  # atomic: a concurrent reader never sees half a library
+        try:  # the out directory was the sandbox's: no symlink followed, a regular file, size bounded
+            copy_out(work / "out", "solution.so", target, COMPILE_OUTPUT_BYTES)  # atomic, via a temporary file
+        except BoxFileError as exc:
+            ok, output = False, f"{output}\nthe compiler produced no usable library ({exc})".lstrip()
+    remove_tree(work)
+    if ok:
+        check_imports(problem, language, target)
+    if ok and key is not None:
+        cache.put(key, target)
     return CompileResult(ok, output, False, time.monotonic() - started, outcome.timed_out,
                          target if ok else None)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import PROTOCOL_VERSION, __version__
+from agent.compile_cache import DEFAULT_MAX_BYTES, remove_legacy_entries
 from agent.compiler import newest_hip_arch, toolchain_versions
 from agent.sandbox import Sandbox, detect_sandbox
 
@@ -26,6 +27,7 @@ class AgentConfig:
     sandbox: Sandbox
     arch: str | None
     started: float = field(default_factory=time.monotonic)
+    cache_max_bytes: int = DEFAULT_MAX_BYTES  # the compile cache, least recently used out first
 
     @property
     def jobs_dir(self) -> Path:
@@ -80,10 +82,16 @@ def build_config(*, workdir: Path, device: str = "auto", arch: str | None = None
     workdir = Path(workdir).resolve()
     (workdir / "jobs").mkdir(parents=True, exist_ok=True)
     (workdir / "cache").mkdir(parents=True, exist_ok=True)
+    sandbox.hide(workdir)  # other jobs' boxes and the cache, wherever a bound tree holds them
+    remove_legacy_entries(workdir / "cache")
     return AgentConfig(workdir=workdir, device=device, sandbox=sandbox, arch=arch or detect_arch(device))
 
 
 def health_info(config: AgentConfig) -> dict[str, Any]:
+    """What /v1/health reports. Builds the emulator's runtime on first use (a few seconds, once
+    per g++ and emulator version): `emulated` lists only languages it can really check."""
+    from agent.emulator.toolchain import health_fields
+
     return {
         "agent_version": __version__,
         "protocol": PROTOCOL_VERSION,
@@ -92,8 +100,11 @@ def health_info(config: AgentConfig) -> dict[str, Any]:
         "toolchains": toolchain_versions(),
         "sandbox": config.sandbox.mode,
         "insecure": not config.sandbox.secure,
+        "limits": config.sandbox.enforcement(),  # what holds the memory and pids caps here
+        "compile_cache_bytes": config.cache_max_bytes,
         "host": platform.node(),
         "uptime_s": round(time.monotonic() - config.started, 1),
+        **health_fields(config.device, config.cache_dir),
     }
 
 

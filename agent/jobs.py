@@ -7,6 +7,7 @@ rules of protocol v1 (one job at a time, a repeated id returns the same job, eve
 
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 import threading
@@ -35,6 +36,12 @@ MAX_JOB_SECONDS = 2 * 3600.0
 CANCEL_WAIT_SECONDS = 5.0
 MAX_LONG_POLL_SECONDS = 30.0
 KEEP_FINISHED_JOBS = 50
+# What one event may carry (see json_safe).
+EVENT_REASON_CHARS = 2000
+EVENT_TEXT_CHARS = 64 * 1024
+EVENT_KEY_CHARS = 200
+EVENT_LIST_ITEMS = 10_000
+EVENT_DEPTH = 16
 
 
 class AgentBusy(Exception):
@@ -91,10 +98,10 @@ def _real_judge(spec: Any, config: AgentConfig, emit: Emit, cancel: threading.Ev
     judge(spec, config, emit, cancel)
 
 
-def _real_spec_parser(body: Any) -> Any:
+def _real_spec_parser(body: Any, config: AgentConfig | None = None) -> Any:
     from agent.judge import JobSpec
 
-    return JobSpec.from_request(body)
+    return JobSpec.from_request(body, config)
 
 
 class JobManager:
@@ -113,7 +120,7 @@ class JobManager:
     ) -> None:
         self.config = config
         self._judge = judge_fn or _real_judge
-        self._parse_spec = parse_spec or _real_spec_parser
+        self._parse_spec = parse_spec or (lambda body: _real_spec_parser(body, config))
         self._keep_finished = max(keep_finished, 1)  # the job that just ended stays readable
         self._heartbeat_seconds = heartbeat_seconds
         self._max_job_seconds = max_job_seconds
@@ -258,23 +265,45 @@ class JobManager:
             del self._jobs[job_id]
 
 
-def json_safe(value: Any) -> Any:
-    """A snapshot of an event payload that strict JSON can carry: NaN/inf become null, NumPy
-    scalars plain numbers, anything else its str(). The judge may mutate its dicts later."""
-    if isinstance(value, bool) or value is None or isinstance(value, str | int):
+def json_safe(value: Any, key: str = "", depth: int = 0) -> Any:
+    """A snapshot of an event payload that strict JSON can carry, and the one place that bounds
+    what an event says: every string is cut (a reason to EVENT_REASON_CHARS, output and anything
+    else to EVENT_TEXT_CHARS, keeping the tail of output), lists and nesting are bounded. Result
+    lines, reasons and compiler output are the user's words: a 60 MiB line must not reach the
+    events, the platform's database or SSE. NaN/inf become null, NumPy scalars plain numbers,
+    anything else its (cut) str(). The judge may mutate its dicts later."""
+    if isinstance(value, bool) or value is None or isinstance(value, int):
         return value
+    if isinstance(value, str):
+        return cut_text(value, key)
     if isinstance(value, float):
         return value if math.isfinite(value) else None
+    if depth >= EVENT_DEPTH:
+        return "[… nested too deeply]"  # not str(value): that recurses as deep as the value
     if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
+        return {cut_text(str(k), "key"): json_safe(v, str(k), depth + 1)
+                for k, v in itertools.islice(value.items(), EVENT_LIST_ITEMS)}
     if isinstance(value, list | tuple):
-        return [json_safe(v) for v in value]
+        return [json_safe(v, key, depth + 1) for v in value[:EVENT_LIST_ITEMS]]
     if hasattr(value, "item") and callable(value.item):  # NumPy scalar
         try:
-            return json_safe(value.item())
+            return json_safe(value.item(), key, depth + 1)
         except (TypeError, ValueError):
             pass
-    return str(value)
+    return cut_text(str(value), key)
+
+
+def cut_text(text: str, key: str = "") -> str:
+    """`text` within its key's limit, marker included (so cutting twice changes nothing)."""
+    limit = {"reason": EVENT_REASON_CHARS, "message": EVENT_REASON_CHARS, "error": EVENT_REASON_CHARS,
+             "key": EVENT_KEY_CHARS}.get(key, EVENT_TEXT_CHARS)
+    if len(text) <= limit:
+        return text
+    tail = key.endswith("output")  # what a program or compiler said last explains how it ended
+    marker = "[… {} earlier characters cut] " if tail else " [… {} more characters cut]"
+    keep = limit - len(marker.format(len(text)))
+    cut = marker.format(len(text) - keep)
+    return cut + text[-keep:] if tail else text[:keep] + cut
 
 
 def _final(status: str, reason: str) -> dict:

@@ -1,32 +1,42 @@
-"""One job from request to verdict: compile → check → benchmark, streaming events as it goes.
+"""One job from request to verdict: compile → check → benchmark (→ the ranked pass of a
+leaderboard job, agent.ranked), streaming events as it goes.
 
 `judge()` never raises for anything a user did: every path ends in exactly one RESULT event with
-a status and a sentence saying why.
+a status and a sentence saying why. Each phase runs in its own fresh box; the compiled library
+leaves the compile's box once, safely (agent.boxfs), and reaches every later phase as a sealed
+memfd. The job's directory is removed on every path, whatever the boxes hold.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import secrets
-import shutil
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent.compiler import CompileRejected, build_evict_helper, compile_solution
-from agent.config import AgentConfig
-from agent.devices.host import EVICT_LIBRARY
-from agent.harness import Phase, PhaseResult, clean_box
+from agent.boxfs import fresh_box, remove_tree, sealed_memfd
+from agent.compile_cache import SCOPE_PATTERN
+from agent.compiler import CompileRejected, Toolchain, build_evict_helper, compile_solution, toolchain
+from agent.emulator.budget import emulated_cases
+from agent.harness import JobContext, Phase, PhaseResult
+from agent.jobs import MAX_JOB_SECONDS
 from agent.limits import Limits
 from agent.problems import LANGUAGE_DEVICE_CLASS, LANGUAGES, Problem, ProblemError, problem_from_bundle
 from agent.stats import geometric_mean
 
+if TYPE_CHECKING:
+    from agent.config import AgentConfig
+
 MAX_SOURCE_BYTES = 64 * 1024
 MAX_ID_CHARS = 64
-MODES = ("check", "benchmark", "compile")
+MODES = ("check", "benchmark", "compile", "leaderboard")
+MAX_RANKED_SEED = 2**63 - 1
+# The problem's own solutions, timed beside leaderboard jobs: one build for everybody.
+REFERENCE_CACHE_SCOPE = "hipjudge-reference"
 Emit = Callable[[str, dict[str, Any]], None]
 
 
@@ -43,9 +53,12 @@ class JobSpec:
     mode: str
     limits: Limits
     seed: int | None = None
+    cache_scope: str | None = None  # opaque, one per user: compiled builds are shared within it only
+    ranked_seed: int | None = None  # mode leaderboard: the platform's secret for the ranked inputs
 
     @classmethod
-    def from_request(cls, body: Any) -> JobSpec:
+    def from_request(cls, body: Any, config: AgentConfig | None = None) -> JobSpec:
+        """With `config`, also refuse what this agent cannot do (a benchmark on the emulator)."""
         if not isinstance(body, Mapping):
             raise JobSpecError("body: must be a JSON object")
         job_id = body.get("id")
@@ -66,6 +79,11 @@ class JobSpec:
         if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES or "\0" in source:
             raise JobSpecError(f"source: must be at most {MAX_SOURCE_BYTES // 1024} KiB of text without NUL bytes")
         mode = body.get("mode", "benchmark")
+        if config is not None:
+            from agent.emulator.toolchain import BENCHMARK_REFUSAL, REFUSED_MODES, would_emulate
+
+            if mode in REFUSED_MODES and would_emulate(language, config.device):
+                raise JobSpecError(f"mode: {BENCHMARK_REFUSAL}")
         if mode not in MODES:
             raise JobSpecError(f"mode: must be one of {', '.join(MODES)}")
         seed = body.get("seed")
@@ -75,53 +93,79 @@ class JobSpec:
             limits = Limits.from_request(body.get("limits"))
         except ValueError as exc:
             raise JobSpecError(str(exc)) from exc
-        return cls(job_id, problem, language, source, mode, limits, seed)
+        scope = body.get("cache_scope")
+        if scope is not None and not (isinstance(scope, str) and SCOPE_PATTERN.fullmatch(scope)):
+            raise JobSpecError("cache_scope: must be 1 to 128 letters, digits, '-' or '_', or null")
+        ranked_seed = body.get("ranked_seed")
+        if mode == "leaderboard":
+            if isinstance(ranked_seed, bool) or not isinstance(ranked_seed, int) or not (
+                    0 <= ranked_seed <= MAX_RANKED_SEED):
+                raise JobSpecError("ranked_seed: a leaderboard job needs an integer from 0 to 2**63 - 1")
+            device_class = LANGUAGE_DEVICE_CLASS[language]
+            if not problem.cases("ranked", device_class):
+                raise JobSpecError(f"problem: has no ranked case for the {device_class} device class")
+        elif ranked_seed is not None:
+            raise JobSpecError("ranked_seed: only a leaderboard job takes one")
+        return cls(job_id, problem, language, source, mode, limits, seed, scope, ranked_seed)
 
 
 def run_device(spec: JobSpec, config: AgentConfig) -> str | None:
-    """The device a language runs on here, or None when this agent cannot run it."""
+    """The device a job runs on here (emulated-hip / emulated-cuda for a check without that GPU),
+    or None when this agent cannot run it."""
+    from agent.emulator.toolchain import emulator_runtime, would_emulate
+
     if LANGUAGE_DEVICE_CLASS[spec.language] == "host":
         return "host"
-    return config.device if config.device == spec.language else None
+    if config.device == spec.language:
+        return spec.language
+    if would_emulate(spec.language, config.device) and spec.mode == "check" and emulator_runtime(config.cache_dir):
+        return f"emulated-{spec.language}"
+    return None
 
 
 def judge(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.Event) -> None:
     job_dir = config.jobs_dir / hashlib.sha256(spec.id.encode()).hexdigest()[:24]
-    box = job_dir / "box"
+    fds: list[int] = []
     try:
-        status, reason, summary = _pipeline(spec, config, emit, cancel, box)
+        status, reason, summary = _pipeline(spec, config, emit, cancel, job_dir, fds)
     finally:
-        shutil.rmtree(job_dir, ignore_errors=True)
+        for fd in fds:
+            os.close(fd)
+        remove_tree(job_dir)
     emit("RESULT", {"status": status, "reason": reason, "score_ms": summary.get("score_ms"), "summary": summary})
 
 
-def _place_evict_helper(config: AgentConfig, box: Path) -> None:
-    # Placed just before the benchmark: the tests ran user code that could write to the box.
-    target = box / EVICT_LIBRARY
-    if target.is_dir() and not target.is_symlink():
-        shutil.rmtree(target)
-    else:
-        target.unlink(missing_ok=True)
-    helper = build_evict_helper(config.cache_dir)
-    if helper is not None:
-        shutil.copyfile(helper, target)
+def _toolchain(spec: JobSpec, device: str | None, config: AgentConfig) -> Toolchain | None:
+    """The emulated device's g++ build where the job runs there, or for a compile-only hip/cuda
+    job on an agent without that compiler; None: the language's own compiler."""
+    from agent.emulator.toolchain import emulated_toolchain, would_emulate
+
+    emulate = device is not None and device.startswith("emulated-")
+    if not emulate and spec.mode == "compile" and would_emulate(spec.language, config.device):
+        emulate = toolchain(spec.language) is None
+    return emulated_toolchain(spec.language, config.sandbox) if emulate else None
 
 
-def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.Event,
-              box: Any) -> tuple[str, str, dict[str, Any]]:
-    summary: dict[str, Any] = {"device": config.device, "language": spec.language, "mode": spec.mode}
+def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.Event, job_dir: Any,
+              fds: list[int]) -> tuple[str, str, dict[str, Any]]:
+    job_deadline = time.monotonic() + MAX_JOB_SECONDS  # the agent's 2 h limit, enforced by every watchdog
     device = run_device(spec, config)
+    emulated = device is not None and device.startswith("emulated-")
+    summary: dict[str, Any] = {"device": "emulated" if emulated else config.device, "language": spec.language,
+                               "mode": spec.mode}
     if device is None and spec.mode != "compile":
         return "ERROR", (f"this agent runs on the {config.device} device and cannot run {spec.language} "
                          "kernels; only mode 'compile' is possible here"), summary
-    clean_box(box)
     emit("STATUS", {"status": "COMPILING"})
-    arch = config.arch_for(spec.language)
+    chosen = _toolchain(spec, device, config)
+    arch = None if chosen is not None else config.arch_for(spec.language)
     summary["arch"] = arch
     try:
-        compiled = compile_solution(problem=spec.problem, language=spec.language, source=spec.source, box=box,
-                                    cache_dir=config.cache_dir, sandbox=config.sandbox, limits=spec.limits,
-                                    arch=arch, cancel=cancel)
+        compiled = compile_solution(problem=spec.problem, language=spec.language, source=spec.source,
+                                    box=fresh_box(job_dir, "compile-box"), cache_dir=config.cache_dir,
+                                    sandbox=config.sandbox, limits=spec.limits, arch=arch, cancel=cancel,
+                                    cache_scope=spec.cache_scope, cache_max_bytes=config.cache_max_bytes,
+                                    chosen=chosen)
     except CompileRejected as exc:
         emit("COMPILE_RESULT", {"ok": False, "output": str(exc), "cached": False, "seconds": 0.0})
         return "COMPILE_ERROR", str(exc), summary
@@ -130,24 +174,45 @@ def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.
     summary["compile"] = {"cached": compiled.cached, "seconds": round(compiled.seconds, 3)}
     if cancel.is_set():
         return "CANCELLED", "the job was cancelled", summary
-    if not compiled.ok:
+    if not compiled.ok or compiled.library is None:
         summary["compile_output"] = compiled.output
         return "COMPILE_ERROR", _first_error(compiled.output), summary
     if spec.mode == "compile":
-        return "COMPILED", f"compiled for {arch or 'the host'} without errors", summary
+        target = "the emulated device (g++)" if chosen is not None else (arch or "the host")
+        return "COMPILED", f"compiled for {target} without errors", summary
     assert device is not None
 
-    secret = secrets.token_bytes(32) + (spec.seed or 0).to_bytes(16, "little", signed=True)
-    kinds = [("test", "CHECKING")] + ([("bench", "BENCHMARKING")] if spec.mode == "benchmark" else [])
+    fds.append(sealed_memfd(compiled.library, "solution.so"))
+    job = JobContext(problem=spec.problem, device=device, sandbox=config.sandbox, job_dir=job_dir,
+                     limits=spec.limits, secret=secrets.token_bytes(32) + (spec.seed or 0).to_bytes(16, "little",
+                                                                                                       signed=True),
+                     emit=emit, cancel=cancel, libraries=[fds[0]], job_deadline=job_deadline,
+                     native_helper=build_evict_helper(config.cache_dir))
+    if emulated:
+        from agent.emulator.toolchain import emulator_runtime
+
+        job.emulator_runtime = emulator_runtime(config.cache_dir)
+        if job.emulator_runtime is None:
+            return "ERROR", "the emulator's runtime could not be built on this agent", summary
+        fds.append(sealed_memfd(job.emulator_runtime, "libhjemu.so"))
+        job.runtime_fd = fds[-1]
+    return _phases(spec, job, emit, summary, config)
+
+
+def _phases(spec: JobSpec, job: JobContext, emit: Emit, summary: dict[str, Any],
+            config: AgentConfig) -> tuple[str, str, dict[str, Any]]:
+    timed = spec.mode in ("benchmark", "leaderboard")
+    kinds = [("test", "CHECKING")] + ([("bench", "BENCHMARKING")] if timed else [])
+    skipped = 0
     for kind, stage in kinds:
         emit("STATUS", {"status": stage})
-        if device == "host" and kind == "bench":
-            _place_evict_helper(config, box)
-        phase = Phase(kind=kind, problem=spec.problem, cases=spec.problem.cases(kind, _device_class(device)),
-                      device=device, sandbox=config.sandbox, box=box, limits=spec.limits, secret=secret,
-                      emit=emit, cancel=cancel)
+        if job.kind == "emulated":
+            cases, over_budget = emulated_cases(spec.problem)
+            skipped = len(over_budget)
+        else:
+            cases = spec.problem.cases(kind, job.device_class)
         started = time.monotonic()
-        result: PhaseResult = phase.run()
+        result: PhaseResult = Phase(kind=kind, cases=cases, job=job).run()
         summary["tests" if kind == "test" else "benchmarks"] = result.cases
         summary[f"{kind}_seconds"] = round(time.monotonic() - started, 3)
         if result.status is not None:
@@ -155,15 +220,71 @@ def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.
                 summary["output"] = result.output
             return result.status, result.reason, summary
     if spec.mode == "check":
-        return "CHECKED", f"all {len(summary['tests'])} tests passed", summary
+        where = " on the emulated device (CPU)" if job.kind == "emulated" else ""
+        over = f"; {skipped} larger cases skipped (over the emulator's size budget)" if skipped else ""
+        return "CHECKED", f"all {len(summary['tests'])} tests passed{where}{over}", summary
     score = geometric_mean([c["mean_ms"] for c in summary["benchmarks"]])
     summary["score_ms"] = score
-    return ("ACCEPTED", f"all {len(summary['tests'])} tests passed; score {score:.4g} ms "
-            f"(geometric mean over {len(summary['benchmarks'])} benchmark cases)", summary)
+    passed = (f"all {len(summary['tests'])} tests passed; score {score:.4g} ms "
+              f"(geometric mean over {len(summary['benchmarks'])} benchmark cases)")
+    if spec.mode != "leaderboard":
+        return "ACCEPTED", passed, summary
+    return _ranked(spec, job, emit, summary, config, passed)
 
 
-def _device_class(device: str) -> str:
-    return "host" if device == "host" else "gpu"
+def _ranked(spec: JobSpec, job: JobContext, emit: Emit, summary: dict[str, Any], config: AgentConfig,
+            passed: str) -> tuple[str, str, dict[str, Any]]:
+    """The ranked pass: its verdict is the job's, its result goes in summary.ranked."""
+    from agent.ranked import RankedPhase, failed_summary, ranked_summary
+
+    emit("STATUS", {"status": "RANKING"})
+    started = time.monotonic()
+    assert spec.ranked_seed is not None
+    try:
+        reference_fd = _reference_library(spec, job, config)
+    except ReferenceUnavailable as exc:
+        summary["ranked"] = failed_summary(str(exc))
+        return "ERROR", f"ranked pass: {exc}", summary
+    try:
+        result = RankedPhase(cases=spec.problem.cases("ranked", job.device_class), job=job,
+                             seed=spec.ranked_seed, reference_fd=reference_fd).run()
+    finally:
+        if reference_fd is not None:
+            os.close(reference_fd)
+    summary["ranked_seconds"] = round(time.monotonic() - started, 3)
+    if result.status is not None:
+        summary["ranked"] = failed_summary(result.reason)
+        return result.status, f"ranked pass: {result.reason}", summary
+    ranked = ranked_summary(result.cases)
+    summary["ranked"] = ranked
+    speedup = f", {ranked['speedup']:.3g}x the problem's own solution" if ranked["speedup"] is not None else ""
+    return "ACCEPTED", (f"{passed}; ranked on {len(result.cases)} secret case(s): {ranked['score_ms']:.4g} ms"
+                        f"{speedup}"), summary
+
+
+class ReferenceUnavailable(Exception):
+    """The problem's own solution for this language could not be built: a judge error."""
+
+
+def _reference_library(spec: JobSpec, job: JobContext, config: AgentConfig) -> int | None:
+    """The problem's own solution in the job's language, built (cached for everybody) and sealed
+    for the reference child; None when the bundle has none (no speedup then)."""
+    source = spec.problem.baselines.get(spec.language)
+    if source is None:
+        return None
+    try:
+        compiled = compile_solution(problem=spec.problem, language=spec.language, source=source,
+                                    box=fresh_box(job.job_dir / "reference", "compile-box"),
+                                    cache_dir=config.cache_dir, sandbox=config.sandbox, limits=spec.limits,
+                                    arch=config.arch_for(spec.language), cancel=job.cancel,
+                                    cache_scope=REFERENCE_CACHE_SCOPE, cache_max_bytes=config.cache_max_bytes)
+    except CompileRejected as exc:
+        raise ReferenceUnavailable(f"the problem's own {spec.language} solution was refused (a judge error): "
+                                   f"{exc}") from None
+    if not compiled.ok or compiled.library is None:
+        raise ReferenceUnavailable(f"the problem's own {spec.language} solution did not compile here (a judge "
+                                   f"error): {_first_error(compiled.output)}")
+    return sealed_memfd(compiled.library, "reference.so")  # the caller closes it
 
 
 def _first_error(output: str) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 MIB = 1024 * 1024
+GIB = 1024 * MIB
 
 
 @dataclass(frozen=True)
@@ -68,3 +69,16 @@ class ProcessLimits:
     # Threads only, no new processes (bwrap: a seccomp filter). RLIMIT_NPROC never applies to
     # root, which is who runs the agent on a GPU VM, so it alone cannot stop a fork bomb.
     threads_only: bool = False
+    # RAM the whole sandbox may hold: its processes, its /tmp and /box (tmpfs) and the memfds it
+    # fills. A memory cgroup enforces it where the agent may create one; it binds GPU runtimes,
+    # which RLIMIT_AS breaks. None: memory_bytes, or the sandbox's default.
+    ram_bytes: int | None = None
+    tmp_bytes: int | None = None  # size of the private /tmp; None: a quarter of the RAM cap
+
+    def ram_cap(self, default: int) -> int:
+        return self.ram_bytes or self.memory_bytes or default
+
+    def tmp_size(self, default_ram: int) -> int:
+        if self.tmp_bytes is not None:
+            return self.tmp_bytes
+        return min(max(self.ram_cap(default_ram) // 4, 64 * MIB), 4 * GIB)

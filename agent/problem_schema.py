@@ -176,6 +176,35 @@ def parse_cases(raw: Any, key: str, signature: tuple[Param, ...]) -> tuple[Case,
     return tuple(cases)
 
 
+def buffer_shapes(case: Case, signature: tuple[Param, ...]) -> tuple[tuple[int, ...], ...]:
+    """The shapes of every buffer of a case, in signature order: what "the shape of a case" means."""
+    return tuple(p.shape_for(case.params) for p in signature if p.pointer)
+
+
+def check_ranked(ranked: tuple[Case, ...], public: tuple[Case, ...], signature: tuple[Param, ...]) -> None:
+    """Ranked cases time a kernel on shapes nobody tuned for: each must differ from every test and
+    benchmark shape, and each device class needs at least one."""
+    seen = {buffer_shapes(case, signature): case.name for case in public}
+    for i, case in enumerate(ranked):
+        shapes = buffer_shapes(case, signature)
+        if shapes in seen:
+            raise ProblemError(f"ranked[{i}].params: the shapes {list(shapes)} are those of the public case "
+                               f"{seen[shapes]!r}; a ranked case must differ from every test and benchmark")
+    for device_class in DEVICE_CLASSES:
+        if not any(case.runs_on(device_class) for case in ranked):
+            raise ProblemError(f"ranked: no case runs on the {device_class} device class")
+
+
+def parse_baselines(raw: Any) -> dict[str, str]:
+    """The reference solutions' sources by language (timed interleaved with a ranked submission)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping) or not all(
+            lang in LANGUAGES and isinstance(text, str) and text.strip() for lang, text in raw.items()):
+        raise ProblemError(f"problem.baselines: must map some of {', '.join(LANGUAGES)} to source text")
+    return dict(raw)
+
+
 def parse_tolerance(raw: Any) -> Tolerance:
     if not isinstance(raw, Mapping):
         raise ProblemError("check: must be {exact: true} or {rtol: .., atol: ..}")

@@ -33,6 +33,8 @@ from agent.problem_schema import (  # noqa: F401 - re-exported: callers import t
     ProblemError,
     Tolerance,
     check_formula,
+    check_ranked,
+    parse_baselines,
     parse_cases,
     parse_forbidden,
     parse_signature,
@@ -58,12 +60,15 @@ class Problem:
     reference_source: str
     statement: str = ""
     templates: dict[str, str] = field(default_factory=dict)
+    # Cases of the ranked pass (mode leaderboard) and the reference solutions it times against.
+    ranked: tuple[Case, ...] = ()
+    baselines: dict[str, str] = field(default_factory=dict)
     _module: types.ModuleType | None = field(default=None, repr=False)
 
     # ---- derived -----------------------------------------------------------------------------
     @property
     def content_hash(self) -> str:
-        return bundle_hash(self.definition, self.reference_source)
+        return bundle_hash(self.definition, self.reference_source, self.baselines)
 
     @property
     def inputs(self) -> tuple[Param, ...]:
@@ -77,7 +82,7 @@ class Problem:
         return f'extern "C" void solution({", ".join(p.declaration() for p in self.signature)})'
 
     def cases(self, kind: str, device_class: str) -> list[Case]:
-        pool = self.tests if kind == "test" else self.benchmarks
+        pool = {"test": self.tests, "ranked": self.ranked}.get(kind, self.benchmarks)
         return [c for c in pool if c.runs_on(device_class)]
 
     def flop_count(self, case: Case) -> float:
@@ -126,11 +131,17 @@ class Problem:
             "definition": self.definition,
             "reference_py": self.reference_source,
             "hash": self.content_hash,
+            "baselines": dict(self.baselines),
         }
 
 
-def bundle_hash(definition: Mapping[str, Any], reference_source: str) -> str:
+def bundle_hash(definition: Mapping[str, Any], reference_source: str,
+                baselines: Mapping[str, str] | None = None) -> str:
+    """The version of a problem: its definition, reference and (when it has them) the baseline
+    sources a ranked speedup is measured against."""
     blob = json.dumps(definition, sort_keys=True, separators=(",", ":")) + "\0" + reference_source
+    if baselines:
+        blob += "\0" + json.dumps(dict(baselines), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -141,6 +152,7 @@ def problem_from_bundle(bundle: Any) -> Problem:
     if not isinstance(reference, str) or not reference.strip():
         raise ProblemError("problem.reference_py: missing")
     problem = parse_definition(definition, reference)
+    problem.baselines = parse_baselines(bundle.get("baselines"))
     if "hash" in bundle and bundle["hash"] != problem.content_hash:
         raise ProblemError("problem.hash: does not match the definition and reference")
     return problem
@@ -168,6 +180,9 @@ def load_problem_dir(path: Path) -> Problem:
         if not template.is_file():
             raise ProblemError(f"{path.name}: missing templates/{template.name}")
         problem.templates[language] = template.read_text()
+        solution = path / "solutions" / f"{language}{SOURCE_SUFFIX[language]}"
+        if solution.is_file():
+            problem.baselines[language] = solution.read_text()
     _dry_run_reference(problem)
     return problem
 
@@ -193,6 +208,9 @@ def parse_definition(definition: Any, reference_source: str) -> Problem:
     sizes = {p.name for p in signature if not p.pointer}
     tests = parse_cases(d.get("tests"), "tests", signature)
     benchmarks = parse_cases(d.get("benchmarks"), "benchmarks", signature)
+    ranked = parse_cases(d["ranked"], "ranked", signature) if "ranked" in d else ()
+    if ranked:
+        check_ranked(ranked, (*tests, *benchmarks), signature)
     for key in ("flops", "bytes"):
         check_formula(d.get(key), key, sizes | {k for c in tests for k in c.params})
     problem = Problem(
@@ -203,6 +221,7 @@ def parse_definition(definition: Any, reference_source: str) -> Problem:
         signature=signature,
         tests=tests,
         benchmarks=benchmarks,
+        ranked=ranked,
         tolerance=parse_tolerance(d.get("check")),
         flops=d["flops"],
         bytes=d["bytes"],

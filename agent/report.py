@@ -21,6 +21,14 @@ BENCH_COLUMNS = (  # (header, payload key, format)
     ("GFLOPS", "gflops", "{:.2f}"),
     ("GB/s", "gbps", "{:.2f}"),
 )
+RANKED_COLUMNS = (
+    ("runs", "runs", "{:d}"),
+    ("mean ms", "mean_ms", "{:.4f}"),
+    ("median ms", "median_ms", "{:.4f}"),
+    ("95% interval ms", "ci95_ms", "{}"),
+    ("reference ms", "reference_mean_ms", "{:.4f}"),
+    ("speedup", "speedup", "{:.3f}"),
+)
 
 
 def progress_line(event: dict) -> str | None:
@@ -39,6 +47,9 @@ def progress_line(event: dict) -> str | None:
     if kind == "BENCHMARK_RESULT":
         return (f"  bench {_position(p)} {p.get('case', '?')}: {_fmt(p.get('runs'), '{:d}')} runs, "
                 f"mean {_fmt(p.get('mean_ms'), '{:.4f}')} ms")
+    if kind == "RANKED_RESULT":
+        return (f"  ranked {_position(p)} {p.get('case', '?')}: {_fmt(p.get('runs'), '{:d}')} runs, "
+                f"mean {_fmt(p.get('mean_ms'), '{:.4f}')} ms, speedup {_fmt(p.get('speedup'), '{:.3f}')}")
     if kind == "RESULT":
         return f"· {p.get('status', '?')}"
     return None
@@ -66,6 +77,14 @@ def format_report(events: Sequence[dict], *, title: str = "") -> str:
     benchmarks = by_type.get("BENCHMARK_RESULT", [])
     if benchmarks:
         lines += ["", "Benchmarks"] + _benchmark_table(benchmarks)
+    ranked = by_type.get("RANKED_RESULT", [])
+    if ranked:
+        lines += ["", "Ranked pass (secret inputs)"] + _benchmark_table(ranked, RANKED_COLUMNS)
+    summary = result.get("summary")
+    passed_pass = summary.get("ranked") if isinstance(summary, dict) else None
+    if isinstance(passed_pass, dict) and passed_pass.get("passed"):
+        lines += ["", f"Ranked score: {_fmt(passed_pass.get('score_ms'), '{:.4f}')} ms, 95% interval "
+                  f"{_interval(passed_pass.get('ci95_ms'))} ms, speedup {_fmt(passed_pass.get('speedup'), '{:.3f}')}"]
     score = result.get("score_ms")
     if isinstance(score, int | float) and not isinstance(score, bool):
         lines += ["", f"Score: {score:.4f} ms (geometric mean of the case means)"]
@@ -88,10 +107,11 @@ def _test_table(tests: Iterable[dict]) -> list[str]:
     return rows
 
 
-def _benchmark_table(benchmarks: Iterable[dict]) -> list[str]:
-    header = ["case"] + [h for h, _, _ in BENCH_COLUMNS]
-    body = [[str(b.get("case", "?"))] + [_fmt(b.get(key), fmt) for _, key, fmt in BENCH_COLUMNS]
-            for b in benchmarks]
+def _benchmark_table(benchmarks: Iterable[dict], columns: tuple[tuple[str, str, str], ...] = BENCH_COLUMNS
+                     ) -> list[str]:
+    header = ["case"] + [h for h, _, _ in columns]
+    body = [[str(b.get("case", "?"))] + [_interval(b.get(key)) if key == "ci95_ms" else _fmt(b.get(key), fmt)
+                                         for _, key, fmt in columns] for b in benchmarks]
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
 
     def render(row: list[str]) -> str:
@@ -100,6 +120,12 @@ def _benchmark_table(benchmarks: Iterable[dict]) -> list[str]:
         return "  " + "  ".join(cells)
 
     return [render(header)] + [render(row) for row in body]
+
+
+def _interval(value: Any) -> str:
+    if isinstance(value, list | tuple) and len(value) == 2:
+        return f"{_fmt(value[0], '{:.4f}')}-{_fmt(value[1], '{:.4f}')}"
+    return "-"
 
 
 def _position(p: dict) -> str:

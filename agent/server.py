@@ -185,6 +185,8 @@ class AgentHandler(BaseHTTPRequestHandler):
                             {"line": exc.lineno, "column": exc.colno, "position": exc.pos}) from None
         except ValueError as exc:
             raise HttpError(400, f"malformed JSON: {exc}") from None
+        except RecursionError:
+            raise HttpError(400, "malformed JSON: nested too deeply") from None
 
     def _discard_rest_of_request(self) -> None:
         self.close_connection = True

@@ -1,16 +1,18 @@
-"""Comparing a kernel's outputs with the reference, and replaying the input changes of a kept run."""
+"""Comparing a kernel's outputs with the reference, and the input changes of a timed run."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
-from agent.problems import Tolerance
+from agent.devices.base import DeviceAccess
+from agent.problems import Case, Problem, Tolerance
 
 
-def compare(name: str, got: np.ndarray, want: np.ndarray, tol: Tolerance) -> str | None:
-    """None when equal within tolerance, else a sentence about the first mismatching element."""
+def compare(name: str, got: np.ndarray, want: np.ndarray, tol: Tolerance, *, reveal: bool = True) -> str | None:
+    """None when equal within tolerance, else a sentence about the first mismatching element; with
+    `reveal` False it names the element but not the values (they would tell secret inputs)."""
     if got.shape != want.shape:
         return f"{name} has shape {got.shape}, expected {want.shape}"
     if tol.exact or want.dtype.kind in "iub":
@@ -25,6 +27,9 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, tol: Tolerance) -> str
         return None
     flat = int(np.flatnonzero(bad)[0])
     where = ", ".join(str(i) for i in np.unravel_index(flat, want.shape))
+    if not reveal:
+        return (f"{name}[{where}] is wrong; {count} of {want.size} elements differ ({rule}; the values are "
+                "withheld: they would tell the secret inputs)")
     g_val, w_val = got.reshape(-1)[flat], want.reshape(-1)[flat]
     hint = ""
     if (got.dtype.kind == "f" and np.isnan(g_val)) or (got.dtype.kind in "iu" and g_val.tobytes() == b"\xa5" *
@@ -41,17 +46,59 @@ def _fmt(value: np.generic) -> str:
     return f"{value.item():.7g}" if isinstance(value, np.floating) else str(value.item())
 
 
-def apply_mutation(arr: np.ndarray, mutation: Any, limit: int) -> np.ndarray | None:
-    """The input of a kept run: the child copied arr[sources[k]] into arr[targets[k]], in order."""
-    if (not isinstance(mutation, list) or len(mutation) != 2
-            or not all(isinstance(part, list) and len(part) == limit for part in mutation)
-            or len(mutation[0]) != len(mutation[1])):
-        return None
-    targets, sources = mutation
-    flat = arr.reshape(-1)
-    if not all(isinstance(i, int) and 0 <= i < flat.size for i in targets + sources):
-        return None
-    changed = flat.copy()
-    for target, source in zip(targets, sources, strict=True):
-        changed[target] = flat[source]
-    return changed.reshape(arr.shape)
+@dataclass(frozen=True)
+class Mutation:
+    """Input elements the parent changes before one timed run: each target takes the value of
+    another element of the same buffer (so it stays in the problem's input domain: histogram bins,
+    small integers). A kernel that caches results or skips work after the first call cannot know
+    which elements changed, nor which runs the parent verifies (drawn after the call)."""
+
+    changes: dict[str, tuple[np.ndarray, np.ndarray]]  # buffer -> (distinct targets, their new values)
+
+    @classmethod
+    def draw(cls, inputs: dict[str, np.ndarray], count: int, rng: np.random.Generator) -> Mutation:
+        changes = {}
+        for name, arr in inputs.items():
+            flat = arr.reshape(-1)
+            targets, first = np.unique(rng.integers(0, flat.size, count), return_index=True)
+            sources = rng.integers(0, flat.size, count)[first]
+            changes[name] = (targets, flat[sources].copy())
+        return cls(changes)
+
+    def applied_to(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The inputs the run saw."""
+        changed = {}
+        for name, arr in inputs.items():
+            flat = arr.reshape(-1).copy()
+            targets, values = self.changes[name]
+            flat[targets] = values
+            changed[name] = flat.reshape(arr.shape)
+        return changed
+
+    def apply(self, access: DeviceAccess) -> None:
+        for name, (targets, values) in self.changes.items():
+            access.write_elements(name, targets, values)
+            access.evict_elements(name, targets)
+
+    def undo(self, access: DeviceAccess, inputs: dict[str, np.ndarray]) -> None:
+        for name, (targets, _) in self.changes.items():
+            access.write_elements(name, targets, inputs[name].reshape(-1)[targets])
+
+
+def check_outputs(problem: Problem, case: Case, inputs: dict[str, np.ndarray],
+                  outputs: dict[str, np.ndarray], *, reveal: bool = True) -> str | None:
+    """The first mismatch of the kernel's outputs (copies the parent made) against the reference
+    computed from the inputs the parent wrote, or None."""
+    expected = problem.expected(case, inputs)
+    for name, want in expected.items():
+        message = compare(name, outputs[name], want, problem.tolerance, reveal=reveal)
+        if message:
+            return message
+    return None
+
+
+def modified_inputs(access: DeviceAccess, inputs: dict[str, np.ndarray]) -> str | None:
+    """A sentence naming the input buffers that no longer hold what the parent wrote, or None."""
+    changed = [name for name, arr in inputs.items()
+               if not np.array_equal(access.read(name).reshape(-1).view(np.uint8), arr.reshape(-1).view(np.uint8))]
+    return f"solution modified its input {', '.join(changed)} (inputs are read-only)" if changed else None

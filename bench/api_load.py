@@ -141,8 +141,8 @@ def run(platform: Platform, args: argparse.Namespace) -> int:
         report(number, result, queued_before, web_cpu, pg_cpu if platform.pg_db else None)
 
     # ---- SSE streams held while other requests are timed ---------------------------------------
-    created = [(str(sid), key) for sid, key in Submission.objects.filter(status=Status.IN_QUEUE).order_by(
-        "-created_at").values_list("id", "user__auth_token__key")[: max(args.streams, 50)]]
+    created = [(str(sid), users.key_by_user[uid]) for sid, uid in Submission.objects.filter(
+        status=Status.IN_QUEUE).order_by("-created_at").values_list("id", "user_id")[: max(args.streams, 50)]]
     targets = created[: args.streams]
     holder = StreamHolder(host, port, targets)
     holder.start()

@@ -43,14 +43,15 @@ class Users:
     def __init__(self, platform: Platform, count: int) -> None:
         from django.contrib.auth import get_user_model
         from django.contrib.auth.hashers import make_password
-        from rest_framework.authtoken.models import Token
+
+        from accounts.tokens import token_create
 
         user_model = get_user_model()
         unusable = make_password(None)
         users = user_model.objects.bulk_create(
             [user_model(username=f"load{i}", password=unusable) for i in range(count)])
-        tokens = Token.objects.bulk_create([Token(user=u, key=Token.generate_key()) for u in users])
-        self.tokens = [t.key for t in tokens]
+        self.tokens = [token_create(user=u).key for u in users]
+        self.key_by_user = {u.pk: key for u, key in zip(users, self.tokens, strict=True)}
         self.path = platform.tmp / "tokens.txt"
         self.path.write_text("\n".join(self.tokens) + "\n")
         self.next = 0

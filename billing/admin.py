@@ -6,13 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 
-from billing.alerts import credit_grant_create
 from billing.dashboard import dashboard_data
 from billing.models import BudgetAlert, CreditGrant, LedgerEntry, ReconciliationReport, UserSpendLimit
+from billing.services import credit_grant_create
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -47,6 +48,8 @@ class LedgerEntryAdmin(ReadOnlyAdmin):
         return [path("dashboard/", view, name="billing_dashboard"), *super().get_urls()]
 
     def dashboard_view(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_view_permission(request):  # the platform's costs: staff who may read the ledger
+            raise PermissionDenied
         data = dashboard_data()
         context = {**self.admin_site.each_context(request), "title": "Cost dashboard", "data": data,
                    "budget_status": data["status"], "opts": self.model._meta}

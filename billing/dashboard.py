@@ -15,10 +15,12 @@ from django.db.models import Count, Max, Min, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from billing.amounts import ZERO, quantize_usd
 from billing.metrics import metrics_get
 from billing.models import LedgerEntry, Phase, ReconciliationReport
-from billing.selectors import ZERO, budget_status
-from billing.services import money
+from billing.selectors import budget_status
+from core.units import format_duration
+from fleets.models import Backend
 from submissions.models import Submission, VMStartKind
 
 DAYS = 30
@@ -67,13 +69,14 @@ def dashboard_data(*, now: datetime | None = None) -> dict[str, Any]:
 
     users = list(recent.filter(user__isnull=False).values("user__username").annotate(
         cost=Sum("amount"), secs=Sum("seconds")).order_by("-cost")[:TOP])
-    fleets = list(recent.values("fleet__name").annotate(
+    fleets = list(recent.values("fleet__name", "fleet__backend").annotate(
         cost=Sum("amount"), secs=Sum("seconds"),
         idle=Sum("amount", filter=Q(phase=Phase.IDLE))).order_by("-cost"))
     for totals in [*users, *fleets]:  # SQLite sums decimals with extra digits
-        totals["cost"] = money(totals["cost"] or ZERO)
+        totals["cost"] = quantize_usd(totals["cost"] or ZERO)
     for totals in fleets:
-        totals["idle"] = money(totals["idle"] or ZERO)
+        totals["idle"] = quantize_usd(totals["idle"] or ZERO)
+        totals["label"] = pool_label(totals["fleet__name"], totals["fleet__backend"])
     vms = _vm_rows(recent)
     starts = {kind: [0] * DAYS for kind in VMStartKind.values}
     for started in (Submission.objects.filter(dispatched_at__gte=window_start).exclude(vm_start="")
@@ -87,10 +90,11 @@ def dashboard_data(*, now: datetime | None = None) -> dict[str, Any]:
         "status": status,
         "metrics": metrics,
         "alert_pct": alert_pct,
-        "alert_line_usd": money(status.credit * alert_pct / 100),
-        "spent_30d": money(sum((Decimal(str(v)) for stack in STACKS for v in daily[stack]), ZERO)),
+        "alert_line_usd": quantize_usd(status.credit * alert_pct / 100),
+        "spent_30d": quantize_usd(sum((Decimal(str(v)) for stack in STACKS for v in daily[stack]), ZERO)),
         "users": users,
         "fleets": fleets,
+        "simulated_pools": sorted(f["fleet__name"] for f in fleets if f["fleet__backend"] == Backend.SIM),
         "vms": vms,
         "reconciliations": list(ReconciliationReport.objects.select_related("fleet").order_by("-created_at")[:8]),
         "gap_pct_limit": settings.HIPJUDGE_RECONCILE_GAP_PCT,
@@ -103,11 +107,15 @@ def dashboard_data(*, now: datetime | None = None) -> dict[str, Any]:
             "alert_pct": alert_pct,
             "projection": _projection(metrics, cumulative, days, today),
             "users": {"labels": [u["user__username"] for u in users], "cost": [_f(u["cost"]) for u in users]},
-            "fleets": {"labels": [f["fleet__name"] for f in fleets], "cost": [_f(f["cost"]) for f in fleets],
+            "fleets": {"labels": [f["label"] for f in fleets], "cost": [_f(f["cost"]) for f in fleets],
                        "idle": [_f(f["idle"]) for f in fleets]},
             "starts": {"cold": starts[VMStartKind.COLD_START], "warm": starts[VMStartKind.WARM_REUSE]},
         },
     }
+
+
+def pool_label(name: str, backend: str) -> str:
+    return f"{name} (simulated)" if backend == Backend.SIM else name
 
 
 def _projection(metrics: dict[str, Any], cumulative: list[float], days: list[date], today: date) -> dict[str, Any]:
@@ -124,7 +132,7 @@ def _projection(metrics: dict[str, Any], cumulative: list[float], days: list[dat
 
 def _vm_rows(recent: Any) -> list[dict[str, Any]]:
     rows = (recent.exclude(vm=None)
-            .values("vm_id", "vm__state", "vm__created_at", "vm__stopped_at", "fleet__name")
+            .values("vm_id", "vm__state", "vm__created_at", "vm__stopped_at", "fleet__name", "fleet__backend")
             .annotate(cost=Sum("amount"), secs=Sum("seconds"),
                       busy=Sum("seconds", filter=Q(phase=Phase.BUSY)),
                       idle_cost=Sum("amount", filter=Q(phase=Phase.IDLE)),
@@ -135,17 +143,11 @@ def _vm_rows(recent: Any) -> list[dict[str, Any]]:
         seconds = row["secs"] or Decimal(0)
         busy = row["busy"] or Decimal(0)
         result.append({
-            "id": row["vm_id"], "short_id": str(row["vm_id"])[:8], "fleet": row["fleet__name"],
+            "id": row["vm_id"], "short_id": str(row["vm_id"])[:8],
+            "fleet": pool_label(row["fleet__name"], row["fleet__backend"]),
             "state": row["vm__state"], "created_at": row["vm__created_at"], "stopped_at": row["vm__stopped_at"],
-            "uptime_s": seconds, "uptime": _duration(seconds),
+            "uptime_s": seconds, "uptime": format_duration(float(seconds)),
             "busy_pct": (busy * 100 / seconds).quantize(Decimal("0.1")) if seconds else Decimal("0.0"),
-            "cost": money(row["cost"] or ZERO), "idle_cost": money(row["idle_cost"] or ZERO),
+            "cost": quantize_usd(row["cost"] or ZERO), "idle_cost": quantize_usd(row["idle_cost"] or ZERO),
         })
     return result
-
-
-def _duration(seconds: Decimal) -> str:
-    total = int(seconds)
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {secs:02d} s"

@@ -9,16 +9,13 @@ from typing import Any
 from django.db.models import Avg, Count, DurationField, ExpressionWrapper, F, Min, Q, Sum
 from django.utils import timezone
 
+from billing.amounts import ZERO, quantize_usd
 from billing.models import LedgerEntry, Phase
-from billing.selectors import ZERO, BudgetStatus, budget_status
-from billing.services import money
+from billing.selectors import BudgetStatus, budget_status
 from fleets.models import LIVE_VM_STATES, VMInstance
-from submissions.models import Status, Submission, VMStartKind
+from submissions.models import VERDICT_STATUSES, Submission, VMStartKind
 
 BURN_WINDOW = timedelta(days=7)
-# Submissions that ran to a verdict (not cancelled, rejected or lost to an infrastructure error).
-COMPLETED = (Status.ACCEPTED, Status.CHECKED, Status.COMPILED, Status.WRONG_ANSWER, Status.COMPILE_ERROR,
-             Status.RUNTIME_ERROR, Status.TIME_LIMIT_EXCEEDED)
 
 
 def _seconds(value: timedelta | None) -> float | None:
@@ -34,7 +31,7 @@ def burn_rate(*, now: datetime) -> Decimal:
         return ZERO
     first = LedgerEntry.objects.aggregate(first=Min("period_start"))["first"] or row["first"]
     span = max(now - max(first, since), timedelta(hours=1))
-    return money(row["total"] * Decimal(86400) / Decimal(span.total_seconds()))
+    return quantize_usd(row["total"] * Decimal(86400) / Decimal(span.total_seconds()))
 
 
 def projected_exhaustion(*, status: BudgetStatus, burn: Decimal, now: datetime) -> date | None:
@@ -55,7 +52,7 @@ def metrics_get(*, now: datetime | None = None, status: BudgetStatus | None = No
     counts = Submission.objects.aggregate(
         cold=Count("pk", filter=Q(vm_start=VMStartKind.COLD_START)),
         warm=Count("pk", filter=Q(vm_start=VMStartKind.WARM_REUSE)),
-        completed=Count("pk", filter=Q(status__in=COMPLETED)),
+        completed=Count("pk", filter=Q(status__in=VERDICT_STATUSES)),
         queue_wait=Avg(ExpressionWrapper(F("dispatched_at") - F("queued_at"), output_field=DurationField()),
                        filter=Q(dispatched_at__isnull=False, queued_at__isnull=False)),
     )
@@ -64,17 +61,17 @@ def metrics_get(*, now: datetime | None = None, status: BudgetStatus | None = No
     burn = burn_rate(now=now)
     exhaustion = projected_exhaustion(status=status, burn=burn, now=now)
     return {
-        "total_cost_usd": money(ledger["total"] or ZERO),
-        "remaining_credits_usd": money(status.remaining),
+        "total_cost_usd": quantize_usd(ledger["total"] or ZERO),
+        "remaining_credits_usd": quantize_usd(status.remaining),
         "credits_used_pct": status.used_pct,
-        "credit_usd": money(status.credit),
-        "spent_against_credit_usd": money(status.spent),
+        "credit_usd": quantize_usd(status.credit),
+        "spent_against_credit_usd": quantize_usd(status.spent),
         "paid_pools_stopped": status.exhausted,
         "tasks_completed": counts["completed"],
         "cold_starts": counts["cold"],
         "warm_reuses": counts["warm"],
         "active_vms": VMInstance.objects.filter(state__in=LIVE_VM_STATES).count(),
-        "idle_cost_usd": money(ledger["idle"] or ZERO),
+        "idle_cost_usd": quantize_usd(ledger["idle"] or ZERO),
         "avg_queue_wait_s": _seconds(counts["queue_wait"]),
         "avg_cold_start_s": _seconds(cold_start),
         "burn_rate_usd_per_day": burn,

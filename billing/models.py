@@ -171,13 +171,20 @@ class BudgetAlert(models.Model):
 
 
 class UserSpendLimit(models.Model):
-    """An optional monthly cap on what one user's submissions may cost (busy time on paid pools)."""
+    """A user's spend allowance of their own: it opens every paid pool to them (limits.selectors) and
+    replaces the default monthly cap (settings.HIPJUDGE_USER_MONTHLY_CAP). An allowance of 0 opens
+    nothing and allows nothing."""
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.CASCADE,
                                 related_name="spend_limit")
-    monthly_cap = models.DecimalField(**MONEY, null=True, blank=True, validators=[MinValueValidator(Decimal("0"))],
-                                      help_text="USD per calendar month (UTC); empty: no cap.")
+    monthly_cap = models.DecimalField(
+        **MONEY, null=True, blank=True, validators=[MinValueValidator(Decimal("0"))], verbose_name="monthly allowance",
+        help_text="USD per calendar month (UTC) this user's jobs may cost on paid pools; it opens every paid pool "
+                  "to them. Empty: no cap. 0: no access through an allowance.")
     note = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        verbose_name = "spend allowance"
 
     def __str__(self) -> str:
         return f"{self.user} cap {self.monthly_cap}"

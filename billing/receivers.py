@@ -6,10 +6,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from billing.alerts import budget_check, budget_enforce
+from billing.alerts import budget_check
+from billing.hard_stop import budget_enforce, credit_used_for_pools, pools_credit_note
 from billing.selectors import budget_status, fleet_is_paid
 from billing.services import ledger_accrue
 from fleets.models import Fleet, VMState
+from fleets.services import whole_pct
 from fleets.signals import vm_state_changed
 
 log = logging.getLogger(__name__)
@@ -22,6 +24,8 @@ def on_vm_state_changed(sender: Any, vm_id: Any, fleet_id: Any, old: str | None,
         if fleet is None or not fleet_is_paid(fleet):
             return
         status = budget_status()
+        if fleet.credit_used_pct != whole_pct(credit_used_for_pools(status)):  # else nothing to write
+            pools_credit_note(status=status)
         if booked:
             budget_check(status=status)
         if new == VMState.WARM and status.exhausted:

@@ -3,8 +3,8 @@ instance's price × its lifetime, per pool and window (a UTC day by default).
 
 Where dstack's instances come from is a small protocol, InstanceCostSource, so that this module
 needs no dstack server to be tested: `DstackInstanceSource` adapts fleets.dstack's
-`list_fleet_instances`; settings.HIPJUDGE_BILLING_INSTANCE_SOURCE names the factory that builds
-one for a pool (the dstack integration provides it). A gap above HIPJUDGE_RECONCILE_GAP_PCT is
+`list_fleet_instances`, and `dstack_source` builds one for a pool while a dstack server is
+configured (tests pass their own `source_for`). A gap above HIPJUDGE_RECONCILE_GAP_PCT is
 booked as a `reconciliation` entry; our side includes earlier corrections of the window, so a
 second run finds no gap and books nothing (idempotent).
 """
@@ -21,11 +21,11 @@ from typing import Any, Protocol
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
-from django.utils.module_loading import import_string
 
+from billing.amounts import ZERO, cost_of, quantize_usd, seconds_between
 from billing.models import ReconciliationReport, Source
-from billing.selectors import ZERO, ledger_window
-from billing.services import cost_of, ledger_adjust, money, seconds_between
+from billing.selectors import ledger_window
+from billing.services import ledger_adjust
 from fleets.models import Backend, Fleet
 
 log = logging.getLogger(__name__)
@@ -64,6 +64,16 @@ class DstackInstanceSource:
         ]
 
 
+def dstack_source(fleet: Fleet) -> InstanceCostSource | None:
+    """dstack's instances of a dstack pool, or None while no dstack server is configured."""
+    # dstack's client is heavy: imported when a reconciliation runs, not when billing loads.
+    from fleets.dstack_config import dstack_client, dstack_configured
+
+    if fleet.backend != Backend.DSTACK or not dstack_configured():
+        return None
+    return DstackInstanceSource(dstack_client())
+
+
 def _overlap(start: datetime, end: datetime, lo: datetime, hi: datetime) -> Decimal:
     a, b = max(start, lo), min(end, hi)
     return seconds_between(a, b) if b > a else Decimal(0)
@@ -87,7 +97,7 @@ def booked_cost(*, fleet: Fleet, start: datetime, end: datetime) -> Decimal:
             total += amount if start <= p_start < end else 0
         else:
             total += amount * _overlap(p_start, p_end, start, end) / length
-    return money(total)
+    return quantize_usd(total)
 
 
 def fleet_reconcile(*, fleet: Fleet, source: InstanceCostSource, start: datetime, end: datetime,
@@ -120,16 +130,10 @@ def previous_day(now: datetime) -> tuple[datetime, datetime]:
     return end - timedelta(days=1), end
 
 
-def reconcile_dstack_pools(*, now: datetime | None = None,
-                           source_for: Callable[[Fleet], InstanceCostSource | None] | None = None) -> dict[str, int]:
+def fleets_reconcile(*, now: datetime | None = None,
+                     source_for: Callable[[Fleet], InstanceCostSource | None] = dstack_source) -> dict[str, int]:
     """Reconcile yesterday (UTC) for every dstack pool; safe to run any number of times."""
     now = now or timezone.now()
-    if source_for is None:
-        path = settings.HIPJUDGE_BILLING_INSTANCE_SOURCE
-        if not path:
-            log.info("reconciliation skipped: HIPJUDGE_BILLING_INSTANCE_SOURCE is not set")
-            return {"pools": 0, "corrections": 0}
-        source_for = import_string(path)
     start, end = previous_day(now)
     pools = corrections = 0
     for fleet in Fleet.objects.filter(backend=Backend.DSTACK):

@@ -10,14 +10,13 @@ from decimal import Decimal
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Min, Q, QuerySet, Sum
-from django.utils import timezone
 
+from billing.amounts import ZERO
 from billing.models import CreditGrant, LedgerEntry, Phase, UserSpendLimit
+from core import clock
 from fleets.models import Backend, Fleet
 from submissions.models import Submission
 from submissions.selectors import user_quota
-
-ZERO = Decimal("0.000000")
 
 
 def _sum(qs: QuerySet[LedgerEntry]) -> Decimal:
@@ -30,8 +29,13 @@ def fleet_is_paid(fleet: Fleet) -> bool:
     return fleet.hourly_rate > 0 or fleet.backend == Backend.DSTACK
 
 
+def paid_fleet_q(prefix: str = "") -> Q:
+    """fleet_is_paid as a filter, on Fleet (prefix "") or through a relation (prefix "fleet__")."""
+    return Q(**{f"{prefix}hourly_rate__gt": 0}) | Q(**{f"{prefix}backend": Backend.DSTACK})
+
+
 def grants_active(*, now: datetime | None = None) -> QuerySet[CreditGrant]:
-    now = now or timezone.now()
+    now = now or clock.now()
     return CreditGrant.objects.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now), starts_at__lte=now)
 
 
@@ -75,7 +79,7 @@ class BudgetStatus:
 
 def budget_status(*, now: datetime | None = None) -> BudgetStatus:
     """Credit, spend and balance right now (two queries)."""
-    now = now or timezone.now()
+    now = now or clock.now()
     grants = list(grants_active(now=now).values_list("pk", "amount", "starts_at"))
     if not grants:
         return BudgetStatus(credit=ZERO, spent=ZERO, since=None)
@@ -85,7 +89,7 @@ def budget_status(*, now: datetime | None = None) -> BudgetStatus:
                         grant_ids=[pk for pk, _, _ in grants])
 
 
-def paid_pools_stop_reason(*, now: datetime | None = None) -> str:
+def paid_fleets_stop_reason(*, now: datetime | None = None) -> str:
     """Why paid pools take no work right now, or "" when they do."""
     return budget_status(now=now).stop_reason
 
@@ -102,25 +106,26 @@ def user_monthly_cap(*, user: AbstractBaseUser) -> Decimal | None:
 
 
 def user_month_spend(*, user: AbstractBaseUser, now: datetime | None = None) -> Decimal:
-    now = now or timezone.now()
+    now = now or clock.now()
     return _sum(LedgerEntry.objects.filter(user_id=user.pk, period_start__gte=month_start(now)))
 
 
 def user_usage(*, user: AbstractBaseUser, now: datetime | None = None) -> dict:
     """What a user sees of their own usage: this month's cost, cap, and the submission quotas."""
-    now = now or timezone.now()
+    now = now or clock.now()
     spent = user_month_spend(user=user, now=now)
     cap = user_monthly_cap(user=user)
     quota = user_quota(user_id=user.pk, now=now)
     by_pool = (LedgerEntry.objects.filter(user_id=user.pk, period_start__gte=month_start(now))
-               .values("fleet__name").annotate(cost=Sum("amount"), secs=Sum("seconds")).order_by("fleet__name"))
+               .values("fleet__name").annotate(cost=Sum("amount"), secs=Sum("seconds", filter=Q(phase=Phase.BUSY)))
+               .order_by("fleet__name"))
     return {
         "month": month_start(now).strftime("%Y-%m"),
         "spent_usd": spent,
         "monthly_cap_usd": cap,
         "remaining_usd": None if cap is None else max(cap - spent, ZERO),
-        "busy_seconds": sum((row["secs"] for row in by_pool), Decimal(0)),
-        "by_pool": [{"pool": row["fleet__name"], "cost_usd": row["cost"], "busy_seconds": row["secs"]}
+        "busy_seconds": sum((row["secs"] or Decimal(0) for row in by_pool), Decimal(0)),
+        "by_pool": [{"pool": row["fleet__name"], "cost_usd": row["cost"], "busy_seconds": row["secs"] or Decimal(0)}
                     for row in by_pool],
         "submissions_24h": quota["daily_used"],
         "daily_limit": quota["daily_limit"],
@@ -131,12 +136,13 @@ def user_usage(*, user: AbstractBaseUser, now: datetime | None = None) -> dict:
 
 # ---- submissions -------------------------------------------------------------------------------
 def submission_cost(*, submission: Submission) -> Decimal:
-    """What the busy time of this submission's job cost (every attempt)."""
-    return _sum(LedgerEntry.objects.filter(submission_id=submission.pk, phase=Phase.BUSY))
+    """What the busy time of this submission's job cost its owner (every attempt; rejudges are the
+    platform's)."""
+    return _sum(LedgerEntry.objects.filter(submission_id=submission.pk, phase=Phase.BUSY, user__isnull=False))
 
 
 def submission_costs(*, submission_ids: list) -> dict:
-    rows = (LedgerEntry.objects.filter(submission_id__in=submission_ids, phase=Phase.BUSY)
+    rows = (LedgerEntry.objects.filter(submission_id__in=submission_ids, phase=Phase.BUSY, user__isnull=False)
             .values("submission_id").annotate(cost=Sum("amount")))
     return {row["submission_id"]: row["cost"] for row in rows}
 

@@ -1,4 +1,4 @@
-"""Writes of billing: accrue VM time into the ledger, record prices, book corrections.
+"""Writes of billing: accrue VM time into the ledger, record prices, book corrections, add credit.
 
 Accrual is idempotent per VM and period. `ledger_accrue` locks the VM's accrual cursor
 (VMAccrual, SELECT ... FOR UPDATE; SQLite's IMMEDIATE transactions serialize writers anyway),
@@ -9,6 +9,12 @@ unique constraint on (vm, phase, period_start) is the database's backstop.
 The VM's state history is what billing itself observed of the VM row (state, state_changed_at,
 job_ref) each time it accrued: at every state change (fleets' vm_state_changed signal) and every
 minute. Each change is observed right after its commit, so every period has exactly one phase.
+
+Whom a period is charged to (the entry's submission and user; what counts against a user's caps):
+the job the VM was started for (provisioning), the job it serves (busy; draining while a job
+still runs), and the job it served last (idle, and draining after it): a warm VM waits because of
+that job, and with nobody else using the pool that tail is what the job cost. Time with no job
+before it (a VM started ahead of demand) is the platform's own.
 """
 
 from __future__ import annotations
@@ -17,19 +23,19 @@ import logging
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation
 
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
-from billing.models import LedgerEntry, Phase, RateSource, Source, VMAccrual, VMStateChange
-from fleets.models import Fleet, VMInstance, VMState
-from submissions.models import Submission
+from billing.amounts import cost_of, quantize_usd, seconds_between
+from billing.models import CreditGrant, LedgerEntry, Phase, RateSource, Source, VMAccrual, VMStateChange
+from billing.signals import credit_granted
+from core import clock
+from fleets.models import ENDED_VM_STATES, Fleet, VMInstance, VMState
+from submissions.models import QueueClass, Submission
 
 log = logging.getLogger(__name__)
 
-MICRO = Decimal("0.000001")
-ENDED = (VMState.STOPPED, VMState.FAILED)
 PHASE_OF = {
     VMState.PROVISIONING: Phase.PROVISIONING,
     VMState.BUSY: Phase.BUSY,
@@ -38,25 +44,12 @@ PHASE_OF = {
 }
 
 
-def money(value: Decimal) -> Decimal:
-    return value.quantize(MICRO, rounding=ROUND_HALF_EVEN)
-
-
-def seconds_between(start: datetime, end: datetime) -> Decimal:
-    delta = end - start
-    return Decimal(delta.days * 86400 + delta.seconds) + Decimal(delta.microseconds) / Decimal(1_000_000)
-
-
-def cost_of(seconds: Decimal, rate_per_hour: Decimal) -> Decimal:
-    return money(seconds * rate_per_hour / Decimal(3600))
-
-
 @dataclass(frozen=True)
 class _Segment:
     start: datetime
     end: datetime
     state: str
-    job_ref: str
+    charged_ref: str  # the job the VM serves (or was started for), else the last one it served
 
 
 # ---- rates -------------------------------------------------------------------------------------
@@ -73,7 +66,7 @@ def vm_rate(*, vm: VMInstance, cursor: VMAccrual | None = None) -> tuple[Decimal
             log.warning("VM %s: ignoring a bad price_per_hour %r", vm.pk, raw)
         else:
             if price >= 0:
-                return money(price), RateSource.DSTACK
+                return quantize_usd(price), RateSource.DSTACK
     return vm.fleet.hourly_rate, RateSource.FLEET
 
 
@@ -85,7 +78,7 @@ def vm_price_record(*, vm_id: uuid.UUID | str, price_per_hour: Decimal, source: 
     with transaction.atomic():
         vm = VMInstance.objects.get(pk=vm_id)
         cursor = _lock_cursor(vm)
-        cursor.price_per_hour, cursor.price_source = money(price_per_hour), source
+        cursor.price_per_hour, cursor.price_source = quantize_usd(price_per_hour), source
         cursor.save(update_fields=["price_per_hour", "price_source", "updated_at"])
 
 
@@ -116,45 +109,54 @@ def _observe(vm: VMInstance) -> None:
 def _segments(vm: VMInstance, start: datetime, end: datetime) -> list[_Segment]:
     before = VMStateChange.objects.filter(vm=vm, at__lte=start).order_by("-at", "-id").first()
     state, job_ref = (before.state, before.job_ref) if before else (VMState.PROVISIONING, "")
+    last_job = job_ref
+    if not last_job and before is not None:  # idle at the start: whose job did the VM serve last?
+        last_job = (VMStateChange.objects.filter(vm=vm, at__lte=start).exclude(job_ref="")
+                    .order_by("-at", "-id").values_list("job_ref", flat=True).first() or "")
     segments: list[_Segment] = []
     cursor = start
     for change in VMStateChange.objects.filter(vm=vm, at__gt=start, at__lt=end).order_by("at", "id"):
         if change.at > cursor:
-            segments.append(_Segment(cursor, change.at, state, job_ref))
+            segments.append(_Segment(cursor, change.at, state, job_ref or last_job))
             cursor = change.at
         state, job_ref = change.state, change.job_ref
+        last_job = job_ref or last_job
     if end > cursor:
-        segments.append(_Segment(cursor, end, state, job_ref))
+        segments.append(_Segment(cursor, end, state, job_ref or last_job))
     return segments
 
 
-def _submissions_by_ref(job_refs: set[str]) -> dict[str, tuple[uuid.UUID, int]]:
+def _submissions_by_ref(job_refs: set[str]) -> dict[str, tuple[uuid.UUID, int | None]]:
     ids = {}
     for ref in job_refs:
         try:
             ids[ref] = uuid.UUID(ref)
         except ValueError:
             continue  # not a submission's job
-    rows = Submission.objects.filter(pk__in=ids.values()).values_list("pk", "user_id")
-    by_id = {pk: (pk, user_id) for pk, user_id in rows}
+    rows = Submission.objects.filter(pk__in=ids.values()).values_list("pk", "user_id", "queue_class")
+    # A rejudge is staff's decision: its time is the platform's, not held against the user's caps.
+    by_id = {pk: (pk, None if queue_class == QueueClass.REJUDGE else user_id) for pk, user_id, queue_class in rows}
     return {ref: by_id[pk] for ref, pk in ids.items() if pk in by_id}
 
 
 def ledger_accrue(*, vm_id: uuid.UUID | str, now: datetime | None = None) -> list[LedgerEntry]:
     """Book the VM's time since it was last accrued up to `now` (or its end), one entry per phase
     period. Safe to run any number of times, concurrently: each instant is booked once."""
-    now = now or timezone.now()
+    now = now or clock.now()
     try:
         with transaction.atomic():
+            # The cursor is locked before the VM row is read: the state read is the one as of the lock.
+            cursor = VMAccrual.objects.select_for_update().filter(pk=uuid.UUID(str(vm_id))).first()
+            if cursor is not None and cursor.closed:
+                return []
             vm = VMInstance.objects.select_related("fleet").filter(pk=vm_id).first()
             if vm is None:
                 return []
-            cursor = _lock_cursor(vm)
-            if cursor.closed:
-                return []
-            vm.refresh_from_db()  # the state as of holding the lock
+            if cursor is None:  # first accrual of this VM: create the cursor, lock it, read again
+                cursor = _lock_cursor(vm)
+                vm.refresh_from_db()
             _observe(vm)
-            ended = vm.state in ENDED
+            ended = vm.state in ENDED_VM_STATES
             end = min(vm.state_changed_at, now) if ended else now
             start = cursor.accrued_until
             if end <= start:
@@ -176,14 +178,14 @@ def ledger_accrue(*, vm_id: uuid.UUID | str, now: datetime | None = None) -> lis
 
 def _book(vm: VMInstance, cursor: VMAccrual, segments: list[_Segment]) -> list[LedgerEntry]:
     rate, rate_source = vm_rate(vm=vm, cursor=cursor)
-    served = _submissions_by_ref({s.job_ref for s in segments if s.state == VMState.BUSY and s.job_ref})
+    charged = _submissions_by_ref({s.charged_ref for s in segments if s.charged_ref})
     entries = []
     for seg in segments:
         phase = PHASE_OF.get(VMState(seg.state)) if seg.state in VMState.values else None
         if phase is None:
             continue  # stopped or failed: no longer costs
         seconds = seconds_between(seg.start, seg.end)
-        submission_id, user_id = served.get(seg.job_ref, (None, None)) if phase == Phase.BUSY else (None, None)
+        submission_id, user_id = charged.get(seg.charged_ref, (None, None))
         entries.append(LedgerEntry(
             vm=vm, fleet_id=vm.fleet_id, submission_id=submission_id, user_id=user_id, phase=phase,
             period_start=seg.start, period_end=seg.end, seconds=seconds, rate_per_hour=rate,
@@ -193,7 +195,7 @@ def _book(vm: VMInstance, cursor: VMAccrual, segments: list[_Segment]) -> list[L
 
 def ledger_accrue_all(*, now: datetime | None = None) -> int:
     """The every-minute tick: accrue every VM that is live or not yet booked to its end."""
-    now = now or timezone.now()
+    now = now or clock.now()
     booked = 0
     pending = VMInstance.objects.exclude(billing_accrual__closed=True).values_list("pk", flat=True)
     for vm_id in list(pending):
@@ -215,6 +217,21 @@ def ledger_adjust(*, fleet: Fleet, amount: Decimal, note: str, period_start: dat
         raise ValueError("accruals are booked by ledger_accrue only")
     entry = LedgerEntry(vm=vm, fleet=fleet, user_id=user_id, phase="", period_start=period_start,
                         period_end=period_end, seconds=Decimal(0), rate_per_hour=Decimal(0),
-                        rate_source=RateSource.NONE, amount=money(amount), source=source, note=note.strip())
+                        rate_source=RateSource.NONE, amount=quantize_usd(amount), source=source, note=note.strip())
     entry.save()
     return entry
+
+
+# ---- credit ------------------------------------------------------------------------------------
+def credit_grant_create(*, name: str, amount: Decimal, starts_at: datetime | None = None,
+                        expires_at: datetime | None = None, note: str = "") -> CreditGrant:
+    """A new grant; after commit credit_granted tells the submissions app to resume paid pools."""
+    if amount < 0:
+        raise ValueError("a grant cannot be negative")
+    grant = CreditGrant(name=name, amount=amount, starts_at=starts_at or clock.now(), expires_at=expires_at,
+                        note=note)
+    grant.full_clean()
+    grant.save()
+    transaction.on_commit(lambda: credit_granted.send(sender=CreditGrant, grant_id=grant.pk))
+    log.info("credit grant %s: %s USD", grant.name, grant.amount)
+    return grant

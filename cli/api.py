@@ -7,7 +7,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 SSE_READ_TIMEOUT = 60.0  # the server sends a heartbeat every 15 s; silence this long means it is gone
 
@@ -20,6 +20,26 @@ class ApiError(Exception):
 
 class ConnectionFailed(Exception):
     pass
+
+
+def _origin(url: str) -> tuple[str, str | None, int | None]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), parts.hostname, parts.port or {"http": 80, "https": 443}.get(parts.scheme.lower())
+
+
+class _CredentialsStayOnOrigin(urllib.request.HTTPRedirectHandler):
+    """urllib copies every header onto a redirect, wherever it leads: the token must not follow
+    one to another host, port or scheme."""
+
+    def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any,
+                         newurl: str) -> urllib.request.Request | None:
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None and _origin(newurl) != _origin(req.full_url):
+            new.remove_header("Authorization")
+        return new
+
+
+_opener = urllib.request.build_opener(_CredentialsStayOnOrigin)
 
 
 class Client:
@@ -43,7 +63,7 @@ class Client:
         for name, value in (headers or {}).items():
             request.add_header(name, value)
         try:
-            return urllib.request.urlopen(request, timeout=timeout or self.timeout)  # noqa: S310
+            return _opener.open(request, timeout=timeout or self.timeout)
         except urllib.error.HTTPError as exc:
             try:
                 payload = json.loads(exc.read() or b"{}")

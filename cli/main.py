@@ -1,8 +1,9 @@
-"""hipjudge: log in, list problems, submit a kernel and watch it being judged.
+"""hipjudge: log in, list problems, submit a kernel and watch it being judged, read leaderboards.
 
 Exit codes: 0 the submission did what its mode asked (ACCEPTED / CHECKED / COMPILED), or the
-command succeeded; 1 any other final status (WRONG_ANSWER, COMPILE_ERROR, REJECTED, ERROR, ...);
-2 usage or API errors; 3 `status` of a submission that has not finished; 4 the server is unreachable.
+command succeeded; 1 any other final status (WRONG_ANSWER, COMPILE_ERROR, REJECTED, ERROR, ...), or
+`rank` of a submission that is not on the leaderboard; 2 usage or API errors; 3 `status` / `rank` of
+a submission that has not finished; 4 the server is unreachable.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from cli.api import ApiError, Client, ConnectionFailed
-from cli.output import Printer
+from cli.output import Printer, interval, ms, times
 
 EXIT_OK, EXIT_VERDICT, EXIT_USAGE, EXIT_PENDING, EXIT_UNREACHABLE = 0, 1, 2, 3, 4
-SUCCESS = {"benchmark": "ACCEPTED", "check": "CHECKED", "compile": "COMPILED"}
+SUCCESS = {"benchmark": "ACCEPTED", "check": "CHECKED", "compile": "COMPILED", "leaderboard": "ACCEPTED"}
+MODES = ("benchmark", "check", "compile", "leaderboard")
 LANGUAGE_BY_SUFFIX = {".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".hip": "hip", ".cu": "cuda"}
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 WATCH_RECONNECTS = 20
@@ -78,11 +80,28 @@ def cmd_problems(args: argparse.Namespace, client: Client, out: Printer) -> int:
     return EXIT_OK
 
 
+def _offered(pool: dict[str, Any]) -> str:
+    """What the pool takes: a language alone runs in every mode; others name their modes."""
+    offers = pool.get("offers")
+    if not isinstance(offers, list):  # a server from before offers: languages only
+        return ",".join(pool["languages"])
+    said = []
+    for offer in offers:
+        modes = ["emulated check" if m == "check" and offer.get("emulated") else m for m in offer["modes"]]
+        said.append(offer["language"] if "benchmark" in modes else f"{offer['language']}: {', '.join(modes)}")
+    return "; ".join(said)
+
+
 def cmd_pools(args: argparse.Namespace, client: Client, out: Printer) -> int:
     pools = client.call("GET", "/pools")
-    out.table(["pool", "device", "languages", "warm", "max", "$/h"],
-              [[p["name"], p["device"], ",".join(p["languages"]), p["warm_vms"], p["max_vms"], p["hourly_rate"]]
-               for p in pools])
+    out.table(["pool", "device", "languages", "warm", "max", "$/h", "open to you"],
+              [[p["name"] + (" (simulated)" if p.get("simulated") else ""), p["device"], _offered(p), p["warm_vms"],
+                p["max_vms"], p["hourly_rate"], "yes" if p.get("open_to_you", True) else "no"] for p in pools])
+    for p in pools:
+        if p.get("access"):
+            out.line(f"{p['name']}: {p['access']}")
+        if p.get("emulated_note"):
+            out.line(f"{p['name']}: {p['emulated_note']}")
     return EXIT_OK
 
 
@@ -103,11 +122,12 @@ def cmd_submit(args: argparse.Namespace, client: Client, out: Printer) -> int:
     try:
         submission = client.call("POST", "/submissions", body)
     except ApiError as exc:
-        if exc.status == 429 and exc.extra.get("submission"):
+        if exc.extra.get("status") == "REJECTED":  # refused (access, quota, cap, credit): nothing was queued
             out.error(f"REJECTED: {exc.message}")
             return EXIT_VERDICT
         raise
-    out.line(f"submitted {submission['id']} ({args.problem}, {language}, {args.mode}, pool {submission['pool']})")
+    where = f"pool {submission['pool']}" + (", emulated (CPU)" if submission.get("emulated") else "")
+    out.line(f"submitted {submission['id']} ({args.problem}, {language}, {args.mode}, {where})")
     if not args.wait:
         return EXIT_OK
     return watch(client, out, submission["id"], args.mode)
@@ -121,7 +141,10 @@ def watch(client: Client, out: Printer, submission_id: str, mode: str) -> int:
                 after = event["seq"]
                 out.event(event)
                 if event["type"] == "RESULT":
-                    return exit_code_for(event["payload"].get("status", ""), mode)
+                    # A rejudge follows an earlier RESULT in the same stream: only the last one ends it.
+                    detail = client.call("GET", f"/submissions/{submission_id}")
+                    if detail["is_terminal"] and detail["last_seq"] <= after:
+                        return exit_code_for(event["payload"].get("status", ""), mode)
         except ConnectionFailed as exc:
             reconnects += 1
             if reconnects > WATCH_RECONNECTS:
@@ -151,6 +174,27 @@ def cmd_status(args: argparse.Namespace, client: Client, out: Printer) -> int:
     return exit_code_for(detail["status"], detail["mode"])
 
 
+def cmd_leaderboard(args: argparse.Namespace, client: Client, out: Printer) -> int:
+    query: dict[str, str | int] = {"limit": args.limit}
+    if args.pool:
+        query["pool"] = args.pool
+    board = client.call("GET", f"/problems/{args.problem}/leaderboard", query=query)
+    out.line(f"{board['problem']} on pool {board['pool']} (ranked results only; --json for every field)")
+    out.table(["rank", "user", "score_ms", "ci95_ms", "speedup", "language", "submitted", "submission"],
+              [[r["rank"], r["user"], ms(r["score_ms"]), interval(r["ci95_ms"]), times(r["speedup"]), r["language"],
+                r["submitted_at"][:19].replace("T", " "), r["submission"] or "private"] for r in board["rows"]])
+    return EXIT_OK
+
+
+def cmd_rank(args: argparse.Namespace, client: Client, out: Printer) -> int:
+    detail = client.call("GET", f"/submissions/{args.id}")
+    out.standing(detail)
+    state = detail["leaderboard"]["state"]
+    if state == "ranked":
+        return EXIT_OK
+    return EXIT_PENDING if state == "pending" else EXIT_VERDICT
+
+
 def cmd_cancel(args: argparse.Namespace, client: Client, out: Printer) -> int:
     detail = client.call("POST", f"/submissions/{args.id}/cancel")
     out.line(f"{detail['id']}: {detail['status']} {detail['status_reason']}".rstrip())
@@ -178,7 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
     submit.add_argument("file")
     submit.add_argument("--problem", "-p", required=True)
     submit.add_argument("--language", "-l", choices=("cpp", "hip", "cuda"), help="default: from the suffix")
-    submit.add_argument("--mode", "-m", choices=("benchmark", "check", "compile"), default="benchmark")
+    submit.add_argument("--mode", "-m", choices=MODES, default="benchmark",
+                        help="leaderboard: also the ranked pass on secret inputs; only its result ranks")
     submit.add_argument("--pool", help="default: the server's default pool")
     submit.add_argument("--wait", "-w", action="store_true", help="stream progress until the result")
     submit.set_defaults(func=cmd_submit)
@@ -187,6 +232,16 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("id")
     status.add_argument("--wait", "-w", action="store_true", help="follow it until it finishes")
     status.set_defaults(func=cmd_status)
+
+    board = commands.add_parser("leaderboard", help="a problem's leaderboard (ranked results)")
+    board.add_argument("--problem", "-p", required=True)
+    board.add_argument("--pool", help="default: the server's default pool")
+    board.add_argument("--limit", type=int, default=20, choices=range(1, 101), metavar="1..100")
+    board.set_defaults(func=cmd_leaderboard)
+
+    rank = commands.add_parser("rank", help="where a submission stands on its leaderboard")
+    rank.add_argument("id")
+    rank.set_defaults(func=cmd_rank)
 
     cancel = commands.add_parser("cancel", help="cancel a submission")
     cancel.add_argument("id")

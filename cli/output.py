@@ -3,12 +3,42 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
+import unicodedata
 from typing import Any
 
+# Escape sequences (CSI, OSC and other ESC-introduced ones) and then any control character left:
+# a status_reason or compiler output must not move the cursor, retitle the window, rewrite what is
+# already on screen or make the terminal answer back. JSON output escapes them already.
+_ESCAPE_SEQUENCE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, clearing the screen
+    r"|(?:\x1b[\]P^_X]|[\x9d\x90\x9e\x9f\x98])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # OSC, DCS, ...: titles
+    r"|\x1b.?",  # any other escape
+    re.DOTALL)
 
-def _ms(value: Any) -> str:
+
+def clean(text: str) -> str:
+    """Server text made safe to print on a terminal: escape sequences and control characters gone
+    (newlines and tabs stay), other characters untouched."""
+    text = _ESCAPE_SEQUENCE.sub("", text)
+    return "".join(c for c in text if c in "\n\t" or unicodedata.category(c) != "Cc")
+
+
+def ms(value: Any) -> str:
     return f"{value:.4f}" if isinstance(value, int | float) else "-"
+
+
+
+def interval(value: Any) -> str:
+    """A 95 % interval [low, high] in ms as `low..high`."""
+    if isinstance(value, list) and len(value) == 2:
+        return f"{ms(value[0])}..{ms(value[1])}"
+    return "-"
+
+
+def times(value: Any) -> str:
+    return f"{value:.2f}x" if isinstance(value, int | float) else "-"
 
 
 class Printer:
@@ -18,16 +48,16 @@ class Printer:
 
     def line(self, text: str) -> None:
         if not self.json_mode:
-            print(text, flush=True)
+            print(clean(text), flush=True)
 
     def error(self, text: str) -> None:
-        print(f"hipjudge: {text}", file=sys.stderr, flush=True)
+        print(f"hipjudge: {clean(text)}", file=sys.stderr, flush=True)
 
     def table(self, headers: list[str], rows: list[list[Any]]) -> None:
         if self.json_mode:
             print(json.dumps([dict(zip(headers, row, strict=True)) for row in rows]))
             return
-        cells = [headers] + [[str(c) for c in row] for row in rows]
+        cells = [headers] + [[clean(str(c)) for c in row] for row in rows]
         widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
         for row in cells:
             print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
@@ -56,15 +86,25 @@ class Printer:
                 text += f": {p['message']}"
         elif kind == "BENCHMARK_RESULT":
             text = (f"  bench {int(p.get('index', 0)) + 1}/{p.get('total')} {p.get('case')}: {p.get('runs')} runs, "
-                    f"mean {_ms(p.get('mean_ms'))} ms, {p.get('gflops') or 0:.2f} GFLOPS")
+                    f"mean {ms(p.get('mean_ms'))} ms, {p.get('gflops') or 0:.2f} GFLOPS")
+        elif kind == "RANKED_RESULT":
+            text = (f"  ranked {int(p.get('index', 0)) + 1}/{p.get('total')} {p.get('case')}: {p.get('runs')} runs, "
+                    f"mean {ms(p.get('mean_ms'))} ms, 95% {interval(p.get('ci95_ms'))} ms, "
+                    f"speedup {times(p.get('speedup'))}")
         elif kind == "REQUEUED":
             text = f"  re-queued: {p.get('reason')}"
+        elif kind == "REJUDGE":
+            text = f"rejudge #{p.get('judging')}: {p.get('reason')}"
         elif kind == "RESULT":
             text = f"{p.get('status')}: {p.get('reason', '')}"
             if p.get("score_ms") is not None:
-                text += f"\nscore: {_ms(p['score_ms'])} ms"
+                text += f"\nscore: {ms(p['score_ms'])} ms"
+            ranked = (p.get("summary") or {}).get("ranked") or {}
+            if ranked.get("passed") and ranked.get("score_ms") is not None:
+                text += (f"\nranked score: {ms(ranked['score_ms'])} ms (95% {interval(ranked.get('ci95_ms'))}), "
+                         f"speedup {times(ranked.get('speedup'))}")
         if text:
-            print(text, flush=True)
+            print(clean(text), flush=True)
 
     def result(self, detail: dict[str, Any]) -> None:
         self.line(f"{detail['status']}: {detail['status_reason']}")
@@ -73,18 +113,39 @@ class Printer:
         if self.json_mode:
             print(json.dumps(d, indent=2))
             return
-        print(f"{d['id']}  {d['problem']}  {d['language']}  {d['mode']}  pool {d['pool']}")
+        emulated = "  emulated (CPU)" if d.get("emulated") else ""
+        self.line(f"{d['id']}  {d['problem']}  {d['language']}  {d['mode']}{emulated}  pool {d['pool']}")
         where = f" (position {d['queue_position']} in the queue)" if d.get("queue_position") else ""
-        print(f"status: {d['status']}{where}")
+        self.line(f"status: {d['status']}{where}")
         if d.get("status_reason"):
-            print(f"reason: {d['status_reason']}")
+            self.line(f"reason: {d['status_reason']}")
         if d.get("vm_start"):
-            print(f"vm: {d['vm_start']}")
+            self.line(f"vm: {d['vm_start']}")
         results = d.get("results") or {}
         for t in results.get("tests", []):
-            print(f"  {'✓' if t.get('passed') else '✗'} {t.get('case')}" + (f": {t['message']}" if t.get("message")
-                                                                              else ""))
+            self.line(f"  {'✓' if t.get('passed') else '✗'} {t.get('case')}"
+                      + (f": {t['message']}" if t.get("message") else ""))
         for b in results.get("benchmarks", []):
-            print(f"  bench {b.get('case')}: mean {_ms(b.get('mean_ms'))} ms over {b.get('runs')} runs")
+            self.line(f"  bench {b.get('case')}: mean {ms(b.get('mean_ms'))} ms over {b.get('runs')} runs")
+        for c in results.get("ranked", []):
+            self.line(f"  ranked {c.get('case')}: mean {ms(c.get('mean_ms'))} ms over {c.get('runs')} runs")
         if d.get("score_ms") is not None:
-            print(f"score: {_ms(d['score_ms'])} ms")
+            self.line(f"score: {ms(d['score_ms'])} ms")
+        if d.get("mode") == "leaderboard":
+            self.standing(d)
+
+    def standing(self, d: dict[str, Any]) -> None:
+        """Where a submission stands on its leaderboard (the detail's `leaderboard` and `ranked`)."""
+        if self.json_mode:
+            print(json.dumps({"id": d["id"], "rank": d.get("rank"), "leaderboard": d.get("leaderboard"),
+                              "ranked": d.get("ranked")}, indent=2))
+            return
+        standing, ranked = d.get("leaderboard") or {}, d.get("ranked")
+        if standing.get("state") == "ranked":
+            self.line(f"rank {standing.get('rank')} on {d['problem']}, pool {d['pool']}")
+        else:
+            self.line(f"not on the leaderboard ({str(standing.get('state', '')).replace('_', ' ')}): "
+                      f"{standing.get('reason', '')}".rstrip(": "))
+        if ranked:
+            self.line(f"ranked score: {ms(ranked['score_ms'])} ms (95% {interval(ranked.get('ci95_ms'))}), "
+                      f"speedup {times(ranked.get('speedup'))}")

@@ -4,15 +4,17 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.permissions import AllowAny
 
-from fleets.apis import PoolListApi
-from submissions.account_apis import MeApi, TokenCreateApi
+from accounts.apis import TokenCreateApi
+from limits.apis import PoolListApi
 from submissions.apis import (
+    MeApi,
     ProblemDetailApi,
     ProblemListApi,
     SubmissionCancelApi,
     SubmissionDetailApi,
     SubmissionListCreateApi,
 )
+from submissions.ranked_apis import LeaderboardApi
 from submissions.sse import events_stream
 
 urlpatterns = [
@@ -22,6 +24,7 @@ urlpatterns = [
     path("submissions/<uuid:submission_id>/events", events_stream, name="api-submission-events"),
     path("problems", ProblemListApi.as_view(), name="api-problems"),
     path("problems/<slug:slug>", ProblemDetailApi.as_view(), name="api-problem"),
+    path("problems/<slug:slug>/leaderboard", LeaderboardApi.as_view(), name="api-leaderboard"),
     path("pools", PoolListApi.as_view(), name="api-pools"),
     path("auth/token", TokenCreateApi.as_view(), name="api-token"),
     path("me", MeApi.as_view(), name="api-me"),

@@ -7,11 +7,16 @@ with the variable's name in the message, not fall back to a default nobody chose
 from __future__ import annotations
 
 import os
+import re
+from decimal import Decimal, InvalidOperation
 
 from django.core.exceptions import ImproperlyConfigured
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
+_NONE = {"none", "off"}  # an optional limit switched off
+_RATE = re.compile(r"(\d+)\s*/\s*(\d*)\s*([smhd])")
+_PERIOD_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def _raw(name: str) -> str | None:
@@ -73,6 +78,47 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if value is None:
         return list(default)
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def env_opt_decimal(name: str, default: str | None) -> Decimal | None:
+    """A non-negative amount, or None when the variable (or the default) says `none` / `off`."""
+    value = _raw(name) or default
+    if value is None or value.lower() in _NONE:
+        return None
+    try:
+        number = Decimal(value)
+    except InvalidOperation:
+        raise ImproperlyConfigured(f"{name}={value!r}: expected an amount or 'none'") from None
+    if not number.is_finite() or number < 0:
+        raise ImproperlyConfigured(f"{name}={value!r}: expected an amount of at least 0 or 'none'")
+    return number
+
+
+def env_opt_int(name: str, default: int | None) -> int | None:
+    """A non-negative integer, or None when the variable says `none` / `off` (or the default is None)."""
+    value = _raw(name)
+    if value is None:
+        return default
+    if value.lower() in _NONE:
+        return None
+    try:
+        number = int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r}: expected an integer or 'none'") from None
+    _check_range(name, number, 0, None)
+    return number
+
+
+def env_rate(name: str, default: str) -> tuple[int, int] | None:
+    """A rate `<count>/<period>` as (count, seconds): `10/15m`, `30/h`, `5/30s`, `100/d`; `off`: None."""
+    value = _raw(name) or default
+    if value.lower() in _NONE:
+        return None
+    match = _RATE.fullmatch(value)
+    if match is None or int(match.group(1)) < 1 or int(match.group(2) or 1) < 1:
+        raise ImproperlyConfigured(f"{name}={value!r}: expected a rate like 10/15m (count/period in s, m, h or d) "
+                                   "or 'off'")
+    return int(match.group(1)), int(match.group(2) or 1) * _PERIOD_SECONDS[match.group(3)]
 
 
 def _check_range(name: str, number: float, minimum: float | None, maximum: float | None) -> None:

@@ -7,15 +7,28 @@ broker to Redis. See README.md for the full list.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
-from decimal import Decimal
+import sys
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_float, env_int, env_list, env_opt_str, env_str
+from config.env import (
+    env_bool,
+    env_float,
+    env_int,
+    env_list,
+    env_opt_decimal,
+    env_opt_int,
+    env_opt_str,
+    env_rate,
+    env_str,
+)
+from ops.schema import OPS_PATHS
+from submissions.sse_schema import EVENTS_STREAM_OPERATION
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("HIPJUDGE_VAR_DIR", str(BASE_DIR / "var")))
@@ -56,17 +69,21 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI served by us, no CDN
     "django_q",
+    "core",
+    "ops",
+    "accounts",
     "fleets",
     "submissions",
     "billing",
+    "limits",
     "web",
 ]
 
 MIDDLEWARE = [
+    "ops.middleware.OpsMiddleware",  # first: /healthz, /readyz, /metrics answer probes by any host name
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -75,7 +92,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "config.middleware.SyncMiddlewareChain",  # last: the chain runs in one thread under ASGI (see there)
+    "core.middleware.SyncMiddlewareChain",  # last: the chain runs in one thread under ASGI (see there)
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -96,6 +113,20 @@ TEMPLATES = [
         },
     },
 ]
+
+# ---- HTTPS: one switch for a deployment behind a TLS-terminating proxy -------------------------
+# HIPJUDGE_HTTPS=true: cookies only over HTTPS, HSTS for a year, plain-HTTP requests redirected, and
+# the proxy's X-Forwarded-Proto trusted to say a request came over HTTPS (the proxy must set it and
+# strip it from clients). Off by default: `make run` serves plain HTTP on 127.0.0.1.
+HIPJUDGE_HTTPS = env_bool("HIPJUDGE_HTTPS", False)
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+if HIPJUDGE_HTTPS:
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SECURE_HSTS_SECONDS = 365 * 24 * 3600
 
 # ---- database ---------------------------------------------------------------------------------
 # SQLite: WAL lets the web process read while a worker writes; IMMEDIATE transactions take the
@@ -123,7 +154,11 @@ else:
     _db = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(VAR_DIR / "db.sqlite3")}
 IS_SQLITE = _db["ENGINE"] == "django.db.backends.sqlite3"
 IS_POSTGRES = _db["ENGINE"] == "django.db.backends.postgresql"
-if IS_POSTGRES and env_bool("HIPJUDGE_DB_POOL", True):
+# django-q2's cluster forks its worker processes: a psycopg pool (its sockets, its threads) does not
+# survive a fork, and two processes sharing one connection leave it inside a transaction. A worker
+# cluster opens plain connections; web processes pool them.
+_FORKS_WORKERS = sys.argv[1:2] == ["qcluster"]
+if IS_POSTGRES and env_bool("HIPJUDGE_DB_POOL", not _FORKS_WORKERS):
     # A connection pool per process (psycopg_pool): a request borrows one instead of opening one.
     _db["CONN_MAX_AGE"] = 0
     _db["OPTIONS"] = {**dict(_db.get("OPTIONS") or {}), "pool": {  # type: ignore[call-overload]
@@ -163,6 +198,20 @@ if REDIS_URL:
 else:
     Q_CLUSTER["orm"] = "default"
 
+# ---- cache -------------------------------------------------------------------------------------
+# Request throttles count here (core/ratelimit.py). Redis (HIPJUDGE_CACHE_URL, else REDIS_URL) is
+# shared by every web process, so a limit holds across all of them; without Redis each process
+# counts alone in its own memory, and a limit is per process.
+CACHE_URL = env_opt_str("HIPJUDGE_CACHE_URL") or REDIS_URL
+if CACHE_URL and not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    raise ImproperlyConfigured(f"HIPJUDGE_CACHE_URL={CACHE_URL!r}: expected redis://, rediss:// or unix://")
+CACHES = {"default": {
+    "BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL,
+    "KEY_PREFIX": env_str("HIPJUDGE_CACHE_PREFIX", "hipjudge"),
+    # A Redis that does not answer must not hold a login up for long (the throttles then let it through).
+    "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+} if CACHE_URL else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "hipjudge"}}
+
 # ---- auth, API --------------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -174,7 +223,7 @@ LOGOUT_REDIRECT_URL = "login"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "accounts.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -184,8 +233,8 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "config.exceptions.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "core.schema.AutoSchema",  # adds the error statuses to every operation
+    "EXCEPTION_HANDLER": "core.exceptions.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 SPECTACULAR_SETTINGS = {
@@ -200,30 +249,15 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # The SSE endpoint is a plain async Django view (DRF is sync), so it is described by hand.
     "APPEND_PATHS": {
-        "/api/v1/submissions/{id}/events": {"get": {
-            "operationId": "submissions_events_stream",
-            "summary": "Live events of a submission (Server-Sent Events)",
-            "description": "A text/event-stream of the submission's events in order, each with `id: <seq>`, "
-                           "`event: <type>` and JSON `data` {seq, type, payload, at}. Reconnect with "
-                           "`Last-Event-ID` (or `?after=<seq>`) to resume. An `event: heartbeat` is sent "
-                           "when nothing happened for a while; the stream ends after the final RESULT.",
-            "tags": ["submissions"],
-            "parameters": [
-                {"name": "id", "in": "path", "required": True, "schema": {"type": "string", "format": "uuid"}},
-                {"name": "after", "in": "query", "required": False, "schema": {"type": "integer"}},
-                {"name": "Last-Event-ID", "in": "header", "required": False, "schema": {"type": "integer"}},
-            ],
-            "responses": {"200": {"description": "event stream", "content": {"text/event-stream": {
-                "schema": {"type": "string"}}}}, "404": {"description": "not yours, or no such submission"}},
-            "security": [{"tokenAuth": []}, {"cookieAuth": []}],
-        }},
+        "/api/v1/submissions/{id}/events": {"get": EVENTS_STREAM_OPERATION},
+        **OPS_PATHS,  # /healthz, /readyz, /metrics: answered by ops.middleware, described here
     },
 }
 
 # ---- static files -----------------------------------------------------------------------------
 STATIC_URL = "/static/"
-STATIC_ROOT = VAR_DIR / "staticfiles"
-STATIC_ROOT.mkdir(exist_ok=True)  # whitenoise warns on every request when it is missing
+STATIC_ROOT = Path(env_str("HIPJUDGE_STATIC_ROOT", str(VAR_DIR / "staticfiles")))
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns on every request when it is missing
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -237,13 +271,20 @@ TIME_ZONE = "UTC"
 USE_I18N = False
 USE_TZ = True
 
-DATA_UPLOAD_MAX_MEMORY_SIZE = 512 * 1024  # a source is at most 64 KiB; leave room for form overhead
+# The largest request body: DRF's JSON and form parsers read through request.body, which applies it
+# (DRF >= 3.17.2; earlier ones read the stream without a limit), and under ASGI core.body_limit
+# refuses any larger body before Django spools it. A source is at most 64 KiB; room for the form.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 512 * 1024
 
+# Readable text by default; `json`: one object per line with the ids of what changed (core.logs).
+HIPJUDGE_LOG_FORMAT = env_str("HIPJUDGE_LOG_FORMAT", "text").lower()
+if HIPJUDGE_LOG_FORMAT not in ("text", "json"):
+    raise ImproperlyConfigured(f"HIPJUDGE_LOG_FORMAT={HIPJUDGE_LOG_FORMAT!r}: expected text or json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {"text": {"()": "core.logs.TextFormatter"}, "json": {"()": "core.logs.JsonFormatter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": HIPJUDGE_LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("HIPJUDGE_LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
@@ -253,7 +294,16 @@ PROBLEMS_DIR = Path(env_str("HIPJUDGE_PROBLEMS_DIR", str(BASE_DIR / "problems"))
 HIPJUDGE_DEFAULT_POOL = env_str("HIPJUDGE_DEFAULT_POOL", "local")
 HIPJUDGE_QUOTA_DAILY = env_int("HIPJUDGE_QUOTA_DAILY", 100, minimum=0)
 HIPJUDGE_QUOTA_CONCURRENT = env_int("HIPJUDGE_QUOTA_CONCURRENT", 2, minimum=0)
+# The default is the agents' own limit (agent.judge.MAX_SOURCE_BYTES; a test keeps the two equal).
 HIPJUDGE_MAX_SOURCE_BYTES = env_int("HIPJUDGE_MAX_SOURCE_BYTES", 64 * 1024, minimum=1)
+if HIPJUDGE_MAX_SOURCE_BYTES != 64 * 1024:  # only then is the agent's module worth loading (~1 s here)
+    from agent.judge import MAX_SOURCE_BYTES as AGENT_MAX_SOURCE_BYTES
+else:
+    AGENT_MAX_SOURCE_BYTES = HIPJUDGE_MAX_SOURCE_BYTES
+if HIPJUDGE_MAX_SOURCE_BYTES > AGENT_MAX_SOURCE_BYTES:  # accepted here, every job would then end ERROR
+    raise ImproperlyConfigured(
+        f"HIPJUDGE_MAX_SOURCE_BYTES={HIPJUDGE_MAX_SOURCE_BYTES}: the agents refuse sources above "
+        f"{AGENT_MAX_SOURCE_BYTES} bytes (agent.judge.MAX_SOURCE_BYTES); set it to at most that.")
 # Seconds a web process reuses the problem and pool rows it read for a new submission (0: never).
 # Edits made in the same process apply at once; edits made elsewhere after at most this long.
 HIPJUDGE_LOOKUP_CACHE_TTL = env_float("HIPJUDGE_LOOKUP_CACHE_TTL", 2.0, minimum=0)
@@ -274,6 +324,22 @@ HIPJUDGE_LOCAL_AGENT_ROOT = Path(env_str("HIPJUDGE_LOCAL_AGENT_ROOT", str(VAR_DI
 HIPJUDGE_LOCAL_AGENT_MODULE = env_str("HIPJUDGE_LOCAL_AGENT_MODULE", "agent")
 HIPJUDGE_LOCAL_AGENT_START_TIMEOUT = env_float("HIPJUDGE_LOCAL_AGENT_START_TIMEOUT", 30.0, minimum=1)
 
+# ---- operations: health, readiness, metrics -----------------------------------------------------
+# Seconds /readyz waits for its checks (database, broker, dstack) before it calls one failed.
+HIPJUDGE_READY_TIMEOUT = env_float("HIPJUDGE_READY_TIMEOUT", 2.0, minimum=0.1, maximum=30)
+# Seconds one process reuses the dstack server's answer to /readyz (one call per period, whatever the probes).
+HIPJUDGE_READY_DSTACK_CACHE = env_float("HIPJUDGE_READY_DSTACK_CACHE", 30.0, minimum=0)
+# A worker cluster beats every minute (core.tasks.heartbeat); older than this, /readyz fails.
+HIPJUDGE_HEARTBEAT_MAX_AGE = env_int("HIPJUDGE_HEARTBEAT_MAX_AGE", 180, minimum=10)
+# Who may read /metrics: client addresses or networks (`none`: nobody by address), or a bearer token.
+_metrics_allow = env_list("HIPJUDGE_METRICS_ALLOW", ["127.0.0.1/32", "::1/128"])
+try:
+    HIPJUDGE_METRICS_ALLOW = [] if _metrics_allow == ["none"] else [
+        ipaddress.ip_network(entry, strict=False) for entry in _metrics_allow]
+except ValueError as exc:
+    raise ImproperlyConfigured(f"HIPJUDGE_METRICS_ALLOW={_metrics_allow!r}: {exc}") from None
+HIPJUDGE_METRICS_TOKEN = env_opt_str("HIPJUDGE_METRICS_TOKEN")
+
 # ---- dstack (MI300X pools) --------------------------------------------------------------------
 # The server that provisions dstack pools; required only once a pool uses the dstack backend.
 DSTACK_SERVER_URL = env_opt_str("DSTACK_SERVER_URL")
@@ -293,19 +359,31 @@ if not all(t.isdigit() and 0 < int(t) <= 1000 for t in _thresholds):
 HIPJUDGE_BUDGET_ALERT_THRESHOLDS = sorted({int(t) for t in _thresholds})
 # With no active credit grant, paid pools take no work (true) or run unmetered (false: development).
 HIPJUDGE_BILLING_REQUIRE_GRANT = env_bool("HIPJUDGE_BILLING_REQUIRE_GRANT", True)
-# Default monthly spend cap per user in USD (empty: none); a per-user UserSpendLimit overrides it.
-_cap = env_opt_str("HIPJUDGE_USER_MONTHLY_CAP")
-try:
-    HIPJUDGE_USER_MONTHLY_CAP = Decimal(_cap) if _cap else None
-except ArithmeticError:
-    raise ImproperlyConfigured(f"HIPJUDGE_USER_MONTHLY_CAP={_cap!r}: expected an amount in USD") from None
 # Reconciliation books a correction when our cost and the provider's differ by more than this.
 HIPJUDGE_RECONCILE_GAP_PCT = env_float("HIPJUDGE_RECONCILE_GAP_PCT", 1.0, minimum=0)
-# Dotted path of a callable returning billing.reconcile.InstanceCostSource for a dstack pool (or None
-# to skip it; the default answers None while DSTACK_SERVER_URL is unset).
-HIPJUDGE_BILLING_INSTANCE_SOURCE = env_str("HIPJUDGE_BILLING_INSTANCE_SOURCE",
-                                           "fleets.dstack_services.billing_instance_source")
-# Callables fleets.services.vm_acquire asks before handing out work on a pool (billing: out of credit).
-HIPJUDGE_VM_ACQUIRE_GUARDS = ["billing.guards.vm_acquire_guard"]
 EMAIL_BACKEND = env_str("DJANGO_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env_str("DJANGO_DEFAULT_FROM_EMAIL", "hipjudge@localhost")
+
+# ---- spend limits (limits/) -------------------------------------------------------------------
+# What counts against a user's caps: the VM time charged to their jobs on paid pools (busy time,
+# the cold start of a VM started for them, the idle tail after their job; billing/services.py).
+# Default monthly spend cap per user on paid pools, in USD ("none": no default cap). A spend
+# allowance of the user's own (billing.UserSpendLimit, in the admin) overrides it.
+HIPJUDGE_USER_MONTHLY_CAP = env_opt_decimal("HIPJUDGE_USER_MONTHLY_CAP", "20")
+# Daily cap (the UTC day) of GPU-seconds per user on paid pools: VM-seconds x the pool's GPUs per VM.
+HIPJUDGE_USER_DAILY_GPU_SECONDS = env_opt_int("HIPJUDGE_USER_DAILY_GPU_SECONDS", 3600)
+# Seconds of a paid pool's VM that each queued or running submission holds against both caps
+# until its time is booked: two submissions at once cannot both pass a cap that only one fits.
+HIPJUDGE_CAP_RESERVE_SECONDS = env_int("HIPJUDGE_CAP_RESERVE_SECONDS", 120, minimum=0)
+
+# ---- request throttles (core/throttling.py) -------------------------------------------------
+# `<count>/<period>` (s, m, h, d; e.g. 10/15m) or "off". Over a rate: HTTP 429 with Retry-After.
+# Sign-in attempts per client address: the login forms (site, admin) and POST /api/v1/auth/token together.
+HIPJUDGE_THROTTLE_LOGIN_IP = env_rate("HIPJUDGE_THROTTLE_LOGIN_IP", "30/10m")
+# Failed sign-ins per account (username), from any address; a success does not count.
+HIPJUDGE_THROTTLE_LOGIN_ACCOUNT = env_rate("HIPJUDGE_THROTTLE_LOGIN_ACCOUNT", "10/15m")
+# Sign-up form posts per client address.
+HIPJUDGE_THROTTLE_SIGNUP_IP = env_rate("HIPJUDGE_THROTTLE_SIGNUP_IP", "10/h")
+# Password reset requests per client address, and per e-mail address asked for (mail flooding).
+HIPJUDGE_THROTTLE_RESET_IP = env_rate("HIPJUDGE_THROTTLE_RESET_IP", "10/h")
+HIPJUDGE_THROTTLE_RESET_EMAIL = env_rate("HIPJUDGE_THROTTLE_RESET_EMAIL", "3/h")

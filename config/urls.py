@@ -1,15 +1,17 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from config import views
+from core import error_views
+from web.views import account
 
 urlpatterns = [
+    path("admin/login/", account.admin_login_view),  # the admin's login form, throttled like the site's
     path("admin/", admin.site.urls),
     path("api/v1/", include("config.api_urls")),
-    path("", include("web.urls")),  # the site; keeps the first pages' URL names
+    path("", include("web.urls")),  # the site
 ]
 
-handler400 = views.bad_request
-handler403 = views.permission_denied
-handler404 = views.page_not_found
-handler500 = views.server_error
+handler400 = error_views.bad_request
+handler403 = error_views.permission_denied
+handler404 = error_views.page_not_found
+handler500 = error_views.server_error

@@ -1,11 +1,11 @@
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib import admin, messages
 from django.contrib.admin.views.main import ChangeList
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
@@ -13,70 +13,76 @@ from django.urls import NoReverseMatch, URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from billing.selectors import vm_costs
+from core.units import format_duration
 from fleets import admin_dstack
-from fleets.dstack import DstackError, fleet_yaml
-from fleets.dstack_config import fleet_settings
-from fleets.dstack_services import fleet_dstack_effective
-from fleets.models import Backend, Fleet, VMInstance, VMState
+from fleets.models import Backend, Fleet, PoolPolicy, VMInstance, VMState
+from fleets.policy import policy_summary
 from fleets.services import vm_drain, vm_stop_now
 
 
 def _duration(delta: timedelta | None) -> str:
-    if delta is None:
-        return "-"
-    seconds = int(delta.total_seconds())
-    if seconds < 120:
-        return f"{seconds} s"
-    if seconds < 7200:
-        return f"{seconds // 60} min"
-    return f"{seconds // 3600} h {seconds % 3600 // 60} min"
+    return "-" if delta is None else format_duration(delta.total_seconds())
 
 
 @admin.register(Fleet)
 class FleetAdmin(admin.ModelAdmin):
-    list_display = ("name", "backend", "device", "gpu", "max_vms", "idle_timeout_s", "provision_timeout_s",
-                    "hourly_rate", "enabled")
-    list_filter = ("backend", "device", "enabled")
+    list_display = ("name", "backend_shown", "device", "gpu", "max_vms", "policy_shown", "idle_timeout_s",
+                    "provision_timeout_s", "hourly_rate", "enabled")
+    list_filter = ("backend", "policy", "device", "enabled")
     search_fields = ("name", "title")
-    readonly_fields = ("dstack_yaml", "dstack_settings")
+    readonly_fields = ("policy_in_effect_now", "credit_used_pct", "dstack_yaml", "dstack_settings")
     actions = (admin_dstack.dstack_plan, admin_dstack.dstack_apply, admin_dstack.dstack_verify,
                admin_dstack.dstack_delete)
     change_list_template = "admin/fleets/fleet/change_list.html"
+
+    @admin.display(description="backend", ordering="backend")
+    def backend_shown(self, fleet: Fleet) -> str:
+        return "simulated" if fleet.is_simulated else fleet.backend
+
+    @admin.display(description="policy", ordering="policy")
+    def policy_shown(self, fleet: Fleet) -> str:
+        shown = PoolPolicy(fleet.policy_in_effect).label
+        return shown if fleet.policy else f"{shown} (default)"
 
     @admin.display(description="GPU")
     def gpu(self, fleet: Fleet) -> str:
         return f"{fleet.gpu_count}x {fleet.gpu_name}" if fleet.gpu_name else "-"
 
+    @admin.display(description="policy in effect")
+    def policy_in_effect_now(self, fleet: Fleet) -> str:
+        if fleet.pk is None:
+            return "-"
+        return policy_summary(fleet=fleet, now=timezone.now())
+
     @admin.display(description="dstack fleet YAML (what `fleet plan` sends)")
     def dstack_yaml(self, fleet: Fleet) -> str:
         if fleet.pk is None or fleet.backend != Backend.DSTACK:
             return "- (dstack pools only)"
-        try:
-            return format_html("<pre>{}</pre>", fleet_yaml(fleet_settings(fleet)))
-        except DstackError as exc:
-            return format_html('<p class="errornote">{}</p>', exc)
+        return admin_dstack.fleet_yaml_html(fleet)
 
     @admin.display(description="dstack settings in effect (config keys; unset ones use these defaults)")
     def dstack_settings(self, fleet: Fleet) -> str:
         if fleet.pk is None or fleet.backend != Backend.DSTACK:
             return "- (dstack pools only)"
-        return format_html("<pre>{}</pre>", json.dumps(fleet_dstack_effective(fleet=fleet), indent=2))
+        return admin_dstack.fleet_settings_html(fleet)
 
     def get_urls(self) -> list[URLPattern]:
         view = self.admin_site.admin_view(self.instances_view)
         return [path("dstack/", view, name="fleets_fleet_dstack"), *super().get_urls()]
 
     def instances_view(self, request: HttpRequest) -> TemplateResponse:
+        if not self.has_view_permission(request):  # staff alone is not enough: it lists VMs and runs
+            raise PermissionDenied
         return admin_dstack.instances_view(self, request)
 
 
 class VMChangeList(ChangeList):
-    """Fetches the cost so far of the page's VMs in one query (not one per row)."""
+    """Fetches the cost so far of the page's VMs in one query (not one per row). The admin is a page
+like web's: it may show what billing booked, while fleets' services never call billing."""
 
     def get_results(self, request: HttpRequest) -> None:
         super().get_results(request)
-        from billing.selectors import vm_costs  # billing reads fleets; fleets' admin only shows its figure
-
         costs = vm_costs(vm_ids=[vm.pk for vm in self.result_list])
         for vm in self.result_list:
             vm.cost_so_far = costs.get(vm.pk)
@@ -105,6 +111,8 @@ class VMInstanceAdmin(admin.ModelAdmin):
     def run(self, vm: VMInstance) -> str:
         if vm.fleet.backend == Backend.DSTACK and vm.handle:
             return vm.handle
+        if vm.fleet.is_simulated:
+            return f"simulated{f', agent pid {vm.pid}' if vm.pid else ''}"
         if vm.pid:
             return f"pid {vm.pid}"
         return "(starting)" if vm.state == VMState.PROVISIONING else "-"
@@ -142,13 +150,13 @@ class VMInstanceAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # VMs are started by the orchestrator, never by hand
 
-    @admin.action(description="Drain: stop warm VMs now, busy ones after their job")
+    @admin.action(description="Drain: stop warm VMs now, busy ones after their job", permissions=["change"])
     def drain(self, request: HttpRequest, queryset: QuerySet[VMInstance]) -> None:
         done = [vm_drain(vm=vm, reason=f"Drained by {request.user}.") for vm in queryset]
         self.message_user(request, f"Stopped {done.count('stopped')} VM(s); {done.count('draining')} will stop after "
                                    f"their job; {done.count('unchanged')} left as they were (starting or ended).")
 
-    @admin.action(description="Stop now (jobs on them are re-queued)")
+    @admin.action(description="Stop now (jobs on them are re-queued)", permissions=["change"])
     def stop_now(self, request: HttpRequest, queryset: QuerySet[VMInstance]) -> None:
         stopped = sum(vm_stop_now(vm=vm, reason=f"Stopped by {request.user}.")
                       for vm in queryset)

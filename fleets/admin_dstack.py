@@ -1,10 +1,14 @@
 """The dstack side of the fleets admin: plan / apply / verify / delete actions on dstack pools (with
 a confirmation page for the two that change things) and the page that shows dstack's instances
 beside our VMs. Each action calls one service per selected pool and shows what it said, errors
-included (they already say what to do)."""
+included (they already say what to do).
+
+dstack's client and models take seconds to import and every Django process loads the admin, so the
+dstack modules are imported by the functions that use them, not by this module."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,16 +18,8 @@ from django.contrib.admin import ModelAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
+from django.utils.html import format_html
 
-from fleets.dstack import DstackError, fleet_yaml, list_vm_runs
-from fleets.dstack_config import dstack_client, fleet_settings
-from fleets.dstack_services import (
-    fleet_dstack_apply,
-    fleet_dstack_delete,
-    fleet_dstack_instances,
-    fleet_dstack_plan,
-    fleet_dstack_verify,
-)
 from fleets.models import Backend, Fleet
 from fleets.selectors import vm_list_live
 
@@ -42,6 +38,8 @@ class Outcome:
 
 
 def _each(queryset: QuerySet[Fleet], work: Callable[[Fleet, Outcome], None]) -> list[Outcome]:
+    from fleets.dstack import DstackError
+
     outcomes = []
     for fleet in queryset.order_by("name"):
         outcome = Outcome(fleet=fleet)
@@ -57,7 +55,9 @@ def _each(queryset: QuerySet[Fleet], work: Callable[[Fleet, Outcome], None]) -> 
 
 
 def _plan(fleet: Fleet, out: Outcome) -> None:
-    report = fleet_dstack_plan(fleet=fleet)
+    from fleets.dstack_services import dstack_fleet_plan
+
+    report = dstack_fleet_plan(fleet=fleet)
     server, plan = report.server, report.plan
     out.yaml = plan.yaml
     out.message = f"dstack would {plan.action} fleet {plan.name}" if plan.action != "none" else "Nothing to change."
@@ -77,32 +77,38 @@ def _response(admin: ModelAdmin, request: HttpRequest, title: str, outcomes: lis
     return TemplateResponse(request, RESULT_TEMPLATE, context)
 
 
-@admin.action(description="dstack: plan (dry run: YAML and dstack's plan)")
+# Plan and verify change nothing (view permission); apply and delete change the pool (change permission).
+@admin.action(description="dstack: plan (dry run: YAML and dstack's plan)", permissions=["view"])
 def dstack_plan(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
     return _response(admin, request, "dstack plan (dry run: nothing was created)", _each(queryset, _plan),
                      confirm="dstack_apply", question="Apply these plans (create or update, then verify)?",
                      option=("recreate", "Re-create fleets dstack cannot update in place (terminates their instances)"))
 
 
-@admin.action(description="dstack: apply (create or update, then verify)")
+@admin.action(description="dstack: apply (create or update, then verify)", permissions=["change"])
 def dstack_apply(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
     if request.POST.get("confirm") != "yes":
         return dstack_plan(admin, request, queryset)
     recreate = request.POST.get("recreate") == "on"
+    from fleets.dstack import fleet_yaml
+    from fleets.dstack_config import dstack_fleet_settings
+    from fleets.dstack_services import dstack_fleet_apply
 
     def apply(fleet: Fleet, out: Outcome) -> None:
-        state = fleet_dstack_apply(fleet=fleet, recreate=recreate)
-        out.yaml = fleet_yaml(fleet_settings(fleet))
+        state = dstack_fleet_apply(fleet=fleet, recreate=recreate)
+        out.yaml = fleet_yaml(dstack_fleet_settings(fleet))
         out.message = (f"Applied ({state.action}): dstack fleet {state.name} is {state.status} with "
                        f"{state.instances} instance(s) and matches the pool's settings.")
 
     return _response(admin, request, "dstack apply", _each(queryset, apply))
 
 
-@admin.action(description="dstack: verify against dstack")
+@admin.action(description="dstack: verify against dstack", permissions=["view"])
 def dstack_verify(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
+    from fleets.dstack_services import dstack_fleet_verify
+
     def verify(fleet: Fleet, out: Outcome) -> None:
-        differences = fleet_dstack_verify(fleet=fleet)
+        differences = dstack_fleet_verify(fleet=fleet)
         out.ok = not differences
         out.message = "In sync with dstack." if out.ok else "dstack's fleet differs; apply brings it in line."
         out.details = [str(d) for d in differences]
@@ -110,7 +116,7 @@ def dstack_verify(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fl
     return _response(admin, request, "dstack verify", _each(queryset, verify))
 
 
-@admin.action(description="dstack: delete the dstack fleet")
+@admin.action(description="dstack: delete the dstack fleet", permissions=["change"])
 def dstack_delete(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
     if request.POST.get("confirm") != "yes":
         def preview(fleet: Fleet, out: Outcome) -> None:
@@ -121,9 +127,10 @@ def dstack_delete(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fl
                          question="Delete these dstack fleets? The pools stop taking submissions.",
                          option=("force", "Even with VMs in use (their jobs are killed)"))
     force = request.POST.get("force") == "on"
+    from fleets.dstack_services import dstack_fleet_delete
 
     def delete(fleet: Fleet, out: Outcome) -> None:
-        result = fleet_dstack_delete(fleet=fleet, force=force, wait_s=5)  # a web request: do not hang on it
+        result = dstack_fleet_delete(fleet=fleet, force=force, wait_s=5)  # a web request: do not hang on it
         out.message = (f"dstack fleet {fleet.name} {'deleted' if result == 'gone' else 'is terminating'}; "
                        "the pool is disabled.")
 
@@ -141,6 +148,10 @@ class PoolView:
 
 
 def instances_view(admin: ModelAdmin, request: HttpRequest) -> TemplateResponse:
+    from fleets.dstack import DstackError, list_vm_runs
+    from fleets.dstack_config import dstack_client
+    from fleets.dstack_services import dstack_fleet_instances
+
     pools = [PoolView(fleet=f) for f in Fleet.objects.filter(backend=Backend.DSTACK).order_by("name")]
     error, runs = "", []
     try:
@@ -154,10 +165,29 @@ def instances_view(admin: ModelAdmin, request: HttpRequest) -> TemplateResponse:
         if client is None:
             continue
         try:
-            pool.instances = fleet_dstack_instances(fleet=pool.fleet, client=client)
+            pool.instances = dstack_fleet_instances(fleet=pool.fleet, client=client)
         except DstackError as exc:
             pool.error = str(exc)
     ours = {p.fleet.name for p in pools}
     context = {**admin.admin_site.each_context(request), "title": "dstack instances and our VMs", "pools": pools,
                "error": error, "stray_runs": [r for r in runs if r.fleet not in ours], "opts": admin.model._meta}
     return TemplateResponse(request, "admin/fleets/dstack_instances.html", context)
+
+
+# ---- the pool's change page ----------------------------------------------------------------------
+def fleet_yaml_html(fleet: Fleet) -> str:
+    """The backend fleet's YAML (what `fleet plan` sends), or the error that stops it."""
+    from fleets.dstack import DstackError, fleet_yaml
+    from fleets.dstack_config import dstack_fleet_settings
+
+    try:
+        return format_html("<pre>{}</pre>", fleet_yaml(dstack_fleet_settings(fleet)))
+    except DstackError as exc:
+        return format_html('<p class="errornote">{}</p>', exc)
+
+
+def fleet_settings_html(fleet: Fleet) -> str:
+    """The dstack settings in effect: each config key, or the default it falls back to."""
+    from fleets.dstack_services import fleet_dstack_effective
+
+    return format_html("<pre>{}</pre>", json.dumps(fleet_dstack_effective(fleet=fleet), indent=2))

@@ -35,9 +35,14 @@ class AgentRejectedJob(AgentHTTPError):
     """400 on POST /v1/jobs: the agent refused the job spec (the message names the field)."""
 
 
+# The agent bounds every event it reports; an answer far beyond that is not protocol v1, and is
+# never read whole (a compromised or buggy agent must not exhaust the worker's memory).
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+
+
 class AgentClient:
     def __init__(self, base_url: str, token: str, *, timeout: float = 10.0,
-                 headers: dict[str, str] | None = None) -> None:
+                 headers: dict[str, str] | None = None, max_response_bytes: int = MAX_RESPONSE_BYTES) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise AgentError(f"bad agent URL {base_url!r}")
@@ -48,6 +53,7 @@ class AgentClient:
         self._timeout = timeout
         self._headers = {"X-Agent-Token": token, "Accept": "application/json", **(headers or {})}
         self._conn: http.client.HTTPConnection | None = None
+        self._max_response_bytes = max_response_bytes
 
     # ---- protocol ----------------------------------------------------------------------------
     def health(self) -> dict[str, Any]:
@@ -104,7 +110,10 @@ class AgentClient:
             try:
                 conn.request(method, self._prefix + path, body=payload, headers=headers)
                 response = conn.getresponse()
-                raw = response.read()
+                raw = response.read(self._max_response_bytes + 1)
+                if len(raw) > self._max_response_bytes:
+                    self.close()  # the rest is left unread
+                    raise AgentError(f"the agent answered more than {self._max_response_bytes} bytes")
                 if response.getheader("Connection", "").lower() == "close" or response.will_close:
                     self.close()
                 break
@@ -119,6 +128,6 @@ class AgentClient:
                 raise AgentError(f"cannot reach the agent ({exc})") from exc
         try:
             data = json.loads(raw) if raw else {}
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise AgentError(f"the agent answered HTTP {response.status} with non-JSON") from exc
         return response.status, data

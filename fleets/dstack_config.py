@@ -1,5 +1,5 @@
-"""Where Django meets the dstack layer: the server from settings, a pool's dstack settings from its
-Fleet row, and the agent package to ship to each VM.
+"""Where Django meets the dstack layer: the server from settings, and a pool's dstack settings from
+its Fleet row.
 
 A dstack pool keeps its backend-fleet settings in `Fleet` fields (name, gpu_name, gpu_count,
 max_vms, idle_timeout_s) and `Fleet.config` (everything else; DSTACK_DEFAULTS fill the gaps), so
@@ -10,16 +10,14 @@ database.
 
 from __future__ import annotations
 
-import hashlib
-import os
-import shutil
-from functools import lru_cache
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 from django.conf import settings
 
+from core.counters import DSTACK_CALL_ERRORS, counter_add
 from fleets.dstack import DstackClient, DstackError, DstackSettings, FleetSettings, VmRunSettings
+from fleets.dstack_agent import agent_package
 from fleets.models import Backend, Fleet, VMInstance
 
 # The settings of a dstack pool that are not Fleet fields. `nodes_max` defaults to the pool's max_vms
@@ -51,7 +49,6 @@ _FLEET_KEYS = ("backends", "gpu_memory", "cpu_min", "memory_min", "disk_min", "n
                "spot_policy", "max_price", "regions")
 _VM_KEYS = ("image", "max_duration", "privileged", "setup_commands")
 KNOWN_CONFIG_KEYS = frozenset(_FLEET_KEYS + _VM_KEYS)
-AGENT_SIZE_LIMIT = 2 * 1024 * 1024  # dstack's default limit for `files:`
 
 
 class DstackNotConfiguredError(DstackError):
@@ -89,13 +86,18 @@ def dstack_configured() -> bool:
     return bool(getattr(settings, "DSTACK_SERVER_URL", None) and getattr(settings, "DSTACK_TOKEN", None))
 
 
-def dstack_client() -> DstackClient:
-    """A client for the configured server (no request is made until it is used)."""
-    return DstackClient(dstack_settings())
+def _count_error(error: DstackError) -> None:
+    counter_add(name=DSTACK_CALL_ERRORS, label=type(error).__name__)
+
+
+def dstack_client(**overrides: Any) -> DstackClient:
+    """A client for the configured server (no request is made until it is used); every failed call
+    is counted by error class. `overrides` replace DstackSettings fields (e.g. a short timeout)."""
+    return DstackClient(replace(dstack_settings(), **overrides), on_error=_count_error)
 
 
 # ---- a pool's settings -------------------------------------------------------------------------
-def fleet_config(fleet: Fleet) -> dict[str, Any]:
+def fleet_dstack_config(fleet: Fleet) -> dict[str, Any]:
     """The pool's effective dstack config: DSTACK_DEFAULTS overlaid with Fleet.config."""
     config = dict(fleet.config or {})
     unknown = sorted(set(config) - KNOWN_CONFIG_KEYS)
@@ -112,11 +114,11 @@ def idle_duration(seconds: int) -> str:
     return f"{seconds // 60}m" if seconds % 60 == 0 else f"{seconds}s"
 
 
-def fleet_settings(fleet: Fleet) -> FleetSettings:
+def dstack_fleet_settings(fleet: Fleet) -> FleetSettings:
     """The backend-fleet settings of a dstack pool (validated by dstack's own models)."""
     if fleet.backend != Backend.DSTACK:
         raise FleetConfigError(fleet.name, f"it uses the {fleet.backend} backend, not dstack")
-    config = fleet_config(fleet)
+    config = fleet_dstack_config(fleet)
     values: dict[str, Any] = {key: config[key] for key in _FLEET_KEYS}
     values.update(name=fleet.name, gpu_name=fleet.gpu_name or "MI300X", gpu_count=fleet.gpu_count or 1,
                   idle_duration=idle_duration(fleet.idle_timeout_s))
@@ -129,55 +131,16 @@ def fleet_settings(fleet: Fleet) -> FleetSettings:
 def vm_run_settings(vm: VMInstance) -> VmRunSettings:
     """The service run of one VM: its token goes to the run's env, never to a log."""
     fleet = vm.fleet
-    config = fleet_config(fleet)
+    config = fleet_dstack_config(fleet)
     if not config["image"]:
         raise FleetConfigError(fleet.name, "no ROCm image is set: put a pinned image (name:tag@sha256:<digest>) "
                                            "in its config as `image`, or set HIPJUDGE_DSTACK_IMAGE")
     args = ["--device", fleet.device]
     try:
         return VmRunSettings(
-            fleet=fleet_settings(fleet), vm_id=str(vm.pk), image=config["image"], agent_dir=agent_package(),
+            fleet=dstack_fleet_settings(fleet), vm_id=str(vm.pk), image=config["image"], agent_dir=agent_package(),
             agent_token=vm.token, max_duration=config["max_duration"], agent_args=tuple(args),
             privileged=bool(config["privileged"]), setup_commands=tuple(config["setup_commands"] or ()),
         )
     except (ValueError, TypeError) as exc:
         raise FleetConfigError(fleet.name, str(exc)) from None
-
-
-# ---- the agent package -------------------------------------------------------------------------
-def _source_files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-                  and p.suffix not in (".pyc", ".pyo"))
-
-
-@lru_cache(maxsize=4)
-def _package(source: Path, target_root: Path) -> Path:
-    files = _source_files(source)
-    digest = hashlib.sha256()
-    size = 0
-    for path in files:
-        data = path.read_bytes()
-        size += len(data)
-        digest.update(str(path.relative_to(source)).encode() + b"\0" + data)
-    if size > AGENT_SIZE_LIMIT:
-        raise DstackError(f"The agent package is {size / 1024 / 1024:.1f} MiB, over dstack's 2 MiB limit for "
-                          "`files:`.", "Remove large files from agent/ or bake the agent into the image.")
-    target = target_root / digest.hexdigest()[:16] / "agent"
-    if not target.is_dir():
-        staging = target.parent.with_name(f"{target.parent.name}.{os.getpid()}.tmp") / "agent"
-        for path in files:
-            dest = staging / path.relative_to(source)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, dest)
-        try:  # rename is atomic: concurrent workers agree on one copy
-            staging.parent.rename(target.parent)
-        except OSError:
-            shutil.rmtree(staging.parent, ignore_errors=True)
-    return target
-
-
-def agent_package() -> Path:
-    """A copy of agent/ without caches, at most 2 MiB, shipped to every VM with `files:`. Content-
-    addressed, so a changed agent gets a new folder and a running worker never ships a half copy."""
-    source = Path(settings.BASE_DIR) / "agent"
-    return _package(source.resolve(), (Path(settings.VAR_DIR) / "dstack-agent").resolve())

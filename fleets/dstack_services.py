@@ -1,5 +1,5 @@
-"""Staff operations on dstack pools (plan, apply, verify, delete, instances), the stray-run sweep
-and billing's instance source. Admin actions and `manage.py fleet` call these and nothing else.
+"""Staff operations on dstack pools (plan, apply, verify, delete, instances) and the stray-run
+sweep. Admin actions and `manage.py fleet` call these and nothing else.
 
 Every failure is a fleets.dstack DstackError whose text says what to do; callers show str(error).
 """
@@ -34,7 +34,7 @@ from fleets.dstack_config import (
     DSTACK_DEFAULTS,
     dstack_client,
     dstack_configured,
-    fleet_settings,
+    dstack_fleet_settings,
     vm_run_settings,
 )
 from fleets.models import LIVE_VM_STATES, Backend, Device, Fleet, VMInstance, VMState
@@ -57,20 +57,20 @@ class PlanReport:
     plan: FleetPlan
 
 
-def _dstack_fleet(fleet: Fleet) -> None:
-    fleet_settings(fleet)  # raises FleetConfigError for a local pool or a bad config
+def _require_dstack(fleet: Fleet) -> None:
+    dstack_fleet_settings(fleet)  # raises FleetConfigError for a local pool or a bad config
 
 
-def fleet_dstack_plan(*, fleet: Fleet) -> PlanReport:
+def dstack_fleet_plan(*, fleet: Fleet) -> PlanReport:
     """The dry run: server checks (reachable, version, token, project), the YAML and dstack's plan."""
-    settings = fleet_settings(fleet)
+    settings = dstack_fleet_settings(fleet)
     client = dstack_client()
     return PlanReport(server=client.check(), plan=plan_fleet(client, settings))
 
 
-def fleet_dstack_apply(*, fleet: Fleet, recreate: bool = False, require_backends: bool = True) -> FleetState:
+def dstack_fleet_apply(*, fleet: Fleet, recreate: bool = False, require_backends: bool = True) -> FleetState:
     """Create or update the pool's backend fleet, then verify that dstack has it as we asked."""
-    settings = fleet_settings(fleet)
+    settings = dstack_fleet_settings(fleet)
     client = dstack_client()
     client.check()
     state = apply_fleet(client, settings, recreate=recreate, require_backends=require_backends)
@@ -78,17 +78,17 @@ def fleet_dstack_apply(*, fleet: Fleet, recreate: bool = False, require_backends
     return state
 
 
-def fleet_dstack_verify(*, fleet: Fleet) -> list[Difference]:
+def dstack_fleet_verify(*, fleet: Fleet) -> list[Difference]:
     """Differences between dstack's fleet and the pool's settings (empty: in sync);
     FleetMissingError when dstack has no such fleet."""
-    return verify_fleet(dstack_client(), fleet_settings(fleet))
+    return verify_fleet(dstack_client(), dstack_fleet_settings(fleet))
 
 
-def fleet_dstack_delete(*, fleet: Fleet, force: bool = False, wait_s: float = 30.0) -> str:
+def dstack_fleet_delete(*, fleet: Fleet, force: bool = False, wait_s: float = 30.0) -> str:
     """Delete the backend fleet: refused while a VM of the pool starts or serves work; warm VMs are
     stopped first, and the pool stops taking submissions. Returns "gone", or "terminating" when
     dstack is still tearing it down after `wait_s`."""
-    _dstack_fleet(fleet)
+    _require_dstack(fleet)
     client = dstack_client()
     in_use = VMInstance.objects.filter(fleet=fleet, state__in=(VMState.PROVISIONING, VMState.BUSY)).count()
     in_use += VMInstance.objects.filter(fleet=fleet, state=VMState.DRAINING).exclude(job_ref="").count()
@@ -102,8 +102,8 @@ def fleet_dstack_delete(*, fleet: Fleet, force: bool = False, wait_s: float = 30
     return result
 
 
-def fleet_dstack_instances(*, fleet: Fleet, client: DstackClient | None = None) -> list[FleetInstance]:
-    _dstack_fleet(fleet)
+def dstack_fleet_instances(*, fleet: Fleet, client: DstackClient | None = None) -> list[FleetInstance]:
+    _require_dstack(fleet)
     return list_fleet_instances(client or dstack_client(), fleet.name)
 
 
@@ -122,7 +122,7 @@ def fleet_dstack_ensure(*, name: str, backends: list[str], image: str = "", max_
             "provision_timeout_s": provision_timeout_s, "config": values,
             "title": title or f"{gpu_name} on {', '.join(backends)}",
         })
-        fleet_settings(fleet)  # a bad value rolls the row back
+        dstack_fleet_settings(fleet)  # a bad value rolls the row back
         if values.get("image"):
             probe = VMInstance(fleet=fleet, token="probe")  # unsaved: validates the run settings only
             vm_run_settings(probe)
@@ -152,15 +152,3 @@ def dstack_stray_runs_stop() -> int:
         stop_run(client, run.name)
         stopped += 1
     return stopped
-
-
-# ---- billing -------------------------------------------------------------------------------------
-def billing_instance_source(fleet: Fleet) -> Any:
-    """settings.HIPJUDGE_BILLING_INSTANCE_SOURCE: dstack's instances of a pool for reconciliation,
-    or None while no dstack server is configured."""
-    if not dstack_configured() or fleet.backend != Backend.DSTACK:
-        return None
-    from billing.reconcile import DstackInstanceSource  # billing depends on fleets, not the reverse
-
-    return DstackInstanceSource(dstack_client())
-

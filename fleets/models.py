@@ -16,22 +16,61 @@ from __future__ import annotations
 import uuid
 from decimal import Decimal
 
+from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
 
+from core import clock
+
 LANGUAGES_BY_DEVICE = {"host": ["cpp"], "hip": ["hip"], "cuda": ["cuda"]}
+# Languages the agent can check without their GPU, on its emulated device (agent/emulator).
+EMULABLE_LANGUAGES = ["hip", "cuda"]
+# Physical peaks (GB/s, FP32 GFLOPS) of a pool's device when staff set none: an MI300X (HBM3 5.3 TB/s,
+# 163.4 TFLOPS FP32 matrix) and a workstation-class CPU. A ranked time within 1.5x of the floor they
+# give is held for review, so a default errs high: a real host rarely gets near it.
+DEFAULT_PEAKS = {"hip": (5300.0, 163_400.0), "host": (100.0, 2_000.0)}
 
 
 class Backend(models.TextChoices):
     LOCAL = "local", "Local agent processes"
     DSTACK = "dstack", "dstack"
+    SIM = "sim", "Simulated cloud (cold starts and price simulated)"
+
+
+class PoolPolicy(models.TextChoices):
+    """When a pool starts, keeps and stops VMs (fleets.policy)."""
+
+    DEFAULT = "", "Default (adaptive for dstack and simulated pools, fixed idle timeout for local ones)"
+    FIXED = "fixed", "Fixed idle timeout"
+    ALWAYS_ON = "always_on", "Always on (min VMs kept up)"
+    ADAPTIVE = "adaptive", "Adaptive (idle timeout from cold-start time and arrivals, credit-aware)"
 
 
 class Device(models.TextChoices):
     HOST = "host", "Host CPU"
     HIP = "hip", "AMD GPU (HIP)"
     CUDA = "cuda", "NVIDIA GPU (CUDA)"
+
+
+def prewarm_ranges(text: str) -> list[tuple[int, int]]:
+    """"08-18,20-22" -> [(8, 18), (20, 22)]: UTC hours, end excluded; a range may wrap midnight (22-06)."""
+    ranges = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        start, sep, end = part.partition("-")
+        if not sep or not start.strip().isdigit() or not end.strip().isdigit():
+            raise ValidationError(f"{part!r}: write hour ranges as HH-HH, e.g. 08-18.")
+        first, last = int(start), int(end)
+        if not (0 <= first <= 23 and 1 <= last <= 24) or first == last:
+            raise ValidationError(f"{part!r}: hours run from 00 to 24 and a range cannot be empty.")
+        ranges.append((first, last))
+    return ranges
+
+
+def validate_prewarm_hours(value: str) -> None:
+    prewarm_ranges(value)
 
 
 class Fleet(models.Model):
@@ -45,13 +84,31 @@ class Fleet(models.Model):
     gpu_name = models.CharField(max_length=64, blank=True, help_text="e.g. MI300X")
     gpu_count = models.PositiveSmallIntegerField(default=0)
     max_vms = models.PositiveIntegerField(default=1)
-    idle_timeout_s = models.PositiveIntegerField(default=600, validators=[MinValueValidator(1)])
+    idle_timeout_s = models.PositiveIntegerField(default=600, help_text=(
+        "Seconds a warm VM waits for work (fixed policy, and always-on above its min VMs); 0 stops it at the "
+        "reaper's next pass (every minute)."))
+    policy = models.CharField(max_length=16, choices=PoolPolicy.choices, default=PoolPolicy.DEFAULT, blank=True,
+                              help_text="When VMs start, stay warm and stop.")
+    min_vms = models.PositiveIntegerField(default=0, help_text="Always-on policy: VMs kept up at all times.")
+    prewarm_hours = models.CharField(
+        max_length=100, blank=True, validators=[validate_prewarm_hours],
+        help_text="Adaptive policy: UTC hours with one VM kept warm, e.g. 08-18 or 07-12,14-20 (started one cold "
+                  "start ahead).")
     provision_timeout_s = models.PositiveIntegerField(default=900, validators=[MinValueValidator(1)])
     hourly_rate = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"),
                                       help_text="USD per VM-hour when the backend reports no price.")
-    # Backend-specific settings: local {"insecure_no_sandbox": bool}; dstack: the fleet spec.
+    # Backend-specific settings: local {"insecure_no_sandbox": bool, "compile_only_languages": [...],
+    # "emulated_languages": [...]}; dstack: the fleet spec.
     config = models.JSONField(default=dict, blank=True)
     enabled = models.BooleanField(default=True, help_text="Accepts new submissions.")
+    peak_gbps = models.FloatField(null=True, blank=True, validators=[MinValueValidator(0.001)],
+                                  help_text="Peak memory bandwidth of one device, GB/s; empty: the device's default "
+                                            "(MI300X 5300, host 100).")
+    peak_gflops = models.FloatField(null=True, blank=True, validators=[MinValueValidator(0.001)],
+                                    help_text="Peak FP32 compute of one device, GFLOPS; empty: the device's default "
+                                              "(MI300X 163400, host 2000).")
+    # Share of the credit used as billing last saw it (billing writes it; the adaptive policy reads it).
+    credit_used_pct = models.DecimalField(max_digits=9, decimal_places=2, null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -62,8 +119,26 @@ class Fleet(models.Model):
         return self.name
 
     @property
+    def policy_in_effect(self) -> str:
+        if self.policy:
+            return self.policy
+        return PoolPolicy.FIXED if self.backend == Backend.LOCAL else PoolPolicy.ADAPTIVE
+
+    @property
+    def is_simulated(self) -> bool:
+        return self.backend == Backend.SIM
+
+    @property
     def accepted_languages(self) -> list[str]:
         return list(self.languages) or LANGUAGES_BY_DEVICE.get(self.device, [])
+
+    @property
+    def peaks(self) -> tuple[float, float] | None:
+        """(GB/s, GFLOPS) the physical floor of a time is computed from; None when unknown."""
+        default = DEFAULT_PEAKS.get(self.device)
+        gbps = self.peak_gbps or (default[0] if default else None)
+        gflops = self.peak_gflops or (default[1] if default else None)
+        return (gbps, gflops) if gbps and gflops else None
 
     @property
     def compile_only_languages(self) -> list[str]:
@@ -71,6 +146,18 @@ class Fleet(models.Model):
         machine without a GPU still tells a HIP author whether the kernel builds."""
         extra = self.config.get("compile_only_languages", []) if isinstance(self.config, dict) else []
         return [lang for lang in extra if lang not in self.accepted_languages]
+
+    @property
+    def emulated_languages(self) -> list[str]:
+        """Languages this pool checks on the agent's emulated device (the CPU), in mode check only.
+        `config["emulated_languages"]` when set (`make run` sets it to what the local agent reports);
+        unset, a local pool on the host device offers hip and cuda, any other pool none."""
+        config = self.config if isinstance(self.config, dict) else {}
+        default = EMULABLE_LANGUAGES if self.backend == Backend.LOCAL and self.device == Device.HOST else []
+        chosen = config.get("emulated_languages", default)
+        if not isinstance(chosen, list):
+            return []
+        return [lang for lang in EMULABLE_LANGUAGES if lang in chosen and lang not in self.accepted_languages]
 
 
 class VMState(models.TextChoices):
@@ -82,9 +169,11 @@ class VMState(models.TextChoices):
     FAILED = "FAILED"
 
 
+# Not ended yet: these count against a fleet's max_vms (a draining VM still costs money until it is gone).
 LIVE_VM_STATES = (VMState.PROVISIONING, VMState.WARM, VMState.BUSY, VMState.DRAINING)
-# States that count against a fleet's max_vms (a draining VM still costs money until it is gone).
-COUNTED_VM_STATES = LIVE_VM_STATES
+ENDED_VM_STATES = (VMState.STOPPED, VMState.FAILED)
+# VMs that may still serve their pool's queue (a draining VM takes no new work).
+SERVING_VM_STATES = (VMState.PROVISIONING, VMState.WARM, VMState.BUSY)
 
 
 class VMInstance(models.Model):
@@ -102,9 +191,9 @@ class VMInstance(models.Model):
     # The work this VM serves right now (the submissions app stores its job id here).
     job_ref = models.CharField(max_length=100, blank=True)
     jobs_started = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(default=clock.now, editable=False)
     ready_at = models.DateTimeField(null=True, blank=True)
-    state_changed_at = models.DateTimeField(auto_now_add=True)
+    state_changed_at = models.DateTimeField(default=clock.now, editable=False)
     last_used_at = models.DateTimeField(null=True, blank=True)
     stopped_at = models.DateTimeField(null=True, blank=True)
 
@@ -123,3 +212,21 @@ class VMInstance(models.Model):
     @property
     def is_live(self) -> bool:
         return self.state in LIVE_VM_STATES
+
+
+class VMJob(models.Model):
+    """One job a VM served, from acquisition to release: the pool's measured arrivals and job
+    lengths, which the adaptive policy reads (fleets.policy). Kept two days."""
+
+    fleet = models.ForeignKey(Fleet, on_delete=models.CASCADE, related_name="+")
+    vm = models.ForeignKey(VMInstance, on_delete=models.CASCADE, related_name="+")
+    job_ref = models.CharField(max_length=100)
+    cold = models.BooleanField(default=False, help_text="The VM was started for this job (its length includes that).")
+    started_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["fleet", "started_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.job_ref} on {self.vm_id}"

@@ -11,59 +11,56 @@ from __future__ import annotations
 import logging
 import secrets
 from datetime import datetime, timedelta
-from decimal import Decimal
+from decimal import ROUND_FLOOR, Decimal
 from typing import Any
 
-from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F
-from django.utils import timezone
-from django.utils.module_loading import import_string
 
-from fleets.backends import ProvisionError, get_backend
-from fleets.models import COUNTED_VM_STATES, LIVE_VM_STATES, Fleet, VMInstance, VMState
+from core import clock
+from core.logs import log_event_on_commit
+from core.queue import enqueue
+from fleets.backends import Backend, ProvisionError, get_backend
+from fleets.models import LIVE_VM_STATES, Fleet, PoolPolicy, VMInstance, VMJob, VMState
+from fleets.policy import Scale, reap_due_at, reap_plan, scale_decision
 from fleets.signals import vm_lost, vm_state_changed
 
 log = logging.getLogger(__name__)
+JOB_LOG_KEPT = timedelta(days=2)
+PRESTART_REASON = "Starting ahead of demand."
 
 
 def _set_state(vm: VMInstance, *, expect: tuple[str, ...], to: str, reason: str = "",
                where: dict[str, Any] | None = None, **fields: Any) -> bool:
     """Move `vm` to `to` if it is in one of `expect` (and matches `where`); True when this call
     made the change."""
-    now = timezone.now()
+    now = clock.now()
+    job_before = vm.job_ref
     changed = VMInstance.objects.filter(pk=vm.pk, state__in=expect, **(where or {})).update(
         state=to, state_reason=reason, state_changed_at=now, **fields)
     if changed:
         old = vm.state
+        if job_before and fields.get("job_ref") == "":
+            VMJob.objects.filter(vm_id=vm.pk, job_ref=job_before, ended_at__isnull=True).update(ended_at=now)
         vm.refresh_from_db()
+        log_event_on_commit(log, "vm.state", "VM %s %s -> %s%s", vm.pk, old, to, f": {reason}" if reason else "",
+                            level=logging.WARNING if to == VMState.FAILED else logging.INFO,
+                            vm=vm.pk, pool=vm.fleet_id, job=vm.job_ref or job_before, old=old, new=to)
         transaction.on_commit(lambda: vm_state_changed.send(
             sender=VMInstance, vm_id=vm.pk, fleet_id=vm.fleet_id, old=old, new=to))
     return bool(changed)
 
 
 # ---- acquisition -------------------------------------------------------------------------------
-def vm_acquire_refusal(*, fleet: Fleet) -> str | None:
-    """Why no VM of `fleet` may be handed out now, from the callables named in
-    settings.HIPJUDGE_VM_ACQUIRE_GUARDS (billing: the credit is used up), or None."""
-    for path in getattr(settings, "HIPJUDGE_VM_ACQUIRE_GUARDS", ()):
-        reason = import_string(path)(fleet=fleet)
-        if reason:
-            return reason
-    return None
-
-
-def vm_acquire(*, fleet: Fleet, job_ref: str) -> tuple[VMInstance, bool] | None:
-    """A VM for `job_ref`: a WARM one (→ BUSY, cold=False), else a new PROVISIONING reservation
-    when the fleet is below max_vms (cold=True), else None. Call inside the caller's transaction
-    so that a failed claim of the work rolls the VM back too."""
+def vm_acquire(*, fleet: Fleet, job_ref: str, queued: int = 1) -> tuple[VMInstance, bool] | None:
+    """A VM for `job_ref`: a WARM one (→ BUSY, cold=False), else what the pool's policy says
+    (fleets.policy.scale_decision): a new PROVISIONING VM reserved for the job (cold=True), or None
+    while the job should wait, perhaps for a VM this call started for the pool. `queued`: jobs of the
+    pool waiting for a VM, this one included. Call inside the caller's transaction so that a failed
+    claim of the work rolls the VM back too."""
     if not job_ref:
         raise ValueError("job_ref is required")
-    refusal = vm_acquire_refusal(fleet=fleet)
-    if refusal:
-        log.info("pool %s hands out no VM: %s", fleet.name, refusal)
-        return None
-    now = timezone.now()
+    now = clock.now()
     with transaction.atomic():
         candidates = VMInstance.objects.filter(fleet=fleet, state=VMState.WARM)
         if connection.features.has_select_for_update_skip_locked:
@@ -72,17 +69,48 @@ def vm_acquire(*, fleet: Fleet, job_ref: str) -> tuple[VMInstance, bool] | None:
         for vm in candidates.order_by(F("last_used_at").desc(nulls_last=True))[:4]:
             if _set_state(vm, expect=(VMState.WARM,), to=VMState.BUSY, job_ref=job_ref,
                           last_used_at=now, jobs_started=F("jobs_started") + 1):
+                VMJob.objects.create(fleet=fleet, vm=vm, job_ref=job_ref, started_at=now)
                 return vm, False
 
         locked = Fleet.objects.select_for_update().filter(pk=fleet.pk).first()
-        if locked is None or locked.max_vms <= VMInstance.objects.filter(
-                fleet=fleet, state__in=COUNTED_VM_STATES).count():
+        if locked is None:
             return None
-        vm = VMInstance.objects.create(fleet=fleet, state=VMState.PROVISIONING, job_ref=job_ref,
-                                       token=secrets.token_urlsafe(32), jobs_started=1, last_used_at=now)
-        transaction.on_commit(lambda: vm_state_changed.send(
-            sender=VMInstance, vm_id=vm.pk, fleet_id=fleet.pk, old=None, new=VMState.PROVISIONING))
+        live = list(VMInstance.objects.filter(fleet=fleet, state__in=LIVE_VM_STATES))
+        decision = scale_decision(fleet=locked, live=live, queued=queued, now=now)
+        if decision == Scale.PRESTART:
+            _vm_create(locked, job_ref="", now=now)
+        if decision != Scale.BIND:
+            return None
+        vm = _vm_create(locked, job_ref=job_ref, now=now)
+        VMJob.objects.create(fleet=fleet, vm=vm, job_ref=job_ref, started_at=now, cold=True)
         return vm, True
+
+
+def _vm_create(fleet: Fleet, *, job_ref: str, now: datetime) -> VMInstance:
+    """A new PROVISIONING VM (the caller holds the fleet row). Reserved for `job_ref`, whose runner
+    starts it; without one it is the pool's, started by the fleets.tasks.provision task."""
+    vm = VMInstance.objects.create(fleet=fleet, state=VMState.PROVISIONING, job_ref=job_ref,
+                                   token=secrets.token_urlsafe(32), jobs_started=1 if job_ref else 0,
+                                   last_used_at=now if job_ref else None, created_at=now, state_changed_at=now)
+    log_event_on_commit(log, "vm.state", "VM %s created -> %s%s", vm.pk, VMState.PROVISIONING,
+                        "" if job_ref else " (ahead of demand)", vm=vm.pk, pool=fleet.pk, job=job_ref,
+                        new=VMState.PROVISIONING)
+    transaction.on_commit(lambda: vm_state_changed.send(
+        sender=VMInstance, vm_id=vm.pk, fleet_id=fleet.pk, old=None, new=VMState.PROVISIONING))
+    if not job_ref:
+        vm_id = str(vm.pk)
+        transaction.on_commit(lambda: enqueue("fleets.tasks.provision", vm_id, timeout=fleet.provision_timeout_s + 60))
+    return vm
+
+
+def vm_prestart(*, fleet: Fleet) -> VMInstance | None:
+    """Start a VM for the pool ahead of demand (always-on, pre-warm, scale-out), below max_vms."""
+    with transaction.atomic():
+        locked = Fleet.objects.select_for_update().filter(pk=fleet.pk).first()
+        if locked is None or locked.max_vms <= VMInstance.objects.filter(
+                fleet=fleet, state__in=LIVE_VM_STATES).count():
+            return None
+        return _vm_create(locked, job_ref="", now=clock.now())
 
 
 def vm_provision(*, vm: VMInstance) -> VMInstance:
@@ -101,7 +129,7 @@ def vm_provision(*, vm: VMInstance) -> VMInstance:
         vm_fail(vm=vm, reason=f"Provisioning failed unexpectedly ({type(exc).__name__}).", notify=False)
         raise ProvisionError(f"Provisioning failed unexpectedly ({type(exc).__name__}: {exc}).") from exc
     fields: dict[str, Any] = {"base_url": done.base_url, "pid": done.pid, "handle": done.handle,
-                              "agent_info": done.agent_info, "ready_at": timezone.now()}
+                              "agent_info": done.agent_info, "ready_at": clock.now()}
     with transaction.atomic():
         if not _set_state(vm, expect=(VMState.PROVISIONING,), to=VMState.BUSY if vm.job_ref else VMState.WARM,
                           **fields):
@@ -112,11 +140,45 @@ def vm_provision(*, vm: VMInstance) -> VMInstance:
     return vm
 
 
+def vm_prestarted_provision(*, vm_id: Any) -> bool:
+    """Provision a VM started ahead of demand; the conditional UPDATE of its reason claims it, so a
+    task run twice starts it once. A failure leaves it FAILED with the reason (no job waits on it)."""
+    claimed = VMInstance.objects.filter(pk=vm_id, state=VMState.PROVISIONING, job_ref="", state_reason="").update(
+        state_reason=PRESTART_REASON)
+    vm = VMInstance.objects.select_related("fleet").filter(pk=vm_id).first()
+    if not claimed or vm is None:
+        return False
+    try:
+        vm_provision(vm=vm)
+    except ProvisionError as exc:
+        log.warning("VM %s started ahead of demand failed: %s", vm_id, exc)
+        return False
+    return True
+
+
+def fleets_credit_note(*, used_pct: Decimal | None, fleet_ids: list[Any]) -> int:
+    """Billing tells the paid pools (`fleet_ids`) how much of the credit is used, in whole percent (100
+    at the hard stop): the adaptive policy tightens at 80 and 95, and no policy keeps VMs up ahead of
+    demand at 100. Other pools hold None. Only rows whose value changes are written."""
+    value = whole_pct(used_pct)
+    paid = Fleet.objects.filter(pk__in=fleet_ids)
+    if value is None:
+        changed = paid.filter(credit_used_pct__isnull=False).update(credit_used_pct=None)
+    else:
+        changed = paid.exclude(credit_used_pct=value).update(credit_used_pct=value)
+    return changed + Fleet.objects.exclude(pk__in=fleet_ids).filter(credit_used_pct__isnull=False).update(
+        credit_used_pct=None)
+
+
+def whole_pct(used_pct: Decimal | None) -> Decimal | None:
+    return None if used_pct is None else used_pct.to_integral_value(rounding=ROUND_FLOOR)
+
+
 def vm_release(*, vm: VMInstance, job_ref: str) -> bool:
     """The job is over: BUSY → WARM, ready for the next one, idle clock restarted. A VM drained
     while it served the job is torn down instead (DRAINING → STOPPED)."""
     if _set_state(vm, expect=(VMState.BUSY,), to=VMState.WARM, where={"job_ref": job_ref}, job_ref="",
-                  last_used_at=timezone.now()):
+                  last_used_at=clock.now()):
         return True
     vm.refresh_from_db()
     if vm.state != VMState.DRAINING or not job_ref or vm.job_ref != job_ref:
@@ -130,10 +192,9 @@ def vm_fail(*, vm: VMInstance, reason: str, notify: bool = True, no_capacity: bo
     `no_capacity`: the pool could not get the VM (none available, or not ready in time), so the
     owner should not simply retry (submissions end REJECTED unless another VM can take them)."""
     job_ref = vm.job_ref
-    if not _set_state(vm, expect=LIVE_VM_STATES, to=VMState.FAILED, reason=reason, stopped_at=timezone.now(),
+    if not _set_state(vm, expect=LIVE_VM_STATES, to=VMState.FAILED, reason=reason, stopped_at=clock.now(),
                       job_ref=""):
         return False
-    log.warning("VM %s failed: %s", vm.pk, reason)
     try:
         get_backend(vm.fleet.backend).stop(vm)
     except Exception:  # the row says FAILED either way; reconcile retries the tear-down
@@ -157,10 +218,10 @@ def _tear_down_draining(vm: VMInstance, *, reason: str, job_ref: str = "") -> bo
     except Exception as exc:
         log.exception("stopping VM %s", vm.pk)
         _set_state(vm, expect=(VMState.DRAINING,), to=VMState.FAILED, reason=f"Stop failed: {exc}",
-                   where={"job_ref": job_ref}, stopped_at=timezone.now(), job_ref="")
+                   where={"job_ref": job_ref}, stopped_at=clock.now(), job_ref="")
         return False
     return _set_state(vm, expect=(VMState.DRAINING,), to=VMState.STOPPED, reason=reason, where={"job_ref": job_ref},
-                      stopped_at=timezone.now(), job_ref="")
+                      stopped_at=clock.now(), job_ref="")
 
 
 def vm_drain(*, vm: VMInstance, reason: str) -> str:
@@ -182,20 +243,56 @@ def vm_stop_now(*, vm: VMInstance, reason: str) -> bool:
 
 
 def vm_reap_idle(*, now: datetime | None = None) -> int:
-    """Stop WARM VMs idle past their fleet's timeout; fail VMs stuck provisioning. Returns count."""
-    now = now or timezone.now()
+    """The pools' upkeep, every minute: stop the warm VMs their policy no longer keeps (fleets.policy),
+    start the ones it keeps up ahead of demand, fail VMs stuck provisioning. Returns how many VMs
+    were stopped or failed."""
+    now = now or clock.now()
     count = 0
-    for vm in VMInstance.objects.filter(state=VMState.WARM).select_related("fleet"):
-        idle_since = vm.last_used_at or vm.ready_at or vm.created_at
-        if idle_since + timedelta(seconds=vm.fleet.idle_timeout_s) <= now:
-            count += vm_stop(vm=vm, reason=f"Idle for more than {vm.fleet.idle_timeout_s} s.")
-    for vm in VMInstance.objects.filter(state=VMState.PROVISIONING).select_related("fleet"):
-        if vm.created_at + timedelta(seconds=vm.fleet.provision_timeout_s) <= now:
+    live_by_fleet: dict[Any, list[VMInstance]] = {}
+    for vm in VMInstance.objects.filter(state__in=LIVE_VM_STATES).select_related("fleet"):
+        live_by_fleet.setdefault(vm.fleet_id, []).append(vm)
+        if vm.state == VMState.PROVISIONING and vm.created_at + timedelta(seconds=vm.fleet.provision_timeout_s) <= now:
             # Normally the provisioning worker gives up at the same moment; this catches a dead one.
             count += vm_fail(vm=vm, no_capacity=True, reason=(
                 f"Provisioning took longer than {vm.fleet.provision_timeout_s} s; the VM was stopped. "
                 "No VM could be had in time: try again later."))
+    for fleet in Fleet.objects.all():
+        live = [vm for vm in live_by_fleet.get(fleet.pk, []) if vm.state in LIVE_VM_STATES]
+        if not live and not (fleet.enabled and (fleet.policy == PoolPolicy.ALWAYS_ON or fleet.prewarm_hours)):
+            continue  # nothing to stop, nothing to keep up
+        plan = reap_plan(fleet=fleet, live=live, now=now)
+        for vm, reason in plan.stop:
+            count += vm_stop(vm=vm, reason=reason)
+        for _ in range(plan.start):
+            vm_prestart(fleet=fleet)
     return count
+
+
+def vm_reap_due_at(*, now: datetime | None = None) -> datetime | None:
+    """The earliest instant at which vm_reap_idle would change anything if nothing else happened
+    meanwhile (fleets.policy.reap_due_at per pool, and provisioning time limits); None: never. A read
+    for a caller that wants to skip reaper runs that provably do nothing (bench/costsim.py)."""
+    now = now or clock.now()
+    live_by_fleet: dict[Any, list[VMInstance]] = {}
+    due: list[datetime] = []
+    for vm in VMInstance.objects.filter(state__in=LIVE_VM_STATES).select_related("fleet"):
+        live_by_fleet.setdefault(vm.fleet_id, []).append(vm)
+        if vm.state == VMState.PROVISIONING:
+            due.append(vm.created_at + timedelta(seconds=vm.fleet.provision_timeout_s))
+    for fleet in Fleet.objects.all():
+        live = live_by_fleet.get(fleet.pk, [])
+        if not live and not (fleet.enabled and (fleet.policy == PoolPolicy.ALWAYS_ON or fleet.prewarm_hours)):
+            continue
+        at = reap_due_at(fleet=fleet, live=live, now=now)
+        if at is not None:
+            due.append(at)
+    return max(min(due), now) if due else None
+
+
+def vm_jobs_prune(*, now: datetime | None = None) -> int:
+    """Forget the job log older than the policy ever reads (hourly)."""
+    deleted, _ = VMJob.objects.filter(started_at__lt=(now or clock.now()) - JOB_LOG_KEPT).delete()
+    return deleted
 
 
 def vms_reconcile() -> dict[str, int]:
@@ -215,7 +312,7 @@ def vms_reconcile() -> dict[str, int]:
     return {"orphans_killed": killed, "vms_failed": failed}
 
 
-def _reconcile_fleet(fleet: Fleet, backend: Any) -> tuple[int, int]:
+def _reconcile_fleet(fleet: Fleet, backend: Backend) -> tuple[int, int]:
     killed = failed = 0
     live = list(VMInstance.objects.filter(fleet=fleet, state__in=LIVE_VM_STATES).select_related("fleet"))
     for orphan in backend.find_orphans(fleet, {str(vm.pk) for vm in live}):
@@ -228,9 +325,7 @@ def _reconcile_fleet(fleet: Fleet, backend: Any) -> tuple[int, int]:
         if not backend.is_alive(vm):
             vm.refresh_from_db()
             if vm.state in LIVE_VM_STATES and not backend.is_alive(vm):
-                # A backend may know why (dstack: the run's outcome); processes just vanish.
-                why = getattr(backend, "gone_reason", None)
-                failed += vm_fail(vm=vm, reason=why(vm) if why else "The agent process is gone.")
+                failed += vm_fail(vm=vm, reason=backend.gone_reason(vm))
     return killed, failed
 
 

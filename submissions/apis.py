@@ -1,11 +1,12 @@
-"""REST API v1 for submissions and problems: one APIView per resource, thin, one service each."""
+"""REST API v1 for submissions, problems and the caller's quota (/me): thin APIViews over the
+services and selectors."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
-from drf_spectacular.utils import extend_schema
+from django.http import QueryDict
+from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
@@ -13,9 +14,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from billing.selectors import submission_cost
-from config.auth import request_user
-from config.exceptions import ApplicationError, NotFoundError
-from submissions.models import Submission
+from core.auth import request_user
+from core.exceptions import NotFoundError
+from core.fields import StrictBooleanField, StrictCharField
+from core.schema import error_responses
+from limits.apis import LimitsOutput
+from limits.selectors import user_limits
+from submissions.models import Language, Mode, Submission
+from submissions.moderation import submission_update
+from submissions.ranked_apis import RankedDetailFields
+from submissions.ranking import SCORING
 from submissions.results import submission_results
 from submissions.selectors import (
     problem_get,
@@ -24,14 +32,34 @@ from submissions.selectors import (
     queue_positions,
     submission_get,
     submission_list,
+    user_quota,
 )
-from submissions.services import submission_cancel, submission_create
+from submissions.services import source_from_upload, submission_cancel, submission_create
 
 
 class Pagination(PageNumberPagination):
+    """`page` from 1 (past the end: 404); `page_size` from 1 to 100 (else 400, not a silent default)."""
+
     page_size = 20
     page_size_query_param = "page_size"
     max_page_size = 100
+
+    def get_page_size(self, request: Request) -> int:
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is None:
+            return self.page_size
+        size = int(raw) if raw.isascii() and raw.isdigit() else 0
+        if not 1 <= size <= self.max_page_size:
+            raise serializers.ValidationError(
+                {"page_size": f"must be an integer from 1 to {self.max_page_size}, not {raw!r}"})
+        return size
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        parameters = super().get_schema_operation_parameters(view)
+        bounds = {"page": {"minimum": 1}, "page_size": {"minimum": 1, "maximum": self.max_page_size}}
+        for parameter in parameters:
+            parameter["schema"].update(bounds.get(parameter["name"], {}))
+        return parameters
 
 
 class SubmissionOutput(serializers.Serializer):
@@ -42,6 +70,8 @@ class SubmissionOutput(serializers.Serializer):
     user = serializers.CharField(source="user.username")
     language = serializers.CharField()
     mode = serializers.CharField()
+    emulated = serializers.BooleanField(
+        help_text="Checked on the emulated device (the CPU), not on a GPU: no timing, never on a leaderboard.")
     status = serializers.CharField()
     status_reason = serializers.CharField()
     is_terminal = serializers.BooleanField()
@@ -50,6 +80,7 @@ class SubmissionOutput(serializers.Serializer):
     vm_start = serializers.CharField()
     attempt = serializers.IntegerField()
     score_ms = serializers.FloatField(allow_null=True)
+    ranked_score_ms = serializers.FloatField(allow_null=True, help_text="Its ranked score (mode leaderboard).")
     summary = serializers.JSONField()
     last_seq = serializers.IntegerField()
     created_at = serializers.DateTimeField()
@@ -65,7 +96,7 @@ class SubmissionOutput(serializers.Serializer):
         return queue_position(submission=obj)
 
 
-class SubmissionDetailOutput(SubmissionOutput):
+class SubmissionDetailOutput(RankedDetailFields, SubmissionOutput):
     # Named like DRF's Field.source attribute, hence the ignore.
     source = serializers.CharField()  # type: ignore[assignment]
     results = serializers.SerializerMethodField()
@@ -78,42 +109,58 @@ class SubmissionDetailOutput(SubmissionOutput):
         return str(submission_cost(submission=obj))
 
 
+def _not_one_of(values: list[str]) -> str:
+    return "'{input}' is not one of " + ", ".join(values) + "."
+
+
 class SubmissionListCreateApi(APIView):
+    pagination_class = Pagination  # also what the schema reads to document the paginated list
+
     class InputSerializer(serializers.Serializer):
-        problem = serializers.CharField(max_length=100)
-        language = serializers.CharField(max_length=16, default="cpp")
-        mode = serializers.CharField(max_length=16, default="benchmark")
-        pool = serializers.CharField(max_length=63, required=False, allow_blank=True)
-        # Either the text or an uploaded file; the size and encoding rules live in the service.
-        source = serializers.CharField(  # type: ignore[assignment]
-            required=False, allow_blank=True, trim_whitespace=False)
-        source_file = serializers.FileField(required=False)
+        problem = StrictCharField(max_length=100, help_text="A problem's slug (GET /problems).")
+        language = serializers.ChoiceField(choices=Language.values, default=Language.CPP,
+                                           error_messages={"invalid_choice": _not_one_of(Language.values)})
+        mode = serializers.ChoiceField(choices=Mode.values, default=Mode.BENCHMARK,
+                                       error_messages={"invalid_choice": _not_one_of(Mode.values)})
+        pool = StrictCharField(max_length=63, required=False, allow_blank=True,
+                               help_text="A pool's name (GET /pools); empty or absent: the default pool.")
+        source = StrictCharField(  # type: ignore[assignment]
+            trim_whitespace=False, help_text="The kernel's source text (UTF-8, size limit in bytes).")
+
+        class Meta:
+            ref_name = "SubmissionCreate"
+
+    class UploadSerializer(InputSerializer):
+        """A multipart form may send the source as a file instead of text (not both)."""
+
+        source = StrictCharField(  # type: ignore[assignment]
+            required=False, allow_blank=True, trim_whitespace=False, help_text="Leave out when uploading a file.")
+        source_file = serializers.FileField(help_text="The kernel's source file (UTF-8).")
+
+        class Meta:
+            ref_name = "SubmissionUpload"
 
         def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
             upload = attrs.pop("source_file", None)
-            if upload is not None:
-                if attrs.get("source"):
-                    raise serializers.ValidationError({"source": "send either source or source_file, not both"})
-                raw = upload.read(settings.HIPJUDGE_MAX_SOURCE_BYTES + 1)
-                if len(raw) > settings.HIPJUDGE_MAX_SOURCE_BYTES:
-                    raise ApplicationError(
-                        f"source: the file is larger than the limit of {settings.HIPJUDGE_MAX_SOURCE_BYTES} bytes.",
-                        {"field": "source", "limit_bytes": settings.HIPJUDGE_MAX_SOURCE_BYTES})
-                try:
-                    attrs["source"] = raw.decode("utf-8")
-                except UnicodeDecodeError:
-                    raise ApplicationError("source: the file is not valid UTF-8.", {"field": "source"}) from None
-            if "source" not in attrs:
-                raise serializers.ValidationError({"source": "this field is required"})
+            if attrs.get("source"):
+                raise serializers.ValidationError({"source": "send either source or source_file, not both"})
+            attrs["source"] = source_from_upload(upload)
             return attrs
 
     class FilterSerializer(serializers.Serializer):
-        status = serializers.CharField(required=False)
-        problem = serializers.CharField(required=False)
-        language = serializers.CharField(required=False)
-        mode = serializers.CharField(required=False)
-        pool = serializers.CharField(required=False)
+        # An empty value means "any", as the web page's filter form sends it.
+        status = serializers.CharField(required=False, allow_blank=True,
+                                       help_text="One status or several, comma-separated.")
+        problem = serializers.CharField(required=False, allow_blank=True)
+        language = serializers.ChoiceField(choices=Language.values, required=False, allow_blank=True,
+                                           error_messages={"invalid_choice": _not_one_of(Language.values)})
+        mode = serializers.ChoiceField(choices=Mode.values, required=False, allow_blank=True,
+                                       error_messages={"invalid_choice": _not_one_of(Mode.values)})
+        pool = serializers.CharField(required=False, allow_blank=True)
         all = serializers.BooleanField(required=False, default=False, help_text="staff: everyone's")
+
+        class Meta:
+            ref_name = "SubmissionFilter"
 
     @extend_schema(parameters=[FilterSerializer], responses=SubmissionOutput(many=True))
     def get(self, request: Request) -> Response:
@@ -121,24 +168,40 @@ class SubmissionListCreateApi(APIView):
         filters.is_valid(raise_exception=True)
         qs = submission_list(user=request_user(request), filters=filters.validated_data,
                              everyone=filters.validated_data["all"] and request_user(request).is_staff)
-        paginator = Pagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(qs, request, view=self) or []
         context = {"positions": queue_positions(submissions=page)}
         return paginator.get_paginated_response(SubmissionOutput(page, many=True, context=context).data)
 
-    @extend_schema(request=InputSerializer, responses={201: SubmissionOutput})
+    @extend_schema(
+        request={"application/json": InputSerializer, "application/x-www-form-urlencoded": InputSerializer,
+                 "multipart/form-data": UploadSerializer},
+        responses={201: SubmissionOutput, **error_responses(402, 403, 429)},
+        examples=[OpenApiExample("vector-add in C++", request_only=True, value={
+            "problem": "vector-add", "language": "cpp", "mode": "check",
+            "source": 'extern "C" void solution(const float* a, const float* b, float* c, size_t n) '
+                      "{ for (size_t i = 0; i < n; ++i) c[i] = a[i] + b[i]; }"})])
     def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.data)
+        uploads = isinstance(request.data, QueryDict) and "source_file" in request.data
+        data = (self.UploadSerializer if uploads else self.InputSerializer)(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
         submission = submission_create(
             user=request_user(request), problem=values["problem"], language=values["language"],
-            source=values["source"], mode=values["mode"], pool=values.get("pool") or None)
+            source=values["source"], mode=values["mode"], fleet_name=values.get("pool") or None)
         # The objects submission_create used are already loaded: no second fetch on the hot path.
         return Response(SubmissionOutput(submission).data, status=status.HTTP_201_CREATED)
 
 
 class SubmissionDetailApi(APIView):
+    class UpdateSerializer(serializers.Serializer):
+        withdrawn = StrictBooleanField(required=False, help_text="true: off the leaderboard; false: back on it "
+                                                                 "(leaderboard submissions only).")
+        public_source = StrictBooleanField(required=False, help_text="true: anyone may read the source.")
+
+        class Meta:
+            ref_name = "SubmissionUpdate"
+
     @extend_schema(responses=SubmissionDetailOutput)
     def get(self, request: Request, submission_id: str) -> Response:
         submission = submission_get(user=request_user(request), submission_id=submission_id)
@@ -146,9 +209,18 @@ class SubmissionDetailApi(APIView):
             raise NotFoundError("No such submission.")
         return Response(SubmissionDetailOutput(submission).data)
 
+    @extend_schema(request=UpdateSerializer, responses={200: SubmissionDetailOutput, **error_responses(409)},
+                   description="The owner withdraws the submission from the leaderboard (or returns it) and says "
+                               "whether its source is public. Anyone else, staff included, gets 404.")
+    def patch(self, request: Request, submission_id: str) -> Response:
+        data = self.UpdateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        submission_update(user=request_user(request), submission_id=submission_id, **data.validated_data)
+        return self.get(request, submission_id)
+
 
 class SubmissionCancelApi(APIView):
-    @extend_schema(request=None, responses=SubmissionOutput)
+    @extend_schema(request=None, responses={202: SubmissionOutput, **error_responses(409)})
     def post(self, request: Request, submission_id: str) -> Response:
         if submission_get(user=request_user(request), submission_id=submission_id) is None:
             raise NotFoundError("No such submission.")
@@ -167,8 +239,12 @@ class ProblemOutput(serializers.Serializer):
 
 class ProblemDetailOutput(ProblemOutput):
     statement = serializers.CharField(source="current_version.statement")
+    scoring = serializers.SerializerMethodField(help_text="How a leaderboard score is computed.")
     signature = serializers.CharField(source="current_version.signature")
     templates = serializers.DictField(source="current_version.templates", child=serializers.CharField())
+
+    def get_scoring(self, problem: Any) -> str:
+        return SCORING
 
 
 class ProblemListApi(APIView):
@@ -184,3 +260,16 @@ class ProblemDetailApi(APIView):
         if problem is None:
             raise NotFoundError(f"No problem {slug!r}.")
         return Response(ProblemDetailOutput(problem).data)
+
+
+class MeApi(APIView):
+    """The caller: who they are, how much of the submission quota they used, and their limits on
+    paid pools (caps, suspension)."""
+
+    @extend_schema(responses=inline_serializer("MeOutput", {
+        "username": serializers.CharField(), "is_staff": serializers.BooleanField(),
+        "quota": serializers.DictField(), "limits": LimitsOutput()}))
+    def get(self, request: Request) -> Response:
+        user = request_user(request)
+        return Response({"username": user.get_username(), "is_staff": user.is_staff,
+                         "quota": user_quota(user_id=user.pk), "limits": LimitsOutput(user_limits(user=user)).data})

@@ -5,4 +5,4 @@ class SubmissionsConfig(AppConfig):
     name = "submissions"
 
     def ready(self) -> None:
-        from submissions import receivers  # noqa: F401  (fleets' signals; edits that empty the lookup cache)
+        from submissions import receivers  # noqa: F401  (fleets' and billing's signals; the lookup cache)

@@ -13,20 +13,19 @@ import uuid
 
 from django.db import transaction
 
-from fleets.models import VMInstance, VMState
+from core.logs import log_event
+from fleets.models import SERVING_VM_STATES, VMInstance
 from submissions.models import ACTIVE_STATUSES, Status, Submission
 from submissions.services import finish_locked, lock_submission, submission_requeue_or_fail
 
 log = logging.getLogger(__name__)
-# VMs that may still serve the pool's queue (a draining VM takes no new work).
-SERVING_STATES = (VMState.PROVISIONING, VMState.WARM, VMState.BUSY)
 
 
 def submissions_refuse_for_capacity(*, fleet_id: uuid.UUID | str, reason: str,
                                     submission_id: uuid.UUID | str | None = None,
                                     vm_id: uuid.UUID | str | None = None, attempt: int | None = None) -> int:
     """The VM `vm_id` of pool `fleet_id` could not be had. Returns how many submissions ended."""
-    others = VMInstance.objects.filter(fleet_id=fleet_id, state__in=SERVING_STATES)
+    others = VMInstance.objects.filter(fleet_id=fleet_id, state__in=SERVING_VM_STATES)
     if vm_id is not None:
         others = others.exclude(pk=vm_id)
     if others.exists():
@@ -51,5 +50,6 @@ def submissions_refuse_for_capacity(*, fleet_id: uuid.UUID | str, reason: str,
             if submission is not None and submission.status == Status.IN_QUEUE:
                 finish_locked(submission, status=Status.REJECTED, reason=reason)
                 ended += 1
-    log.warning("pool %s has no capacity: %d submission(s) rejected (%s)", fleet_id, ended, reason)
+    log_event(log, "pool.no_capacity", "pool %s has no capacity: %d submission(s) rejected (%s)", fleet_id, ended,
+              reason, level=logging.WARNING, pool=fleet_id, vm=vm_id, count=ended)
     return ended

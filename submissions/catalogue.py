@@ -26,7 +26,8 @@ class LoadReport:
     errors: dict[str, str] = field(default_factory=dict)
 
 
-def _store(bundle: Bundle) -> str:
+def problem_store(bundle: Bundle) -> str:
+    """Make the bundle the problem's current version; returns "created", "updated" or "unchanged"."""
     with transaction.atomic():
         problem, created = Problem.objects.update_or_create(slug=bundle.slug, defaults={
             "title": bundle.title, "difficulty": bundle.difficulty, "tags": list(bundle.tags), "is_active": True})
@@ -43,17 +44,25 @@ def _store(bundle: Bundle) -> str:
     return "updated" if changed or new_version else "unchanged"
 
 
-def problems_load(*, root: Path, retire_missing: bool = True) -> LoadReport:
-    report = LoadReport()
-    seen: set[str] = set()
+def catalogue_read(*, root: Path) -> tuple[list[Bundle], dict[str, str]]:
+    """Parse and check every problems/<slug>/ bundle (the NumPy reference is dry-run): the bundles,
+    and an error per folder that is not one. Touches no database."""
+    bundles: list[Bundle] = []
+    errors: dict[str, str] = {}
     for folder in sorted(p for p in Path(root).iterdir() if (p / "problem.yaml").is_file()):
-        seen.add(folder.name)
         try:
-            bundle = load_problem_dir(folder)
+            bundles.append(load_problem_dir(folder))
         except ProblemError as exc:
-            report.errors[folder.name] = str(exc)
-            continue
-        getattr(report, _store(bundle)).append(bundle.slug)
+            errors[folder.name] = str(exc)
+    return bundles, errors
+
+
+def problems_load(*, root: Path, retire_missing: bool = True) -> LoadReport:
+    bundles, errors = catalogue_read(root=root)
+    report = LoadReport(errors=errors)
+    seen = {bundle.slug for bundle in bundles} | set(errors)
+    for bundle in bundles:
+        getattr(report, problem_store(bundle)).append(bundle.slug)
     if retire_missing:
         for problem in Problem.objects.filter(is_active=True).exclude(slug__in=seen):
             problem.is_active = False

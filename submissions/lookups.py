@@ -1,7 +1,7 @@
 """A short-lived, per-process cache of the two rows every new submission reads and that rarely
 change: the problem (with its current version) by slug, and the pool by name.
 
-A hit saves two queries, about a fifth of the CPU of a POST /api/v1/submissions. Only hits are
+A hit saves the two queries of a POST /api/v1/submissions that read them. Only hits are
 kept (a new problem or pool is seen at once), for HIPJUDGE_LOOKUP_CACHE_TTL seconds (0: no cache).
 Saving or deleting a Problem, ProblemVersion or Fleet in this process empties the cache; a change
 made by another process (another web worker, the qcluster worker, `manage.py load_problems`) is
@@ -60,6 +60,6 @@ def problem_for_submission(*, slug: str) -> Problem | None:
         .defer("current_version__bundle", "current_version__statement", "current_version__templates").first()))
 
 
-def pool_for_submission(*, name: str) -> Fleet | None:
-    """The enabled pool of that name."""
-    return _cached(("pool", name), lambda: Fleet.objects.filter(name=name, enabled=True).first())
+def fleet_for_submission(*, name: str) -> Fleet | None:
+    """The enabled Fleet (pool) of that name."""
+    return _cached(("fleet", name), lambda: Fleet.objects.filter(name=name, enabled=True).first())

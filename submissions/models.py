@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from core import clock
 from fleets.models import Fleet, VMInstance
 
 
@@ -59,6 +60,7 @@ class Mode(models.TextChoices):
     BENCHMARK = "benchmark", "Check and benchmark"
     CHECK = "check", "Check only"
     COMPILE = "compile", "Compile only"
+    LEADERBOARD = "leaderboard", "Check, benchmark and rank"
 
 
 class Status(models.TextChoices):
@@ -67,6 +69,7 @@ class Status(models.TextChoices):
     COMPILING = "COMPILING"
     CHECKING = "CHECKING"
     BENCHMARKING = "BENCHMARKING"
+    RANKING = "RANKING"
     ACCEPTED = "ACCEPTED"
     CHECKED = "CHECKED"
     COMPILED = "COMPILED"
@@ -79,17 +82,48 @@ class Status(models.TextChoices):
     ERROR = "ERROR"
 
 
-ACTIVE_STATUSES = (Status.IN_QUEUE, Status.PROVISIONING, Status.COMPILING, Status.CHECKING, Status.BENCHMARKING)
-# Dispatched to a VM: a poller owns these.
-RUNNING_STATUSES = (Status.PROVISIONING, Status.COMPILING, Status.CHECKING, Status.BENCHMARKING)
+# The groups of statuses; every app reads them from here.
+ACTIVE_STATUSES = (Status.IN_QUEUE, Status.PROVISIONING, Status.COMPILING, Status.CHECKING, Status.BENCHMARKING,
+                   Status.RANKING)
+# Dispatched to a VM: a runner owns these.
+RUNNING_STATUSES = (Status.PROVISIONING, Status.COMPILING, Status.CHECKING, Status.BENCHMARKING, Status.RANKING)
+# What the agent reports while it works on the job.
+AGENT_STATUSES = (Status.COMPILING, Status.CHECKING, Status.BENCHMARKING, Status.RANKING)
 TERMINAL_STATUSES = tuple(s for s in Status if s not in ACTIVE_STATUSES)
 # The status each mode ends with when everything passed.
-SUCCESS_BY_MODE = {Mode.BENCHMARK: Status.ACCEPTED, Mode.CHECK: Status.CHECKED, Mode.COMPILE: Status.COMPILED}
+SUCCESS_BY_MODE = {Mode.BENCHMARK: Status.ACCEPTED, Mode.CHECK: Status.CHECKED, Mode.COMPILE: Status.COMPILED,
+                   Mode.LEADERBOARD: Status.ACCEPTED}
+SUCCESS_STATUSES = tuple(dict.fromkeys(SUCCESS_BY_MODE.values()))
+# The agent judged the source (not cancelled, rejected or lost to an infrastructure error).
+VERDICT_STATUSES = (*SUCCESS_STATUSES, Status.WRONG_ANSWER, Status.COMPILE_ERROR, Status.RUNTIME_ERROR,
+                    Status.TIME_LIMIT_EXCEEDED)
+# The agent judged the source and it failed.
+WRONG_STATUSES = tuple(s for s in VERDICT_STATUSES if s not in SUCCESS_STATUSES)
+# Ended without a success, whatever the reason.
+FAILED_STATUSES = tuple(s for s in TERMINAL_STATUSES if s not in SUCCESS_STATUSES)
+# A problem counts as solved by a submission that passed its tests (compiling proves nothing).
+SOLVED_STATUSES = (Status.ACCEPTED, Status.CHECKED)
+# Final statuses an agent may report for a job (REJECTED is the platform's alone).
+AGENT_FINAL_STATUSES = tuple(s for s in TERMINAL_STATUSES if s != Status.REJECTED)
 
 
 class VMStartKind(models.TextChoices):
     COLD_START = "COLD_START"
     WARM_REUSE = "WARM_REUSE"
+
+
+class QueueClass(models.TextChoices):
+    """Who asked for the judging: the owner (their submission), or staff (a rejudge, a background
+    class of the fair queue that never goes before a user's own submission)."""
+
+    USER = "user", "Submission"
+    REJUDGE = "rejudge", "Rejudge"
+
+
+class Review(models.TextChoices):
+    NONE = "", "Not held"
+    HELD = "held", "Under review"
+    APPROVED = "approved", "Approved"
 
 
 class Submission(models.Model):
@@ -100,6 +134,9 @@ class Submission(models.Model):
     fleet = models.ForeignKey(Fleet, on_delete=models.PROTECT, related_name="submissions")
     language = models.CharField(max_length=8, choices=Language.choices)
     mode = models.CharField(max_length=12, choices=Mode.choices, default=Mode.BENCHMARK)
+    # Checked on the agent's emulated device (the CPU) because the pool has no GPU for its language:
+    # fixed when it is created, shown as "emulated (CPU)", never on a leaderboard.
+    emulated = models.BooleanField(default=False)
     source = models.TextField()
     status = models.CharField(max_length=24, choices=Status.choices, default=Status.IN_QUEUE)
     status_reason = models.TextField(blank=True)
@@ -113,11 +150,33 @@ class Submission(models.Model):
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     cancel_requested = models.BooleanField(default=False)
     last_seq = models.PositiveIntegerField(default=0, help_text="Highest SubmissionEvent.seq.")
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(default=clock.now, editable=False)
     queued_at = models.DateTimeField(null=True, blank=True)
     dispatched_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The judging in progress or last done (a rejudge adds one; the earlier ones are the history).
+    judging = models.ForeignKey("Judging", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    queue_class = models.CharField(max_length=8, choices=QueueClass.choices, default=QueueClass.USER)
+    # The ranked result that counts (mode leaderboard): kept while a rejudge runs, replaced by its verdict.
+    ranked_score_ms = models.FloatField(null=True, blank=True, help_text="Geometric mean of the ranked cases' means.")
+    ranked_ci95_lo_ms = models.FloatField(null=True, blank=True)
+    ranked_ci95_hi_ms = models.FloatField(null=True, blank=True)
+    ranked_speedup = models.FloatField(null=True, blank=True, help_text="Against the problem's own solution.")
+    ranked_at = models.DateTimeField(null=True, blank=True)
+    ranked_reason = models.TextField(blank=True, help_text="Why the submission is not ranked (the judge's words).")
+    # Moderation: held for review, invalidated by staff (hidden, never deleted), withdrawn by its owner.
+    review = models.CharField(max_length=8, choices=Review.choices, default=Review.NONE, blank=True)
+    review_reason = models.TextField(blank=True)
+    reviewed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+")
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    invalidated_at = models.DateTimeField(null=True, blank=True)
+    invalidated_reason = models.TextField(blank=True)
+    invalidated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                       related_name="+")
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    public_source = models.BooleanField(default=False, help_text="Its owner lets anyone read the source.")
 
     class Meta:
         ordering = ["-created_at"]
@@ -125,7 +184,10 @@ class Submission(models.Model):
             models.Index(fields=["fleet", "status", "created_at"]),
             models.Index(fields=["user", "-created_at"]),
             models.Index(fields=["status", "lease_expires_at"]),
+            models.Index(fields=["problem", "fleet", "ranked_score_ms"]),
         ]
+        permissions = [("moderate_submission", "Can approve held results and invalidate or restore submissions"),
+                       ("rejudge_submission", "Can rejudge submissions")]
 
     def __str__(self) -> str:
         return f"{str(self.id)[:8]} {self.problem_id} {self.status}"
@@ -162,3 +224,61 @@ class SubmissionEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.submission_id}#{self.seq} {self.type}"
+
+
+class Judging(models.Model):
+    """One judging of a submission: the first, then one per rejudge. Earlier ones stay as its history.
+    `ranked_seed` is the secret of the ranked pass: sent to the agent, never shown anywhere."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="judgings")
+    number = models.PositiveSmallIntegerField(help_text="1: the submission itself; 2, 3, ...: rejudges.")
+    kind = models.CharField(max_length=8, choices=QueueClass.choices, default=QueueClass.USER)
+    reason = models.TextField(blank=True, help_text="Why staff asked for a rejudge.")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="+")
+    problem_version = models.ForeignKey(ProblemVersion, on_delete=models.PROTECT, related_name="+")
+    ranked_seed = models.BigIntegerField(null=True, blank=True, editable=False)
+    first_attempt = models.PositiveSmallIntegerField(help_text="The submission's first attempt for this judging.")
+    status = models.CharField(max_length=24, choices=Status.choices, default=Status.IN_QUEUE)
+    status_reason = models.TextField(blank=True)
+    score_ms = models.FloatField(null=True, blank=True)
+    speedup = models.FloatField(null=True, blank=True, help_text="Public benchmark against the reference.")
+    summary = models.JSONField(default=dict, blank=True)
+    ranked_passed = models.BooleanField(null=True, blank=True)
+    ranked_score_ms = models.FloatField(null=True, blank=True)
+    ranked_ci95_lo_ms = models.FloatField(null=True, blank=True)
+    ranked_ci95_hi_ms = models.FloatField(null=True, blank=True)
+    ranked_speedup = models.FloatField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["submission", "number"]
+        constraints = [models.UniqueConstraint(fields=["submission", "number"], name="judging_number_unique")]
+
+    def __str__(self) -> str:
+        return f"{str(self.submission_id)[:8]} #{self.number} {self.status}"
+
+
+class RankedCaseResult(models.Model):
+    """One ranked case of a judging, as the agent's RANKED_RESULT reported it."""
+
+    judging = models.ForeignKey(Judging, on_delete=models.CASCADE, related_name="ranked_cases")
+    case = models.CharField(max_length=200)
+    index = models.PositiveSmallIntegerField()
+    runs = models.PositiveIntegerField()
+    mean_ms = models.FloatField()
+    median_ms = models.FloatField()
+    ci95_lo_ms = models.FloatField()
+    ci95_hi_ms = models.FloatField()
+    reference_mean_ms = models.FloatField(null=True, blank=True)
+    speedup = models.FloatField(null=True, blank=True)
+    gflops = models.FloatField(null=True, blank=True)
+    gbps = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["judging", "index"]
+
+    def __str__(self) -> str:
+        return f"{self.judging} {self.case}"

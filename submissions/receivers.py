@@ -1,4 +1,5 @@
-"""Reactions to fleets' signals: fleets stays ignorant of submissions, we listen."""
+"""Reactions to fleets' and billing's signals (they stay ignorant of submissions; we listen), and
+the edits that empty the lookup cache."""
 
 from __future__ import annotations
 
@@ -7,16 +8,18 @@ from typing import Any
 
 from django.db.models.signals import post_delete, post_save
 
-from config.queue import enqueue
-from fleets.models import Fleet, VMState
+from billing.signals import credit_granted
+from core.queue import enqueue
+from fleets.models import ENDED_VM_STATES, Fleet, VMState
 from fleets.signals import vm_lost, vm_state_changed
 from submissions.capacity import submissions_refuse_for_capacity
+from submissions.dispatch import queues_dispatch
 from submissions.lookups import lookups_clear
 from submissions.models import Problem, ProblemVersion
 from submissions.services import submission_requeue_or_fail
 
 # A VM in one of these states just made room in its pool (or is ready for the next job).
-CAPACITY_FREED = (VMState.WARM, VMState.STOPPED, VMState.FAILED)
+CAPACITY_FREED = (VMState.WARM, *ENDED_VM_STATES)
 
 
 def on_vm_lost(sender: Any, vm_id: Any, job_ref: str, reason: str, **kwargs: Any) -> None:
@@ -36,9 +39,14 @@ def on_vm_state_changed(sender: Any, vm_id: Any, fleet_id: Any, old: str | None,
         enqueue("submissions.tasks.dispatch", str(fleet_id), save=False)
 
 
+def on_credit_granted(sender: Any, **kwargs: Any) -> None:
+    queues_dispatch(paid_only=True)  # paid pools may hand out VMs again
+
+
 vm_lost.connect(on_vm_lost, dispatch_uid="submissions.on_vm_lost")
 # An edit to a problem or a pool in this process empties the submission lookups' cache at once.
 for _model in (Problem, ProblemVersion, Fleet):
     post_save.connect(lookups_clear, sender=_model, dispatch_uid=f"submissions.lookups.save.{_model.__name__}")
     post_delete.connect(lookups_clear, sender=_model, dispatch_uid=f"submissions.lookups.delete.{_model.__name__}")
 vm_state_changed.connect(on_vm_state_changed, dispatch_uid="submissions.on_vm_state_changed")
+credit_granted.connect(on_credit_granted, dispatch_uid="submissions.on_credit_granted")

@@ -6,12 +6,13 @@ from typing import Any
 
 from submissions.models import Submission
 
-CASE_EVENTS = {"TEST_RESULT": "tests", "BENCHMARK_RESULT": "benchmarks"}
+CASE_EVENTS = {"TEST_RESULT": "tests", "BENCHMARK_RESULT": "benchmarks", "RANKED_RESULT": "ranked"}
 
 
 def submission_results(*, submission: Submission) -> dict[str, Any]:
-    """Results of the latest attempt: {"compile": {...} | None, "tests": [...], "benchmarks": [...]}."""
-    results: dict[str, Any] = {"compile": None, "tests": [], "benchmarks": []}
+    """Results of the latest attempt: {"compile": {...} | None, "tests": [...], "benchmarks": [...],
+    "ranked": [...]}."""
+    results: dict[str, Any] = {"compile": None, "tests": [], "benchmarks": [], "ranked": []}
     events = submission.events.filter(
         attempt=submission.attempt, type__in=["COMPILE_RESULT", *CASE_EVENTS]).order_by("seq")
     for event in events.only("type", "payload"):

@@ -8,35 +8,37 @@ resumes from the last agent event it stored (`after=<agent_seq>`): nothing is lo
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 import time
 import uuid
 from datetime import datetime
-from typing import Any
+from typing import Any, NoReturn
 
 from django.conf import settings
-from django.db import transaction
-from django.utils import timezone
+from django.db import InterfaceError, OperationalError, transaction
 
+from core import clock
 from fleets.agent_client import AgentBusy, AgentClient, AgentError, AgentJobNotFound, AgentRejectedJob
 from fleets.backends import CapacityError, ProvisionError, get_backend
 from fleets.models import VMInstance, VMState
 from fleets.services import vm_fail, vm_provision, vm_release
 from submissions.capacity import submissions_refuse_for_capacity
-from submissions.dispatch import lease_claim, lease_release
-from submissions.models import ACTIVE_STATUSES, RUNNING_STATUSES, Status, Submission
+from submissions.leases import lease_claim, lease_release
+from submissions.models import AGENT_FINAL_STATUSES, AGENT_STATUSES, RUNNING_STATUSES, Mode, Status, Submission
+from submissions.redaction import redact
 from submissions.services import (
     EventIn,
     append_events_locked,
     finish_locked,
     lock_submission,
+    log_status,
     submission_requeue_or_fail,
 )
 
 log = logging.getLogger(__name__)
 
-AGENT_STATUSES = {Status.COMPILING, Status.CHECKING, Status.BENCHMARKING}
-FINAL_STATUSES = {s.value for s in Status if s not in ACTIVE_STATUSES and s != Status.REJECTED}
 BUSY_RETRY_SECONDS = 30.0
 
 
@@ -53,8 +55,16 @@ def _parse_at(value: Any) -> datetime | None:
         return None
 
 
+def compile_cache_scope(*, user_id: int) -> str:
+    """The agent's compile-cache scope of one user. Builds are shared within a scope only, so the
+    `cached` flag and the compile time tell nobody what another user compiled. Opaque (an HMAC
+    with the secret key): a user can neither name nor guess another's scope."""
+    key = settings.SECRET_KEY.encode()
+    return hmac.new(key, f"compile-cache-scope/{user_id}".encode(), hashlib.sha256).hexdigest()[:32]
+
+
 def job_payload(submission: Submission) -> dict[str, Any]:
-    return {
+    payload = {
         "id": submission.job_id,
         "problem": submission.problem_version.bundle,
         "language": submission.language,
@@ -62,7 +72,16 @@ def job_payload(submission: Submission) -> dict[str, Any]:
         "mode": submission.mode,
         "limits": {},
         "seed": None,
+        "cache_scope": compile_cache_scope(user_id=submission.user_id),
     }
+    if submission.mode == Mode.LEADERBOARD:
+        payload["ranked_seed"] = ranked_seed_of(submission)
+    return payload
+
+
+def ranked_seed_of(submission: Submission) -> int | None:
+    judging = submission.judging
+    return judging.ranked_seed if judging is not None else None
 
 
 class Runner:
@@ -82,6 +101,12 @@ class Runner:
             self._run()
         except Lost:
             pass
+        except (OperationalError, InterfaceError) as exc:
+            # The database is away, not the job: it goes on on the agent. Queueing it again would
+            # judge it twice and find its VM still busy with it; once the lease lapses the sweep
+            # starts a runner that resumes from the last event stored.
+            log.warning("runner for %s lost the database (%s); the sweep resumes it", self.submission_id,
+                        type(exc).__name__)
         except Exception as exc:
             log.exception("runner for %s crashed", self.submission_id)
             loaded = getattr(self, "submission", None)
@@ -90,11 +115,14 @@ class Runner:
         finally:
             if self.client is not None:
                 self.client.close()
-            lease_release(submission_id=self.submission_id, owner=self.owner)
+            try:
+                lease_release(submission_id=self.submission_id, owner=self.owner)
+            except (OperationalError, InterfaceError):
+                pass  # still away: the lease lapses by itself
 
     def _load(self) -> None:
         self.submission = Submission.objects.select_related(
-            "problem_version", "fleet", "vm", "vm__fleet").get(pk=self.submission_id)
+            "problem_version", "fleet", "vm", "vm__fleet", "judging").get(pk=self.submission_id)
         if self.submission.vm is None:
             raise RuntimeError("a dispatched submission without a VM")
         self.vm = self.submission.vm
@@ -155,14 +183,15 @@ class Runner:
                 if time.monotonic() > deadline:
                     self._fail_vm(f"The agent stayed busy with another job ({exc.message}).")
             except AgentRejectedJob as exc:
-                self._finish(Status.ERROR, f"The agent refused the job: {exc.message}")
+                said = redact(exc.message, ranked_seed_of(self.submission))
+                self._finish(Status.ERROR, f"The agent refused the job: {said}")
                 vm_release(vm=self.vm, job_ref=str(self.submission.pk))
                 raise Lost() from exc
             except AgentError as exc:
                 if time.monotonic() > deadline or not get_backend(self.vm.fleet.backend).is_alive(self.vm):
                     self._fail_vm(f"The agent could not be reached ({exc}).")
             time.sleep(0.5)
-        Submission.objects.filter(pk=self.submission_id, started_at__isnull=True).update(started_at=timezone.now())
+        Submission.objects.filter(pk=self.submission_id, started_at__isnull=True).update(started_at=clock.now())
 
     def _poll(self) -> None:
         assert self.client is not None
@@ -210,9 +239,10 @@ class Runner:
     def _store(self, events: list[dict[str, Any]]) -> bool:
         """Copy agent events; returns True once the final RESULT is stored."""
         attempt = self.submission.attempt
+        seed = ranked_seed_of(self.submission)
         items, status, result = [], None, None
         for raw in sorted(events, key=lambda e: int(e["seq"])):
-            payload: dict[str, Any] = raw["payload"] if isinstance(raw.get("payload"), dict) else {}
+            payload: dict[str, Any] = redact(raw["payload"], seed) if isinstance(raw.get("payload"), dict) else {}
             kind = str(raw.get("type", "UNKNOWN"))[:32]
             if kind == "RESULT":
                 result = (payload, EventIn("RESULT", {}, _parse_at(raw.get("at")), attempt, int(raw["seq"])))
@@ -229,10 +259,11 @@ class Runner:
             if status and locked.status != status:
                 locked.status = status
                 locked.save(update_fields=["status"])
+                log_status(locked, status)
             if result is not None and result[1].agent_seq not in stored:
                 payload, event = result
                 agent_status = str(payload.get("status", ""))
-                final = agent_status if agent_status in FINAL_STATUSES else Status.ERROR
+                final = agent_status if agent_status in AGENT_FINAL_STATUSES else Status.ERROR
                 reason = str(payload.get("reason") or "")
                 if final != agent_status:
                     reason = f"The agent reported an unknown status {agent_status!r}. {reason}".strip()
@@ -250,6 +281,7 @@ class Runner:
             if status:
                 locked.status = status
                 locked.save(update_fields=["status"])
+                log_status(locked, status)
 
     def _locked(self) -> Submission:
         """The row, locked, provided this runner still owns it; otherwise Lost."""
@@ -270,11 +302,11 @@ class Runner:
             raise Lost()
         return Submission.objects.filter(pk=self.submission_id, cancel_requested=True).exists()
 
-    def _fail_vm(self, reason: str) -> None:
+    def _fail_vm(self, reason: str) -> NoReturn:
         vm_fail(vm=self.vm, reason=reason, notify=False)
         self._lose(reason)
 
-    def _lose(self, reason: str) -> None:
+    def _lose(self, reason: str) -> NoReturn:
         submission_requeue_or_fail(submission_id=self.submission_id, attempt=self.submission.attempt,
                                    vm_id=self.submission.vm_id, reason=reason)
         raise Lost()

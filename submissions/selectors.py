@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -11,18 +12,30 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db import connection
 from django.db.models import Count, F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
-from django.utils import timezone
 
-from submissions.models import ACTIVE_STATUSES, Problem, Status, Submission, SubmissionEvent
+from core import clock
+from submissions.models import (
+    ACTIVE_STATUSES,
+    Judging,
+    Mode,
+    Problem,
+    QueueClass,
+    RankedCaseResult,
+    Review,
+    Status,
+    Submission,
+    SubmissionEvent,
+)
 
 
 def user_quota(*, user_id: Any, now: datetime | None = None) -> dict[str, int]:
     """A user's quotas and how much of them is used, in one query: submissions in the last 24 hours
     and active ones (refusals do not count), and all submissions ever."""
-    now = now or timezone.now()
+    now = now or clock.now()
     counts = Submission.objects.filter(user_id=user_id).exclude(status=Status.REJECTED).aggregate(
         daily=Count("pk", filter=Q(created_at__gte=now - timedelta(days=1))),
-        active=Count("pk", filter=Q(status__in=ACTIVE_STATUSES)),
+        # A rejudge staff asked for is not the user's doing: it takes nothing of their quota.
+        active=Count("pk", filter=Q(status__in=ACTIVE_STATUSES, queue_class=QueueClass.USER)),
         total=Count("pk"))
     return {"daily_limit": settings.HIPJUDGE_QUOTA_DAILY, "daily_used": counts["daily"],
             "concurrent_limit": settings.HIPJUDGE_QUOTA_CONCURRENT, "concurrent_used": counts["active"],
@@ -79,41 +92,67 @@ def submission_events(*, submission: Submission, after: int = 0) -> QuerySet[Sub
 
 
 def queue_order(*, fleet_id: uuid.UUID | str, limit: int | None = None) -> list[uuid.UUID]:
-    """Queued submissions of a pool in dispatch order: fair across users (each user's oldest
-    first, round-robin between users), then oldest first."""
-    qs = (Submission.objects.filter(fleet_id=fleet_id, status=Status.IN_QUEUE)
-          .annotate(user_rank=Window(RowNumber(), partition_by=[F("user_id")],
-                                     order_by=[F("created_at").asc(), F("id").asc()]))
-          .order_by("user_rank", "created_at", "id").values_list("id", flat=True))
-    return list(qs[:limit] if limit else qs)
+    """Queued submissions of a pool in dispatch order. Users' own submissions first, fair across
+    users (each user's oldest first, round-robin between users, then oldest first); rejudges after
+    all of them, in the order staff asked for them. So a rejudge never goes before a user's
+    submission: it delays one by at most the rejudge already running on the VM it waits for."""
+    queued = Submission.objects.filter(fleet_id=fleet_id, status=Status.IN_QUEUE)
+    users = (queued.filter(queue_class=QueueClass.USER)
+             .annotate(user_rank=Window(RowNumber(), partition_by=[F("user_id")],
+                                        order_by=[F("created_at").asc(), F("id").asc()]))
+             .order_by("user_rank", "created_at", "id").values_list("id", flat=True))
+    order = list(users[:limit] if limit else users)
+    if limit is None or len(order) < limit:
+        rejudges = queued.filter(queue_class=QueueClass.REJUDGE).order_by("queued_at", "id").values_list(
+            "id", flat=True)
+        order += list(rejudges[:limit - len(order)] if limit else rejudges)
+    return order
+
+
+def queue_length(*, fleet_id: uuid.UUID | str) -> int:
+    return Submission.objects.filter(fleet_id=fleet_id, status=Status.IN_QUEUE).count()
 
 
 def queue_position(*, submission: Submission) -> int | None:
-    """1-based place in the pool's queue (the fair order of queue_order), or None when it is not
-    queued. One query that returns one number: the rows ahead are counted per user, without
-    ranking (sorting) the whole queue or sending it to Python.
+    """1-based place in the pool's queue (the order of queue_order), or None when it is not queued.
+    One query that returns one number: the rows ahead are counted per user, without ranking
+    (sorting) the whole queue or sending it to Python.
 
-    With r = 1 + the owner's queued submissions older than this one (its rank), a user with n
-    queued of which a are older than it has ahead of it: r when a >= r (their first r), else
-    min(n, r - 1). The sum over users, plus one, is the position."""
+    A user's submission: with r = 1 + the owner's queued submissions older than this one (its
+    rank), a user with n queued of which a are older than it has ahead of it: r when a >= r (their
+    first r), else min(n, r - 1). The sum over users, plus one, is the position. A rejudge: every
+    queued user submission is ahead of it, and the rejudges asked for before it."""
     if submission.status != Status.IN_QUEUE:
         return None
     table = connection.ops.quote_name(Submission._meta.db_table)
-    sql = f"""
-        WITH me AS (
-            SELECT m.fleet_id, m.created_at, m.id,
-                   1 + (SELECT COUNT(*) FROM {table} AS o
-                        WHERE o.fleet_id = m.fleet_id AND o.status = m.status AND o.user_id = m.user_id
-                          AND (o.created_at, o.id) < (m.created_at, m.id)) AS r
-            FROM {table} AS m WHERE m.id = %s AND m.status = %s),
-        per_user AS (
-            SELECT COUNT(*) AS n, COUNT(*) FILTER (WHERE (q.created_at, q.id) < (me.created_at, me.id)) AS a
-            FROM {table} AS q, me WHERE q.fleet_id = me.fleet_id AND q.status = %s GROUP BY q.user_id)
-        SELECT 1 + SUM(CASE WHEN p.a >= me.r THEN me.r WHEN p.n < me.r - 1 THEN p.n ELSE me.r - 1 END)
-        FROM per_user AS p, me"""  # noqa: S608 (only the table name is interpolated)
     pk = Submission._meta.get_field("id").get_db_prep_value(submission.pk, connection)
+    queued, user, rejudge = Status.IN_QUEUE.value, QueueClass.USER.value, QueueClass.REJUDGE.value
+    if submission.queue_class == QueueClass.REJUDGE:
+        sql = f"""
+            SELECT 1 + (SELECT COUNT(*) FROM {table} AS q
+                        WHERE q.fleet_id = me.fleet_id AND q.status = me.status
+                          AND (q.queue_class = %s OR (q.queue_class = me.queue_class
+                                                      AND (q.queued_at, q.id) < (me.queued_at, me.id))))
+            FROM {table} AS me WHERE me.id = %s AND me.status = %s AND me.queue_class = %s"""  # noqa: S608
+        params = [user, pk, queued, rejudge]
+    else:
+        sql = f"""
+            WITH me AS (
+                SELECT m.fleet_id, m.created_at, m.id,
+                       1 + (SELECT COUNT(*) FROM {table} AS o
+                            WHERE o.fleet_id = m.fleet_id AND o.status = m.status AND o.user_id = m.user_id
+                              AND o.queue_class = m.queue_class
+                              AND (o.created_at, o.id) < (m.created_at, m.id)) AS r
+                FROM {table} AS m WHERE m.id = %s AND m.status = %s AND m.queue_class = %s),
+            per_user AS (
+                SELECT COUNT(*) AS n, COUNT(*) FILTER (WHERE (q.created_at, q.id) < (me.created_at, me.id)) AS a
+                FROM {table} AS q, me WHERE q.fleet_id = me.fleet_id AND q.status = %s AND q.queue_class = %s
+                GROUP BY q.user_id)
+            SELECT 1 + SUM(CASE WHEN p.a >= me.r THEN me.r WHEN p.n < me.r - 1 THEN p.n ELSE me.r - 1 END)
+            FROM per_user AS p, me"""  # noqa: S608 (only the table name is interpolated)
+        params = [pk, queued, user, queued, user]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [pk, Status.IN_QUEUE.value, Status.IN_QUEUE.value])
+        cursor.execute(sql, params)
         row = cursor.fetchone()
     return None if row is None or row[0] is None else int(row[0])  # None: it left the queue meanwhile
 
@@ -125,3 +164,101 @@ def queue_positions(*, submissions: list[Submission]) -> dict[uuid.UUID, int]:
         for index, sid in enumerate(queue_order(fleet_id=fleet_id), start=1):
             positions[sid] = index
     return positions
+
+
+# ---- the leaderboard -----------------------------------------------------------------------------
+# A ranked result shows unless it waits for review, staff invalidated it or its owner withdrew it.
+# An emulated run never ranks (the pool refuses mode leaderboard for it; this holds whatever an agent says).
+LISTED = Q(ranked_score_ms__isnull=False, invalidated_at__isnull=True, withdrawn_at__isnull=True,
+           emulated=False) & ~Q(review=Review.HELD)
+
+
+def listed_results(*, problem_id: Any, fleet_id: Any) -> QuerySet[Submission]:
+    """Every shown ranked result of a problem on a pool (all of a user's, not only their best)."""
+    return Submission.objects.filter(LISTED, problem_id=problem_id, fleet_id=fleet_id)
+
+
+def leaderboard_rows(*, problem_id: Any, fleet_id: Any, limit: int = 100) -> list[Submission]:
+    """Each user's best shown ranked result, fastest first; equal scores rank by who submitted first.
+    One query; the position in the list is the rank."""
+    best = (listed_results(problem_id=problem_id, fleet_id=fleet_id)
+            .annotate(user_rank=Window(RowNumber(), partition_by=[F("user_id")],
+                                       order_by=[F("ranked_score_ms").asc(), F("created_at").asc(), F("id").asc()]))
+            .filter(user_rank=1)
+            .select_related("user")
+            .only("id", "ranked_score_ms", "ranked_ci95_lo_ms", "ranked_ci95_hi_ms", "ranked_speedup", "ranked_at",
+                  "created_at", "language", "public_source", "user__username", "user_id")
+            .order_by("ranked_score_ms", "created_at", "id"))
+    return list(best[:limit])
+
+
+def _ahead(submission: Submission) -> Q:
+    return Q(ranked_score_ms__lt=submission.ranked_score_ms) | Q(
+        ranked_score_ms=submission.ranked_score_ms, created_at__lt=submission.created_at)
+
+
+def submission_listed(submission: Submission) -> bool:
+    """LISTED, for a row already loaded."""
+    return (submission.ranked_score_ms is not None and submission.invalidated_at is None
+            and submission.withdrawn_at is None and not submission.emulated and submission.review != Review.HELD)
+
+
+def submission_rank(*, submission: Submission) -> int | None:
+    """The submission's place on its problem's leaderboard of its pool, or None when it is not
+    shown there (not ranked, held, invalidated, withdrawn, or its owner has a better result)."""
+    if not submission_listed(submission):
+        return None
+    listed = listed_results(problem_id=submission.problem_id, fleet_id=submission.fleet_id)
+    if listed.filter(_ahead(submission), user_id=submission.user_id).exists():
+        return None
+    return 1 + listed.filter(_ahead(submission)).exclude(user_id=submission.user_id).values(
+        "user_id").distinct().count()
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where a submission stands on the leaderboard, as its owner (and staff) may read it."""
+
+    state: str  # not_entered | pending | not_ranked | invalidated | under_review | withdrawn | ranked | outranked
+    reason: str = ""
+    rank: int | None = None
+
+
+def submission_standing(*, submission: Submission) -> Standing:
+    if submission.mode != Mode.LEADERBOARD:
+        return Standing("not_entered", "Only leaderboard submissions rank; this one was not submitted to it.")
+    if submission.invalidated_at is not None:
+        return Standing("invalidated", submission.invalidated_reason)
+    if submission.ranked_score_ms is None:
+        if submission.status in ACTIVE_STATUSES:
+            return Standing("pending", "The ranked pass has not finished yet.")
+        return Standing("not_ranked", submission.ranked_reason or submission.status_reason)
+    if submission.review == Review.HELD:
+        return Standing("under_review", submission.review_reason)
+    if submission.withdrawn_at is not None:
+        return Standing("withdrawn", "Its owner withdrew it from the leaderboard.")
+    rank = submission_rank(submission=submission)
+    if rank is None:
+        return Standing("outranked", "Another submission of the same user ranks higher; the leaderboard shows each "
+                                     "user's best.")
+    return Standing("ranked", f"Rank {rank} on pool {submission.fleet.name!r}.", rank)
+
+
+def submission_ranked(*, submission: Submission) -> dict[str, Any] | None:
+    """The ranked result that counts, with the cases of the judging that produced it (one query)."""
+    if submission.ranked_score_ms is None:
+        return None
+    cases = list(RankedCaseResult.objects.filter(judging__submission=submission, judging__ranked_score_ms__isnull=False)
+                 .order_by("-judging__number", "index"))
+    latest = cases[0].judging_id if cases else None
+    interval = None if submission.ranked_ci95_lo_ms is None or submission.ranked_ci95_hi_ms is None else [
+        submission.ranked_ci95_lo_ms, submission.ranked_ci95_hi_ms]
+    return {"score_ms": submission.ranked_score_ms, "speedup": submission.ranked_speedup, "ci95_ms": interval,
+            "ranked_at": submission.ranked_at, "cases": [c for c in cases if c.judging_id == latest]}
+
+
+def submission_history(*, submission: Submission) -> list[Judging]:
+    """Every judging of the submission, oldest first (without the seed, which nothing shows)."""
+    return list(Judging.objects.filter(submission=submission).select_related("problem_version")
+                .defer("ranked_seed", "summary", "problem_version__bundle", "problem_version__statement",
+                       "problem_version__templates").order_by("number"))

@@ -1,4 +1,4 @@
-"""Writes for submissions: create (validation, quotas), cancel, events, finish, re-queue.
+"""Writes for submissions: create (validation, quotas and limits), cancel, events, finish, re-queue.
 
 Every change to a submission's status happens with its row locked (SELECT ... FOR UPDATE on
 PostgreSQL, an IMMEDIATE transaction on SQLite) together with the event that tells it, so the
@@ -11,29 +11,35 @@ import logging
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import IO, Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.utils import timezone
 
-from billing.guards import PaymentRequired, submission_refusal
-from config.exceptions import ApplicationError, ConflictError, NotFoundError, QuotaExceeded
-from config.queue import enqueue
+from agent.jobs import cut_text, json_safe
+from core import clock
+from core.exceptions import ApplicationError, ConflictError, NotFoundError, QuotaExceeded
+from core.logs import log_event_on_commit
+from core.queue import enqueue
 from fleets.models import Fleet
-from submissions.lookups import pool_for_submission, problem_for_submission
+from limits.guards import refusal_extra, spend_refusal, standing_refusal
+from submissions.judgings import finish_outcome, judging_attempts, judging_close_locked, judging_new
+from submissions.lookups import fleet_for_submission, problem_for_submission
 from submissions.models import (
     ACTIVE_STATUSES,
     TERMINAL_STATUSES,
     Language,
     Mode,
     Problem,
+    QueueClass,
     Status,
     Submission,
     SubmissionEvent,
 )
+from submissions.offers import is_emulated, offer_refusal
+from submissions.ranking import fleet_device_class, ranked_case_names
 from submissions.selectors import user_quota
 
 log = logging.getLogger(__name__)
@@ -62,6 +68,20 @@ class EventIn:
     agent_seq: int | None = None
 
 
+# Statuses whose reason the platform wrote itself (IN_QUEUE: why it was queued again); a verdict's
+# reason may quote the compiler's output, which quotes the source, so it never reaches the logs.
+_LOGGED_REASONS = (Status.IN_QUEUE, Status.ERROR, Status.REJECTED, Status.CANCELLED)
+
+
+def log_status(submission: Submission, status: str, *, reason: str = "") -> None:
+    """The structured log line of a status change, written once the change commits."""
+    said = f": {reason}" if reason and status in _LOGGED_REASONS else ""
+    log_event_on_commit(log, "submission.status", "submission %s -> %s%s", submission.pk, status, said,
+                        level=logging.WARNING if status == Status.ERROR else logging.INFO,
+                        submission=submission.pk, pool=submission.fleet_id, vm=submission.vm_id,
+                        user=submission.user_id, status=status, attempt=submission.attempt)
+
+
 # ---- events ------------------------------------------------------------------------------------
 def lock_submission(submission_id: uuid.UUID | str) -> Submission | None:
     """The row, locked until the surrounding transaction ends (call inside transaction.atomic)."""
@@ -70,9 +90,9 @@ def lock_submission(submission_id: uuid.UUID | str) -> Submission | None:
 
 def _event_rows(submission: Submission, events: list[EventIn], *, after: int) -> list[SubmissionEvent]:
     """The events as rows numbered from after + 1 (not saved)."""
-    now = timezone.now()
+    now = clock.now()
     return [SubmissionEvent(submission=submission, seq=after + offset, type=event.type,
-                            payload=event.payload, at=event.at or now, attempt=event.attempt,
+                            payload=json_safe(event.payload), at=event.at or now, attempt=event.attempt,
                             agent_seq=event.agent_seq)
             for offset, event in enumerate(events, start=1)]
 
@@ -92,29 +112,25 @@ def finish_locked(submission: Submission, *, status: str, reason: str, score_ms:
     """End a locked, still active submission with a status and a sentence; writes the RESULT event."""
     if submission.status in TERMINAL_STATUSES:
         return
-    reason = reason.strip() or DEFAULT_REASONS.get(Status(status), "")
+    # A reason may quote what the user's program or the compiler said: never store more than a sentence.
+    summary = json_safe(summary or {})
+    status, reason, ranked = finish_outcome(submission=submission, status=status, reason=reason, summary=summary)
+    reason = cut_text(reason.strip(), "reason") or DEFAULT_REASONS.get(Status(status), "")
     submission.status = status
     submission.status_reason = reason
     submission.score_ms = score_ms
     submission.summary = summary or {}
-    submission.finished_at = timezone.now()
+    submission.finished_at = clock.now()
     submission.lease_owner, submission.lease_expires_at = "", None
+    standing = judging_close_locked(submission=submission, ranked=ranked)
     submission.save(update_fields=["status", "status_reason", "score_ms", "summary", "finished_at",
-                                   "lease_owner", "lease_expires_at"])
+                                   "lease_owner", "lease_expires_at", *standing])
+    log_status(submission, status, reason=reason)
     result = event or EventIn("RESULT")
     result.type = "RESULT"
     result.payload = {**result.payload, "status": status, "reason": reason, "score_ms": score_ms,
                       "summary": summary or {}}
     append_events_locked(submission, [result])
-
-
-def submission_finish(*, submission_id: uuid.UUID | str, status: str, reason: str) -> bool:
-    with transaction.atomic():
-        submission = lock_submission(submission_id)
-        if submission is None or submission.status in TERMINAL_STATUSES:
-            return False
-        finish_locked(submission, status=status, reason=reason)
-    return True
 
 
 # ---- create ------------------------------------------------------------------------------------
@@ -136,7 +152,21 @@ def _validate_source(source: Any) -> str:
     return source
 
 
-def _resolve(problem_slug: str, pool: str | None, language: str, mode: str) -> tuple[Problem, Fleet]:
+def source_from_upload(upload: IO[bytes]) -> str:
+    """The text of an uploaded source file. At most the limit (+1 byte) is read, so a huge upload
+    is refused without reading it all; the text then goes through submission_create's checks."""
+    limit = settings.HIPJUDGE_MAX_SOURCE_BYTES
+    raw = upload.read(limit + 1)
+    if len(raw) > limit:
+        raise ApplicationError(f"source: the file is larger than the limit of {limit} bytes.",
+                               {"field": "source", "limit_bytes": limit})
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ApplicationError("source: the file is not valid UTF-8.", {"field": "source"}) from None
+
+
+def _resolve(problem_slug: str, fleet_name: str | None, language: str, mode: str) -> tuple[Problem, Fleet]:
     if language not in Language.values:
         raise ApplicationError(f"language: {language!r} is not one of {', '.join(Language.values)}.",
                                {"field": "language"})
@@ -145,66 +175,70 @@ def _resolve(problem_slug: str, pool: str | None, language: str, mode: str) -> t
     problem = problem_for_submission(slug=problem_slug)
     if problem is None or problem.current_version is None:
         raise ApplicationError(f"problem: there is no problem {problem_slug!r}.", {"field": "problem"})
-    pool_name = pool or settings.HIPJUDGE_DEFAULT_POOL
-    fleet = pool_for_submission(name=pool_name)
+    name = fleet_name or settings.HIPJUDGE_DEFAULT_POOL
+    fleet = fleet_for_submission(name=name)
     if fleet is None:
-        raise ApplicationError(f"pool: there is no pool {pool_name!r} taking submissions.", {"field": "pool"})
-    accepted = fleet.accepted_languages
-    if language not in accepted:
-        compile_only = fleet.compile_only_languages
-        if language not in compile_only:
-            raise ApplicationError(f"language: pool {fleet.name!r} runs {', '.join(accepted)}, not {language}.",
-                                   {"field": "language", "accepted": accepted})
-        if mode != Mode.COMPILE:
+        raise ApplicationError(f"pool: there is no pool {name!r} taking submissions.", {"field": "pool"})
+    refusal = offer_refusal(fleet=fleet, language=language, mode=mode)
+    if refusal is not None:
+        raise refusal
+    if mode == Mode.LEADERBOARD:
+        assert problem.current_version is not None
+        device_class = fleet_device_class(fleet)
+        if not ranked_case_names(definition=(problem.current_version.bundle or {}).get("definition") or {},
+                                 device_class=device_class):
             raise ApplicationError(
-                f"language: pool {fleet.name!r} can only compile-check {language} (mode compile); it runs "
-                f"{', '.join(accepted)}.",
-                {"field": "language", "accepted": accepted, "compile_only": compile_only})
+                f"mode: problem {problem.slug!r} has no ranked cases for the {device_class} device of pool "
+                f"{fleet.name!r}, so it takes no leaderboard submissions there; use mode benchmark.",
+                {"field": "mode"})
     return problem, fleet
 
 
-def _quota_problem(user: User) -> str | None:
+def _quota_refusal(user: User) -> QuotaExceeded | None:
     quota = user_quota(user_id=user.pk)  # one query; the daily limit is still reported first
     if quota["daily_used"] >= quota["daily_limit"]:
-        return f"You reached the limit of {quota['daily_limit']} submissions in 24 hours; try again later."
+        return QuotaExceeded(
+            f"You reached the limit of {quota['daily_limit']} submissions in 24 hours; try again later.",
+            refusal_extra("daily_submissions", cap=quota["daily_limit"]))
     if quota["concurrent_used"] >= quota["concurrent_limit"]:
-        return (f"You already have {quota['concurrent_limit']} submission(s) queued or running; "
-                "wait for one to finish or cancel it.")
+        return QuotaExceeded(
+            f"You already have {quota['concurrent_limit']} submission(s) queued or running; wait for one to finish "
+            "or cancel it.", refusal_extra("concurrent_submissions", cap=quota["concurrent_limit"]))
     return None
 
 
 def submission_create(*, user: User, problem: str, language: str, source: Any,
-                      mode: str = Mode.BENCHMARK, pool: str | None = None) -> Submission:
-    """Validate and queue a submission. Raises ApplicationError (400) for bad input and
-    QuotaExceeded (429) over a quota, in which case a REJECTED submission is kept as the record."""
+                      mode: str = Mode.BENCHMARK, fleet_name: str | None = None) -> Submission:
+    """Validate and queue a submission. Raises ApplicationError: 400 for bad input; a refusal (403
+    suspended or pool not open to the user, 429 over a quota or the daily GPU-seconds cap, 402 out of
+    credit or over the monthly spend cap) stores nothing: refused requests cannot grow the database."""
     source = _validate_source(source)
-    problem_obj, fleet = _resolve(problem, pool, language, mode)
-    now = timezone.now()
+    problem_obj, fleet = _resolve(problem, fleet_name, language, mode)
+    now = clock.now()
     with transaction.atomic():
-        # Serialize one user's submissions so two simultaneous requests cannot both pass the quota.
+        # Serialize one user's submissions so two simultaneous requests cannot both pass a quota or cap.
         list(get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True))
-        over = _quota_problem(user)
-        # Out of GPU credit or over the user's monthly spend cap on a paid pool: REJECTED too (402).
-        unpaid = None if over is not None else submission_refusal(user=user, fleet=fleet)
+        refusal = (standing_refusal(user=user, fleet=fleet) or _quota_refusal(user)
+                   or spend_refusal(user=user, fleet=fleet, now=now))
+        if refusal is not None:
+            log.info("refused a submission of user %s to pool %s: %s", user.pk, fleet.name, refusal.extra["limit"])
+            raise refusal
         assert problem_obj.current_version is not None  # checked by _resolve
         submission = Submission(
             user=user, problem=problem_obj, problem_version=problem_obj.current_version, fleet=fleet,
-            language=language, mode=mode, source=source, queued_at=now, status=Status.IN_QUEUE)
-        if over is not None or unpaid is not None:  # kept as the record of the refusal; never queued
-            submission.save(force_insert=True)
-            finish_locked(submission, status=Status.REJECTED, reason=over or unpaid or "")
-        else:
-            # Inserted with its first event already counted in last_seq: no UPDATE after the event.
-            rows = _event_rows(submission, [EventIn("STATUS", {"status": Status.IN_QUEUE, "pool": fleet.name})],
-                               after=0)
-            submission.last_seq = len(rows)
-            submission.save(force_insert=True)
-            SubmissionEvent.objects.bulk_create(rows)
-            transaction.on_commit(lambda: enqueue("submissions.tasks.dispatch", str(fleet.pk), save=False))
-    if over is not None:
-        raise QuotaExceeded(over, {"submission": str(submission.pk), "status": Status.REJECTED})
-    if unpaid is not None:
-        raise PaymentRequired(unpaid, {"submission": str(submission.pk), "status": Status.REJECTED})
+            language=language, mode=mode, source=source, queued_at=now, status=Status.IN_QUEUE,
+            emulated=is_emulated(fleet=fleet, language=language, mode=mode))
+        # Inserted pointing at its first judging, which follows in the same transaction (the
+        # foreign key is checked at commit), and with its first event already counted in last_seq.
+        judging = judging_new(submission=submission)
+        submission.judging_id = judging.pk
+        rows = _event_rows(submission, [EventIn("STATUS", {"status": Status.IN_QUEUE, "pool": fleet.name})], after=0)
+        submission.last_seq = len(rows)
+        submission.save(force_insert=True)
+        judging.save(force_insert=True)
+        SubmissionEvent.objects.bulk_create(rows)
+        log_status(submission, Status.IN_QUEUE)
+        transaction.on_commit(lambda: enqueue("submissions.tasks.dispatch", str(fleet.pk), save=False))
     return submission
 
 
@@ -220,6 +254,9 @@ def submission_cancel(*, user: User, submission_id: uuid.UUID | str) -> Submissi
             raise ConflictError(f"The submission already ended ({submission.status}).",
                                 {"status": submission.status})
         who = "its owner" if submission.user_id == user.pk else "staff"
+        if submission.queue_class == QueueClass.REJUDGE and not getattr(user, "is_staff", False):
+            raise ConflictError("Staff are rejudging this submission; only they can cancel that. You can withdraw "
+                                "it from the leaderboard instead.", {"status": submission.status})
         if submission.status == Status.IN_QUEUE:
             finish_locked(submission, status=Status.CANCELLED, reason=f"Cancelled by {who} before it started.")
         elif not submission.cancel_requested:
@@ -250,15 +287,15 @@ def submission_requeue_or_fail(*, submission_id: uuid.UUID | str, reason: str,
         if submission.cancel_requested:
             finish_locked(submission, status=Status.CANCELLED,
                           reason=f"Cancelled; the VM was lost meanwhile ({reason}).")
-        elif submission.attempt >= settings.HIPJUDGE_MAX_ATTEMPTS:
-            finish_locked(submission, status=give_up_status,
-                          reason=f"{reason} Gave up after {submission.attempt} attempts.")
+        elif (tries := judging_attempts(submission=submission)) >= settings.HIPJUDGE_MAX_ATTEMPTS:
+            finish_locked(submission, status=give_up_status, reason=f"{reason} Gave up after {tries} attempts.")
         else:
             submission.status, submission.vm, submission.vm_start = Status.IN_QUEUE, None, ""
             submission.lease_owner, submission.lease_expires_at = "", None
             submission.save(update_fields=["status", "vm", "vm_start", "lease_owner", "lease_expires_at"])
             append_events_locked(submission, [EventIn("REQUEUED", {"reason": reason, "attempt": submission.attempt}),
                                               EventIn("STATUS", {"status": Status.IN_QUEUE})])
+            log_status(submission, Status.IN_QUEUE, reason=f"queued again: {reason}")
             fleet_id = submission.fleet_id
     if fleet_id is not None:
         transaction.on_commit(lambda: enqueue("submissions.tasks.dispatch", str(fleet_id), save=False))

@@ -21,14 +21,17 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import close_old_connections, connections
 from django.db.models import Q
 from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
-from rest_framework.authtoken.models import Token
 
+from accounts.tokens import token_user
+from submissions.event_visibility import event_payload
 from submissions.models import TERMINAL_STATUSES, Submission, SubmissionEvent
 from submissions.selectors import submission_get
+from submissions.sse_schema import MAX_SEQ
 
 log = logging.getLogger(__name__)
 
@@ -59,44 +62,62 @@ class EventHub:
         self._subs.discard(sub)
 
     async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
         while self._subs:
-            subs = list(self._subs)
-            try:
-                found = await loop.run_in_executor(self._executor, _fetch,
-                                                   {s.submission_id: s.cursor for s in subs})
-            except Exception:  # a database hiccup must not end every stream; try again next tick
-                log.exception("SSE hub poll failed")
-                found = None
-            if found is not None:
-                statuses, events = found
-                for sub in subs:
-                    new = [e for e in events.get(sub.submission_id, []) if e["seq"] > sub.cursor]
-                    if new:
-                        sub.events.extend(new)
-                        sub.cursor = new[-1]["seq"]
-                    status = statuses.get(sub.submission_id)
-                    if status is None or (status[0] in TERMINAL_STATUSES and sub.cursor >= status[1]):
-                        sub.done = True
-                    if new or sub.done:
-                        sub.wake.set()
+            await self._tick()
             await asyncio.sleep(settings.HIPJUDGE_SSE_POLL)
+
+    async def _tick(self) -> None:
+        subs = list(self._subs)
+        # Viewers of one submission each keep their own cursor; the read starts at the lowest.
+        cursors: dict[uuid.UUID, int] = {}
+        for sub in subs:
+            cursors[sub.submission_id] = min(sub.cursor, cursors.get(sub.submission_id, sub.cursor))
+        try:
+            found = await asyncio.get_running_loop().run_in_executor(self._executor, _fetch, cursors)
+        except Exception:  # a database hiccup must not end every stream; try again next tick
+            log.exception("SSE hub poll failed")
+            return
+        statuses, events = found
+        for sub in subs:
+            new = [e for e in events.get(sub.submission_id, []) if e["seq"] > sub.cursor]
+            if new:
+                sub.events.extend(new)
+                sub.cursor = new[-1]["seq"]
+            status = statuses.get(sub.submission_id)
+            if status is None or (status[0] in TERMINAL_STATUSES and sub.cursor >= status[1]):
+                sub.done = True
+            if new or sub.done:
+                sub.wake.set()
+
+
+# Submissions per query: one `(submission = ? AND seq > ?)` term each, far below SQLite's limit of
+# about 1000 terms in one expression (and of 999 variables in old SQLite builds).
+FETCH_CHUNK = 200
 
 
 def _fetch(cursors: dict[uuid.UUID, int]) -> tuple[dict[uuid.UUID, tuple[str, int]], dict[uuid.UUID, list]]:
-    """(status, last_seq) per submission, read BEFORE the events, so that a terminal status seen
-    here implies every event up to last_seq is in the same answer."""
+    """(status, last_seq) and the events after each cursor, for any number of submissions."""
     close_old_connections()
-    statuses = {row[0]: (row[1], row[2]) for row in
-                Submission.objects.filter(pk__in=list(cursors)).values_list("pk", "status", "last_seq")}
+    statuses: dict[uuid.UUID, tuple[str, int]] = {}
+    events: dict[uuid.UUID, list] = {}
+    items = list(cursors.items())
+    for start in range(0, len(items), FETCH_CHUNK):
+        _fetch_chunk(dict(items[start:start + FETCH_CHUNK]), statuses, events)
+    return statuses, events
+
+
+def _fetch_chunk(cursors: dict[uuid.UUID, int], statuses: dict[uuid.UUID, tuple[str, int]],
+                 events: dict[uuid.UUID, list]) -> None:
+    """The statuses are read BEFORE the events, so that a terminal status seen here implies every
+    event up to last_seq is in the same answer."""
+    statuses.update({row[0]: (row[1], row[2]) for row in
+                     Submission.objects.filter(pk__in=list(cursors)).values_list("pk", "status", "last_seq")})
     condition = Q()
     for submission_id, cursor in cursors.items():
         condition |= Q(submission_id=submission_id, seq__gt=cursor)
-    events: dict[uuid.UUID, list] = {}
     for event in SubmissionEvent.objects.filter(condition).order_by("submission_id", "seq")[:5000]:
         events.setdefault(event.submission_id, []).append(
             {"seq": event.seq, "type": event.type, "payload": event.payload, "at": event.at.isoformat()})
-    return statuses, events
 
 
 _hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, EventHub] = weakref.WeakKeyDictionary()
@@ -110,11 +131,12 @@ def get_hub() -> EventHub:
     return hub
 
 
-def _format(event: dict[str, Any]) -> str:
-    return f"id: {event['seq']}\nevent: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
+def _format(event: dict[str, Any], staff: bool) -> str:
+    shown = {**event, "payload": event_payload(event_type=event["type"], payload=event["payload"], staff=staff)}
+    return f"id: {event['seq']}\nevent: {event['type']}\ndata: {json.dumps(shown, separators=(',', ':'))}\n\n"
 
 
-async def _stream(submission_id: uuid.UUID, after: int) -> AsyncIterator[str]:
+async def _stream(submission_id: uuid.UUID, after: int, staff: bool) -> AsyncIterator[str]:
     hub = get_hub()
     sub = hub.subscribe(submission_id, after)
     heartbeat = settings.HIPJUDGE_SSE_HEARTBEAT
@@ -130,7 +152,7 @@ async def _stream(submission_id: uuid.UUID, after: int) -> AsyncIterator[str]:
             sub.wake.clear()
             pending, sub.events = sub.events, []
             if pending:
-                yield "".join(_format(e) for e in pending)
+                yield "".join(_format(e, staff) for e in pending)
                 last_write = time.monotonic()
             if sub.done:
                 return
@@ -141,23 +163,22 @@ async def _stream(submission_id: uuid.UUID, after: int) -> AsyncIterator[str]:
         hub.unsubscribe(sub)
 
 
-def _refusal(request: HttpRequest, submission_id: uuid.UUID) -> tuple[int, str] | None:
-    """Who asks, and may they see it? Runs in the request's own thread, whose database connection
-    is closed at the end: the stream may stay open for minutes and must not hold one meanwhile
-    (the hub reads for every stream on its own connection)."""
+def _viewer(request: HttpRequest, submission_id: uuid.UUID) -> tuple[int, str] | User:
+    """Who asks, if they may see it (else the refusal)? Runs in the request's own thread, whose
+    database connection is closed at the end: the stream may stay open for minutes and must not hold
+    one meanwhile (the hub reads for every stream on its own connection)."""
     try:
         header = request.headers.get("Authorization", "")
         user: Any
         if header.startswith("Token "):
-            token = Token.objects.select_related("user").filter(key=header[6:].strip()).first()
-            user = token.user if token is not None and token.user.is_active else None
+            user = token_user(key=header[6:].strip())
         else:
             user = request.user if request.user.is_authenticated else None
         if user is None:
             return 401, "Authentication credentials were not provided."
         if submission_get(user=user, submission_id=submission_id) is None:
             return 404, "No such submission."
-        return None
+        return user
     finally:
         for conn in connections.all(initialized_only=True):
             if not conn.in_atomic_block:  # (a test's wrapping transaction keeps its connection)
@@ -170,18 +191,19 @@ def _error(status: int, message: str) -> JsonResponse:
 
 async def events_stream(request: HttpRequest, submission_id: uuid.UUID) -> HttpResponseBase:
     if request.method != "GET":
-        return _error(405, f"{request.method} is not allowed here")
-    refused = await sync_to_async(_refusal)(request, submission_id)
-    if refused is not None:
-        return _error(*refused)
-    raw_after = request.headers.get("Last-Event-ID") or request.GET.get("after") or "0"
-    try:
-        after = int(raw_after)
-        if after < 0:
-            raise ValueError
-    except ValueError:
-        return _error(400, "Last-Event-ID / after: must be a non-negative integer.")
-    response = StreamingHttpResponse(_stream(submission_id, after), content_type="text/event-stream")
+        refusal = _error(405, f"{request.method} is not allowed here; use GET.")
+        refusal["Allow"] = "GET"
+        return refusal
+    viewer = await sync_to_async(_viewer)(request, submission_id)
+    if isinstance(viewer, tuple):
+        return _error(*viewer)
+    cursors = {name: value for name, value in (("Last-Event-ID", request.headers.get("Last-Event-ID")),
+                                               ("after", request.GET.get("after"))) if value is not None}
+    for name, value in cursors.items():
+        if not (value.isascii() and value.isdigit() and len(value) <= 10 and int(value) <= MAX_SEQ):
+            return _error(400, f"{name}: must be an integer from 0 to {MAX_SEQ}, not {value[:40]!r}.")
+    after = int(cursors.get("Last-Event-ID") or cursors.get("after") or 0)  # the browser's header wins
+    response = StreamingHttpResponse(_stream(submission_id, after, viewer.is_staff), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # proxies must not buffer a live stream
     return response

@@ -1,9 +1,15 @@
-"""django-q2 entry points: take ids, call one service, safe to run twice."""
+"""django-q2 entry points for submissions: take ids, call one service, safe to run twice."""
 
 from __future__ import annotations
 
-from submissions.dispatch import fleet_dispatch, submissions_sweep
+from submissions.dispatch import fleet_dispatch
 from submissions.runner import submission_cancel_job, submission_run
+from submissions.sweep import submissions_sweep
+
+# Collected by `manage.py setup_schedules`: name -> (function, minutes between runs).
+SCHEDULES = {
+    "submissions: sweep (resume, expire, dispatch)": ("submissions.tasks.sweep", 1),
+}
 
 
 def dispatch(fleet_id: str) -> int:

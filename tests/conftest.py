@@ -6,7 +6,9 @@ and the dstack layer's tests, which never touch Django models, are unaffected.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,34 @@ ROOT = Path(__file__).resolve().parents[1]
 PROBLEMS = ROOT / "problems"
 
 
+# Session fixtures that start something big. Under `pytest -n` (make test's SQLite pass, with
+# --dist loadgroup) the tests that use one run in one worker, which starts it once, instead of each
+# worker starting its own; so do the tests of a module with a module- or class-wide fixture (e.g. one
+# that compiles every problem's sources).
+SHARED_SESSION_FIXTURES = {"dstack_server": "dstack", "dstack_server_frozen": "dstack-frozen",
+                           "browser": "browser", "emu_runtime": "emulator"}
+
+
+def xdist_group(item: pytest.Item) -> str | None:
+    info = getattr(item, "_fixtureinfo", None)
+    fixtures = info.name2fixturedefs if info is not None else {}
+    shared = sorted(group for name, group in SHARED_SESSION_FIXTURES.items() if name in fixtures)
+    if shared:
+        return "+".join(shared)
+    ours = [d for defs in fixtures.values() for d in defs if d.baseid.startswith("tests")]  # not plugins'
+    if any(d.scope in ("package", "module", "class") for d in ours):
+        return item.nodeid.split("::", 1)[0]
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        group = xdist_group(item)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture(autouse=True)
 def fresh_submission_lookups() -> None:
     """Each test's pools and problems are new rows (the previous test's were rolled back without
@@ -23,6 +53,15 @@ def fresh_submission_lookups() -> None:
     from submissions.lookups import lookups_clear
 
     lookups_clear()
+
+
+@pytest.fixture
+def queued_tasks(monkeypatch: Any) -> list[tuple]:
+    """Every task handed to django-q2 (core.queue.enqueue) during the test, as (func, *args),
+    instead of queueing it."""
+    calls: list[tuple] = []
+    monkeypatch.setattr("core.queue.async_task", lambda func, *args, **kwargs: calls.append((func, *args)))
+    return calls
 
 
 @pytest.fixture
@@ -53,25 +92,45 @@ def staff_user(make_user: Callable[..., Any]) -> Any:
 @pytest.fixture
 def api_as() -> Callable[[Any], Any]:
     """api_as(user) -> a DRF APIClient authenticated with the user's token (None: anonymous)."""
-    from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
+
+    from accounts.tokens import token_create
 
     def client_for(user: Any) -> APIClient:
         client = APIClient()
         if user is not None:
-            token, _ = Token.objects.get_or_create(user=user)
-            client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+            client.credentials(HTTP_AUTHORIZATION=f"Token {token_create(user=user).key}")
         return client
 
     return client_for
 
 
 @pytest.fixture
-def problems_loaded(db: Any) -> None:
-    from submissions.catalogue import problems_load
+def paid_access(owner: Any, other_user: Any) -> None:
+    """owner and other_user may submit to paid pools: each has a spend allowance with no cap."""
+    from billing.models import UserSpendLimit
 
-    report = problems_load(root=PROBLEMS)
-    assert "vector-add" in report.created + report.updated + report.unchanged, report.errors
+    for user in (owner, other_user):
+        UserSpendLimit.objects.create(user=user, monthly_cap=None)
+
+
+@pytest.fixture(scope="session")
+def problem_bundles() -> list[Any]:
+    """problems/ parsed and dry-run once per test session (it touches no database)."""
+    from submissions.catalogue import catalogue_read
+
+    bundles, errors = catalogue_read(root=PROBLEMS)
+    assert not errors, errors
+    return bundles
+
+
+@pytest.fixture
+def problems_loaded(db: Any, problem_bundles: list[Any]) -> None:
+    """The catalogue's rows in this test's database."""
+    from submissions.catalogue import problem_store
+
+    for bundle in problem_bundles:
+        problem_store(bundle)
 
 
 @pytest.fixture
@@ -80,6 +139,25 @@ def local_pool(db: Any) -> Any:
 
     fleet, _ = fleet_ensure(name="local", backend="local", device="host", max_vms=2, idle_timeout_s=600)
     return fleet
+
+
+def finish(submission_id: Any, status: str, reason: str) -> None:
+    """End a submission as a runner would (the row locked, with its RESULT event)."""
+    from django.db import transaction
+
+    from submissions.services import finish_locked, lock_submission
+
+    with transaction.atomic():
+        submission = lock_submission(submission_id)
+        assert submission is not None
+        finish_locked(submission, status=status, reason=reason)
+
+
+def run_coroutine(coroutine: Coroutine[Any, Any, Any]) -> Any:
+    """asyncio.run in a thread of its own: the browser tests' session-wide Playwright keeps an event
+    loop running in the main thread, where asyncio.run refuses to start."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def read_source(name: str, problem: str = "vector-add") -> str:

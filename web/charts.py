@@ -8,7 +8,7 @@ from typing import Any
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from web.units import SHORT, format_ms
+from core.units import SHORT, format_ms
 
 ROW_H = 30
 LABEL_W = 110

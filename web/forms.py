@@ -1,23 +1,35 @@
-"""Forms of the web pages. The submit form keeps the field names of the platform's form
-(language, mode, pool, source, source_file) so a plain HTML POST works without JavaScript."""
+"""Forms of the web pages. The submit form's fields (language, mode, pool, source, source_file)
+are the API's, and a plain HTML POST works without JavaScript."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any, cast
 
 from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
+from django.utils import timezone
 
-from submissions.models import Language, Mode
+from core.exceptions import ApplicationError
+from submissions.models import (
+    ACTIVE_STATUSES,
+    SUCCESS_STATUSES,
+    TERMINAL_STATUSES,
+    VERDICT_STATUSES,
+    WRONG_STATUSES,
+    Language,
+    Mode,
+)
+from submissions.services import source_from_upload
 
-STATUS_GROUPS = {
+STATUS_GROUPS: dict[str, tuple[str, list[str]]] = {
     "": ("Any status", []),
-    "running": ("Queued or running", ["IN_QUEUE", "PROVISIONING", "COMPILING", "CHECKING", "BENCHMARKING"]),
-    "accepted": ("Accepted / checked", ["ACCEPTED", "CHECKED", "COMPILED"]),
-    "failed": ("Failed", ["WRONG_ANSWER", "COMPILE_ERROR", "RUNTIME_ERROR", "TIME_LIMIT_EXCEEDED"]),
-    "other": ("Cancelled, rejected, error", ["CANCELLED", "REJECTED", "ERROR"]),
+    "running": ("Queued or running", list(ACTIVE_STATUSES)),
+    "accepted": ("Accepted / checked", list(SUCCESS_STATUSES)),
+    "failed": ("Failed", list(WRONG_STATUSES)),
+    "other": ("Cancelled, rejected, error", [s for s in TERMINAL_STATUSES if s not in VERDICT_STATUSES]),
 }
 
 class SubmitForm(forms.Form):
@@ -43,13 +55,10 @@ class SubmitForm(forms.Form):
         data = super().clean() or {}
         upload = data.get("source_file")
         if upload is not None:
-            raw = upload.read(settings.HIPJUDGE_MAX_SOURCE_BYTES + 1)
-            if len(raw) > settings.HIPJUDGE_MAX_SOURCE_BYTES:
-                raise forms.ValidationError(f"The file is larger than {settings.HIPJUDGE_MAX_SOURCE_BYTES} bytes.")
             try:
-                data["source"] = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise forms.ValidationError("The file is not valid UTF-8 text.") from None
+                data["source"] = source_from_upload(upload)
+            except ApplicationError as exc:
+                raise forms.ValidationError(exc.message) from None
         if not (data.get("source") or "").strip():
             raise forms.ValidationError("Write your kernel in the editor or choose a file.")
         return data
@@ -83,5 +92,13 @@ class SignupForm(UserCreationForm):
         fields = ("username", "email")
 
 class TokenCreateForm(forms.Form):
-    """No fields: POSTing it (with the CSRF token) makes a new API token, replacing the old one."""
+    """A new API token (the others keep working), with an optional expiry."""
+
+    expires_in_days = forms.TypedChoiceField(
+        label="Expires", coerce=int, empty_value=None, required=False, initial="90",
+        choices=[("7", "in 7 days"), ("30", "in 30 days"), ("90", "in 90 days"), ("365", "in a year"), ("", "never")])
+
+    def expires_at(self) -> datetime | None:
+        days = self.cleaned_data.get("expires_in_days")
+        return timezone.now() + timedelta(days=days) if days else None
 

@@ -9,12 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from submissions.models import Mode, Status, Submission, SubmissionEvent
+from submissions.models import FAILED_STATUSES, Mode, Submission, SubmissionEvent
 
-FAILED_STATUSES = {Status.WRONG_ANSWER, Status.COMPILE_ERROR, Status.RUNTIME_ERROR, Status.TIME_LIMIT_EXCEEDED,
-                   Status.ERROR, Status.REJECTED, Status.CANCELLED}
 STAGE_LABELS = {"IN_QUEUE": "Queued", "PROVISIONING": "Starting a VM", "COMPILING": "Compiling",
-                "CHECKING": "Tests", "BENCHMARKING": "Benchmark", "RESULT": "Result"}
+                "CHECKING": "Tests", "BENCHMARKING": "Benchmark", "RANKING": "Ranked pass", "RESULT": "Result"}
 
 
 @dataclass
@@ -33,6 +31,8 @@ class Progress:
     tests_total: int = 0
     benchmarks: list[dict[str, Any]] = field(default_factory=list)
     benchmarks_total: int = 0
+    ranked: list[dict[str, Any]] = field(default_factory=list)  # RANKED_RESULT payloads (mode leaderboard)
+    ranked_total: int = 0
     compile: dict[str, Any] | None = None
     mismatch: dict[str, Any] | None = None
     vm_start: str = ""
@@ -45,29 +45,33 @@ def _device_class(submission: Submission) -> str:
     return "host" if submission.fleet.device == "host" else "gpu"
 
 
-def expected_cases(submission: Submission) -> tuple[int, int]:
-    """How many tests / benchmark cases this submission will run on its pool's device class."""
+def expected_cases(submission: Submission) -> tuple[int, int, int]:
+    """How many tests / benchmark cases / ranked cases this submission will run on its pool's device class."""
     definition = (submission.problem_version.bundle or {}).get("definition") or {}
     device_class = _device_class(submission)
 
     def count(kind: str) -> int:
         return sum(1 for case in definition.get(kind) or [] if device_class in (case.get("devices") or []))
 
-    return count("tests"), count("benchmarks")
+    return count("tests"), count("benchmarks"), count("ranked")
 
 
 def submission_progress(*, submission: Submission, events: list[SubmissionEvent]) -> Progress:
     mode = submission.mode
     keys = ["IN_QUEUE", "PROVISIONING", "COMPILING"]
-    if mode in (Mode.CHECK, Mode.BENCHMARK):
+    benchmarked = mode in (Mode.BENCHMARK, Mode.LEADERBOARD)
+    if mode in (Mode.CHECK, Mode.BENCHMARK, Mode.LEADERBOARD):
         keys.append("CHECKING")
-    if mode == Mode.BENCHMARK:
+    if benchmarked:
         keys.append("BENCHMARKING")
+    if mode == Mode.LEADERBOARD:
+        keys.append("RANKING")
     keys.append("RESULT")
     stages = {k: Stage(k, STAGE_LABELS[k]) for k in keys}
-    tests_total, bench_total = expected_cases(submission)
+    tests_total, bench_total, ranked_total = expected_cases(submission)
     progress = Progress(stages=list(stages.values()), percent=0, tests_total=tests_total,
-                        benchmarks_total=bench_total if mode == Mode.BENCHMARK else 0)
+                        benchmarks_total=bench_total if benchmarked else 0,
+                        ranked_total=ranked_total if mode == Mode.LEADERBOARD else 0)
 
     # Only the latest attempt's results count (a VM lost mid-job re-runs everything).
     reached: list[str] = []
@@ -76,7 +80,7 @@ def submission_progress(*, submission: Submission, events: list[SubmissionEvent]
         if event.type == "STATUS" and payload.get("status") in stages:
             if payload["status"] == "IN_QUEUE":
                 reached, progress.tests, progress.benchmarks, progress.compile = [], [], [], None
-                progress.mismatch = None
+                progress.mismatch, progress.ranked = None, []
             reached.append(payload["status"])
             if payload["status"] == "PROVISIONING":
                 progress.provisioning_since = event.at
@@ -92,6 +96,9 @@ def submission_progress(*, submission: Submission, events: list[SubmissionEvent]
         elif event.type == "BENCHMARK_RESULT":
             progress.benchmarks.append(payload)
             progress.benchmarks_total = max(progress.benchmarks_total, int(payload.get("total") or 0))
+        elif event.type == "RANKED_RESULT":
+            progress.ranked.append(payload)
+            progress.ranked_total = max(progress.ranked_total, int(payload.get("total") or 0))
     progress.vm_start = progress.vm_start or submission.vm_start
     summary = submission.summary or {}
     progress.output = str(summary.get("output") or "")
@@ -135,13 +142,15 @@ def _mark_stages(submission: Submission, stages: dict[str, Stage], reached: list
         stages["CHECKING"].detail = f"{len(progress.tests)}/{progress.tests_total}"
     if "BENCHMARKING" in stages and progress.benchmarks_total:
         stages["BENCHMARKING"].detail = f"{len(progress.benchmarks)}/{progress.benchmarks_total}"
+    if "RANKING" in stages and progress.ranked_total:
+        stages["RANKING"].detail = f"{len(progress.ranked)}/{progress.ranked_total}"
     progress.percent = 100 if terminal else _percent(order, stages, progress)
     progress.show_tests = bool(progress.tests) or ("CHECKING" in stages and stages["CHECKING"].state == "current")
 
 
 def _percent(order: list[str], stages: dict[str, Stage], progress: Progress) -> int:
     """A monotone estimate: each stage gets a share; tests and cases fill theirs one by one."""
-    weights = {"IN_QUEUE": 5, "PROVISIONING": 10, "COMPILING": 20, "CHECKING": 30, "BENCHMARKING": 35}
+    weights = {"IN_QUEUE": 5, "PROVISIONING": 10, "COMPILING": 20, "CHECKING": 30, "BENCHMARKING": 35, "RANKING": 35}
     active = [k for k in order if k != "RESULT"]
     total = sum(weights[k] for k in active)
     done = 0.0
@@ -154,5 +163,7 @@ def _percent(order: list[str], stages: dict[str, Stage], progress: Progress) -> 
                 done += weights[key] * len(progress.tests) / progress.tests_total
             elif key == "BENCHMARKING" and progress.benchmarks_total:
                 done += weights[key] * len(progress.benchmarks) / progress.benchmarks_total
+            elif key == "RANKING" and progress.ranked_total:
+                done += weights[key] * len(progress.ranked) / progress.ranked_total
             break
     return max(2, min(99, round(100 * done / total)))

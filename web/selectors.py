@@ -1,23 +1,25 @@
 """Reads behind the web pages: the caller's standing per problem, pools as the submit form shows
-them, leaderboards, quota. Each function does a fixed number of queries (pinned by tests/web)."""
+them, leaderboards. Each function does a fixed number of queries (pinned by
+tests/web)."""
 
 from __future__ import annotations
 
+import json
 import statistics
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, F, Min, Q, Window
-from django.db.models.functions import RowNumber
+from django.db.models import Count, Min, Q
 
+from billing.selectors import fleet_is_paid
 from fleets.models import Fleet, VMInstance
 from fleets.selectors import fleet_list
-from submissions.models import Problem, Status, Submission
-from submissions.selectors import problem_list
-
-SOLVED_STATUSES = (Status.ACCEPTED, Status.CHECKED)
+from limits.selectors import PoolAccess, Standing, pools_access
+from submissions.models import SOLVED_STATUSES, Problem, Status, Submission
+from submissions.offers import LanguageOffer, pool_offers
+from submissions.selectors import leaderboard_rows, problem_list
 
 
 @dataclass
@@ -52,6 +54,12 @@ class PoolOption:
     languages: list[str]
     cold_start_s: float | None  # median of recent cold starts; None when there is no history
     compile_only: list[str] = field(default_factory=list)  # languages this pool can only compile-check
+    offers: list[LanguageOffer] = field(default_factory=list)  # every language it takes, with its modes
+    access: PoolAccess = field(default_factory=lambda: PoolAccess(True))  # for the user who looks
+
+    @property
+    def paid(self) -> bool:
+        return fleet_is_paid(self.fleet)
 
     @property
     def name(self) -> str:
@@ -59,8 +67,18 @@ class PoolOption:
 
     @property
     def submittable_languages(self) -> list[str]:
-        """What a submission to this pool may be written in: run, or only compile-checked."""
-        return [*self.languages, *self.compile_only]
+        """What a submission to this pool may be written in: run, emulated or only compile-checked."""
+        return [offer.language for offer in self.offers]
+
+    @property
+    def emulated(self) -> list[str]:
+        """Languages this pool checks on the emulated device (CPU)."""
+        return [offer.language for offer in self.offers if offer.emulated]
+
+    @property
+    def offers_json(self) -> str:
+        """Modes per language, for the page's script: {"hip": {"language": "hip", "modes": [...], "emulated": true}}."""
+        return json.dumps({o.language: o.as_dict() for o in self.offers})
 
     @property
     def hourly_rate(self) -> Decimal:
@@ -71,9 +89,11 @@ class PoolOption:
         return self.warm_vms == 0 and self.live_vms >= self.fleet.max_vms
 
 
-def pool_options() -> list[PoolOption]:
-    """Enabled pools with warm/live VM counts and the typical cold-start wait (two queries)."""
+def pool_options(*, user: AbstractBaseUser | AnonymousUser, standing: Standing) -> list[PoolOption]:
+    """Enabled pools with warm/live VM counts, the typical cold-start wait and whether they are open
+    to `user` (two queries, a third when a paid pool is closed to them)."""
     fleets = list(fleet_list())
+    access = pools_access(user=user, fleets=fleets, standing=standing)
     recent = (VMInstance.objects.filter(fleet__in=fleets, ready_at__isnull=False)
               .order_by("-created_at").values_list("fleet_id", "created_at", "ready_at")[:200])
     waits: dict[Any, list[float]] = {}
@@ -83,7 +103,9 @@ def pool_options() -> list[PoolOption]:
     # fleet_list() annotates the VM counts.
     return [PoolOption(fleet=f, warm_vms=getattr(f, "warm_vms", 0), live_vms=getattr(f, "live_vms", 0),
                        languages=f.accepted_languages, compile_only=f.compile_only_languages,
-                       cold_start_s=statistics.median(waits[f.pk]) if waits.get(f.pk) else None)
+                       offers=pool_offers(fleet=f),
+                       cold_start_s=statistics.median(waits[f.pk]) if waits.get(f.pk) else None,
+                       access=access[f.pk])
             for f in fleets]
 
 
@@ -97,21 +119,11 @@ def cold_start_estimate(*, fleet: Fleet) -> float | None:
 
 
 def leaderboard(*, problem: Problem, fleet: Fleet, limit: int = 100) -> list[Submission]:
-    """Each user's best ACCEPTED submission on this problem and pool, fastest first; equal scores
-    rank by who got there first."""
-    best = (Submission.objects.filter(problem=problem, fleet=fleet, status=Status.ACCEPTED, score_ms__isnull=False)
-            .annotate(user_rank=Window(RowNumber(), partition_by=[F("user_id")],
-                                       order_by=[F("score_ms").asc(), F("created_at").asc()]))
-            .filter(user_rank=1)
-            .select_related("user")
-            .only("id", "score_ms", "created_at", "finished_at", "language", "user__username", "user_id")
-            .order_by("score_ms", "created_at"))
-    return list(best[:limit])
+    """Each user's best shown ranked result on this problem and pool, fastest first (one query)."""
+    return leaderboard_rows(problem_id=problem.pk, fleet_id=fleet.pk, limit=limit)
 
 
-def leaderboard_pools(*, problem: Problem) -> list[Fleet]:
-    """Pools to offer on a leaderboard: enabled ones plus any that has accepted submissions here."""
-    used = Submission.objects.filter(problem=problem, status=Status.ACCEPTED).values("fleet_id")
+def leaderboard_fleets(*, problem: Problem) -> list[Fleet]:
+    """Pools to offer on a leaderboard: enabled ones plus any that has ranked results here."""
+    used = Submission.objects.filter(problem=problem, ranked_score_ms__isnull=False).values("fleet_id")
     return list(Fleet.objects.filter(Q(enabled=True) | Q(pk__in=used)).order_by("name"))
-
-

@@ -1,5 +1,4 @@
-"""The site's pages. Names problem-list, problem-detail, submission-list, submission-detail,
-submission-cancel, login and logout are the ones the platform's first pages used; kept."""
+"""The site's pages (the URL names are what templates and tests reverse)."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
@@ -16,11 +15,14 @@ urlpatterns = [
     path("submissions/<uuid:submission_id>/", submissions.submission_detail_view, name="submission-detail"),
     path("submissions/<uuid:submission_id>/live", submissions.submission_live_view, name="submission-live"),
     path("submissions/<uuid:submission_id>/cancel", submissions.submission_cancel_view, name="submission-cancel"),
+    path("submissions/<uuid:submission_id>/leaderboard", submissions.submission_leaderboard_view,
+         name="submission-leaderboard"),
+    path("submissions/<uuid:submission_id>/source", submissions.submission_source_view, name="submission-source"),
     path("account/", account.account_view, name="account"),
     path("account/token/create", account.token_create_view, name="account-token-create"),
     path("account/token/revoke", account.token_revoke_view, name="account-token-revoke"),
     path("signup/", account.signup_view, name="signup"),
-    path("login/", auth_views.LoginView.as_view(template_name=_auth + "login.html", redirect_authenticated_user=True),
+    path("login/", account.SignInView.as_view(template_name=_auth + "login.html", redirect_authenticated_user=True),
          name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("password/change/", auth_views.PasswordChangeView.as_view(
@@ -28,7 +30,7 @@ urlpatterns = [
         name="password_change"),
     path("password/change/done/", auth_views.PasswordChangeDoneView.as_view(
         template_name=_auth + "password_change_done.html"), name="password_change_done"),
-    path("password/reset/", auth_views.PasswordResetView.as_view(
+    path("password/reset/", account.PasswordResetView.as_view(
         template_name=_auth + "password_reset_form.html", email_template_name=_auth + "password_reset_email.txt",
         subject_template_name=_auth + "password_reset_subject.txt"), name="password_reset"),
     path("password/reset/sent/", auth_views.PasswordResetDoneView.as_view(

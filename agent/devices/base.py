@@ -1,35 +1,58 @@
-"""The device interface the in-sandbox harness (agent.child) is written against."""
+"""What the trusted parent does with a device's memory, whichever device it is (`DeviceAccess`),
+and the error every device call raises. Imported by the sandboxed child too: no numpy at run time.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+
+    from agent.shared import Arena, BufferSpec
 
 
 class DeviceError(RuntimeError):
     """A device API call failed; the message names the call and the runtime's error."""
 
 
-class Device(Protocol):
+class DeviceAccess(Protocol):
+    """The parent's hands on the buffers of the current case (host arena or opened IPC handles)."""
+
     name: str
 
-    def alloc(self, nbytes: int) -> int: ...
+    @property
+    def arena(self) -> Arena | None:
+        """Shared memory the child maps (its fd is passed at spawn), if any."""
 
-    def free_all(self) -> None: ...
+    def case_message(self, specs: list[BufferSpec]) -> list[dict[str, Any]]:
+        """How the child should set the case's buffers up (offsets, or sizes to allocate)."""
 
-    def upload(self, ptr: int, host: np.ndarray) -> None: ...
+    def attach(self, handles: list[bytes]) -> None:
+        """Take hold of the buffers the child set up; arm their guard zones."""
 
-    def download(self, ptr: int, host: np.ndarray) -> None: ...
+    def write(self, name: str, values: np.ndarray) -> None: ...
 
-    def synchronize(self) -> None:
-        """Wait for all work; raise DeviceError for a fault the kernel caused."""
+    def read(self, name: str) -> np.ndarray:
+        """A copy, never a view the child could still change."""
 
-    def timed_call(self, fn: Callable[[], None]) -> float:
-        """Run fn once and return its duration in milliseconds by this device's clock."""
+    def write_elements(self, name: str, indices: np.ndarray, values: np.ndarray) -> None: ...
 
-    def flush_cache(self) -> None:
-        """Evict the last-level cache so each timed call starts cold."""
+    def read_elements(self, name: str, indices: np.ndarray) -> np.ndarray: ...
+
+    def poison(self, name: str) -> None: ...
+
+    def check_guards(self) -> str | None:
+        """A sentence naming the buffer a kernel wrote past, or None."""
+
+    def evict(self) -> None:
+        """Start the next call from memory: evict the buffers (host) or flush the GPU's caches."""
+
+    def evict_elements(self, name: str, indices: np.ndarray) -> None: ...
 
     def flush_bytes(self) -> int: ...
+
+    def release(self) -> None:
+        """The case is over."""
+
+    def close(self) -> None: ...

@@ -1,15 +1,20 @@
 /* Evicts a buffer from every level of the CPU cache, line by line.
  *
- * The host device uses it between timed calls instead of sweeping a buffer twice the size of the
- * last-level cache: on a cloud VM that cache is shared with other tenants (300 MiB on the machine
- * this was measured on), a 600 MiB sweep costs ~50 ms per run and leaves that much dirty data for
- * the timed call to write back, and both make the measurement depend on the neighbours. Evicting
- * exactly the case's buffers starts every call from memory at a cost of ~1 ms per 12 MB.
+ * The trusted parent uses it between timed calls, on its own mapping of the memory it shares with
+ * the kernel's process (the cache lines are those of the physical pages, whoever maps them). It
+ * replaces sweeping a buffer twice the size of the last-level cache: on a cloud VM that cache is
+ * shared with other tenants (300 MiB on the machine this was measured on), a 600 MiB sweep costs
+ * ~50 ms per run and leaves that much dirty data for the timed call to write back, and both make
+ * the measurement depend on the neighbours. Evicting exactly the case's buffers starts every call
+ * from memory at a cost of ~1 ms per 12 MB.
  *
  * Built by agent.compiler.build_evict_helper with the system C++ compiler; Python has no way to
- * issue these instructions itself. */
+ * issue these instructions itself. It also holds hj_send_stamped, the parent's GO (see there). */
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <time.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -39,4 +44,24 @@ extern "C" int hj_evict(const void* buffer, size_t nbytes) {
     (void)p; (void)end;
     return 0; /* no eviction instruction known here: the caller falls back to sweeping */
 #endif
+}
+
+/* The lines holding `count` scattered addresses (the input elements changed before a timed run). */
+extern "C" int hj_evict_list(const void* const* addresses, size_t count) {
+    for (size_t i = 0; i < count; ++i)
+        if (!hj_evict(addresses[i], 1)) return 0;
+    return 1;
+}
+
+/* Read the clocks and send at once: the start of a timed call. In Python another thread of the
+ * agent (an HTTP handler) can take the interpreter between reading the clock and sending, for up
+ * to the interpreter's 5 ms switch interval, and that time would count against the kernel. */
+extern "C" long hj_send_stamped(int fd, const void* data, size_t size, int64_t* realtime_ns, int64_t* monotonic_ns) {
+    struct timespec real, mono;
+    clock_gettime(CLOCK_REALTIME, &real);
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    *realtime_ns = (int64_t)real.tv_sec * 1000000000 + real.tv_nsec;
+    *monotonic_ns = (int64_t)mono.tv_sec * 1000000000 + mono.tv_nsec;
+    const ssize_t sent = send(fd, data, size, MSG_NOSIGNAL);
+    return sent < 0 ? -errno : (long)sent;
 }

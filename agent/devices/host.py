@@ -1,18 +1,33 @@
-"""The host device: buffers are NumPy allocations, time is the monotonic wall clock."""
+"""The host device as the trusted parent sees it: the kernel's buffers in a shared arena.
+
+The parent lays the buffers out (agent.shared.host_layout), writes the inputs, poisons the
+outputs, fills the guard zones with canary bytes and, before each timed call, evicts the buffers
+from every cache level with the helper it loaded into its own process (agent/devices/evict.cpp).
+The kernel's process only maps the arena: it never sees the helper, so it cannot patch it.
+"""
 
 from __future__ import annotations
 
 import ctypes
-import mmap
-import time
-from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-_HUGE_PAGE = 2 << 20
-_STAGGER = 5 * 64
-EVICT_LIBRARY = "evict.so"  # agent.compiler builds it; the judge copies it into the box
+from agent.shared import (
+    CANARY_BYTE,
+    LEAD_BYTES,
+    TRAIL_BYTES,
+    Arena,
+    BufferSpec,
+    Placement,
+    corrupted_range,
+    describe_overrun,
+    host_layout,
+    poison_byte,
+)
+
+_LINE = 64
 
 
 def last_level_cache_bytes() -> int:
@@ -28,86 +43,138 @@ def last_level_cache_bytes() -> int:
     return best or 32 * 1024 * 1024
 
 
-def _load_evict(box: Path | None) -> Callable[[int, int], int] | None:
-    if box is None or not (box / EVICT_LIBRARY).is_file():
-        return None
-    try:
-        evict = ctypes.CDLL(str(box / EVICT_LIBRARY)).hj_evict
-    except (OSError, AttributeError):
-        return None
-    evict.restype = ctypes.c_int
-    evict.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
-    return evict  # type: ignore[no-any-return]
+class Evictor:
+    """Evicts address ranges with the compiled helper (clflushopt / dc civac), or without it sweeps
+    a buffer of twice the last-level cache. Counts what it flushed, for the tests and the report."""
+
+    def __init__(self, helper: Path | None) -> None:
+        self._evict: Any = None
+        self._evict_list: Any = None
+        if helper is not None:
+            try:
+                library = ctypes.CDLL(str(helper))
+                self._evict, self._evict_list = library.hj_evict, library.hj_evict_list
+            except (OSError, AttributeError):
+                self._evict = None
+        if self._evict is not None:
+            self._evict.restype = self._evict_list.restype = ctypes.c_int
+            self._evict.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+            self._evict_list.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
+        self._sweep: np.ndarray | None = None
+        self.lines_evicted = 0
+
+    @property
+    def uses_helper(self) -> bool:
+        return self._evict is not None
+
+    def evict(self, ranges: list[tuple[int, int]]) -> None:
+        if self._evict is not None:
+            for address, nbytes in ranges:
+                if not self._evict(address, nbytes):
+                    self._evict = None  # no eviction instruction on this CPU: sweep from now on
+                    break
+                self.lines_evicted += -(-(address % _LINE + nbytes) // _LINE)
+            else:
+                return
+        self._sweep_cache()
+
+    def evict_addresses(self, addresses: list[int]) -> None:
+        if self._evict is not None and addresses:
+            array = (ctypes.c_void_p * len(addresses))(*addresses)
+            if self._evict_list(array, len(addresses)):
+                self.lines_evicted += len(addresses)
+                return
+            self._evict = None
+        self._sweep_cache()
+
+    def _sweep_cache(self) -> None:
+        if self._sweep is None:
+            self._sweep = np.zeros(2 * last_level_cache_bytes() // 8, dtype=np.int64)
+        self._sweep += 1  # writes every line: the previous contents of the cache are evicted
 
 
-class HostDevice:
-    """Each timed call starts from memory: the case's buffers are evicted from every cache level
-    (clflush, through the helper in the box), or, without the helper, a buffer of twice the
-    last-level cache is swept."""
+class HostAccess:
+    """The parent's side of the host device for one phase: an arena big enough for its largest
+    case, the current case's buffers laid out in it."""
 
     name = "host"
 
-    def __init__(self, box: Path | None = None) -> None:
-        self._maps: list[mmap.mmap] = []
-        self._sizes: dict[int, int] = {}
-        self._evict = _load_evict(box)
-        self._sweep: np.ndarray | None = None
+    def __init__(self, arena_bytes: int, evict_helper: Path | None) -> None:
+        self.arena = Arena(arena_bytes)
+        self.evictor = Evictor(evict_helper)
+        self._placements: dict[str, Placement] = {}
 
-    def alloc(self, nbytes: int) -> int:
-        """A buffer in its own anonymous mapping, aligned to a huge page where the kernel grants one
-        (MADV_HUGEPAGE), at a fixed offset that staggers buffers by five cache lines. The layout is
-        then the same in every job: with malloc it depends on the allocator's history, and the
-        buffers' offsets modulo 4 KiB change how they share the caches (the same 192^3 matmul ran
-        0.44 ms with one malloc layout and 0.37 ms with another)."""
-        offset = (len(self._maps) % 8) * _STAGGER
-        size = -(-(max(nbytes, 1) + offset) // _HUGE_PAGE) * _HUGE_PAGE
-        mapping = mmap.mmap(-1, size + _HUGE_PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-        base = ctypes.addressof(ctypes.c_char.from_buffer(mapping))
-        aligned = (-base) % _HUGE_PAGE
-        if hasattr(mmap, "MADV_HUGEPAGE"):
-            mapping.madvise(mmap.MADV_HUGEPAGE, aligned, size)
-        ptr = base + aligned + offset
-        self._maps.append(mapping)  # keeps the memory mapped for as long as the pointer is used
-        self._sizes[ptr] = max(nbytes, 1)
-        return ptr
+    # ---- a case's buffers --------------------------------------------------------------------
+    @staticmethod
+    def arena_bytes(cases: list[list[BufferSpec]]) -> int:
+        return max((host_layout(specs)[1] for specs in cases), default=0)
 
-    def free_all(self) -> None:
-        self._sizes.clear()
-        for mapping in self._maps:
-            mapping.close()
-        self._maps = []
+    def case_message(self, specs: list[BufferSpec]) -> list[dict[str, Any]]:
+        placements, _ = host_layout(specs)
+        self._placements = {p.spec.name: p for p in placements}
+        return [{"name": p.spec.name, "offset": p.offset, "nbytes": p.spec.nbytes} for p in placements]
 
-    def upload(self, ptr: int, host: np.ndarray) -> None:
-        ctypes.memmove(ptr, host.ctypes.data, host.nbytes)
+    def attach(self, handles: list[bytes]) -> None:
+        """The child mapped the arena (the host device shares no handles). Every byte outside the
+        buffers becomes canary."""
+        self.arena.bytes[:] = CANARY_BYTE
 
-    def download(self, ptr: int, host: np.ndarray) -> None:
-        ctypes.memmove(host.ctypes.data, ptr, host.nbytes)
+    def address(self, name: str) -> int:
+        """Where a buffer starts in this process's mapping (the bare loop of bench/agent.py)."""
+        return self.arena.address(self._placements[name].offset)
 
-    def synchronize(self) -> None:
+    def _view(self, name: str) -> np.ndarray:
+        placement = self._placements[name]
+        spec = placement.spec
+        return self.arena.bytes[placement.offset: placement.offset + spec.nbytes].view(spec.dtype)
+
+    def write(self, name: str, values: np.ndarray) -> None:
+        self._view(name)[:] = values.reshape(-1)
+
+    def read(self, name: str) -> np.ndarray:
+        spec = self._placements[name].spec
+        return self._view(name).reshape(spec.shape).copy()
+
+    def write_elements(self, name: str, indices: np.ndarray, values: np.ndarray) -> None:
+        self._view(name)[indices] = values
+
+    def read_elements(self, name: str, indices: np.ndarray) -> np.ndarray:
+        return self._view(name)[indices].copy()
+
+    def poison(self, name: str) -> None:
+        spec = self._placements[name].spec
+        self.arena.bytes[self._placements[name].offset: self._placements[name].offset + spec.nbytes] = \
+            poison_byte(spec.dtype)
+
+    def check_guards(self) -> str | None:
+        for placement in self._placements.values():
+            spec, start = placement.spec, placement.offset
+            end = start + spec.nbytes
+            for zone_start, zone_end in ((start - LEAD_BYTES, start), (end, end + TRAIL_BYTES)):
+                found = corrupted_range(self.arena.bytes[zone_start:zone_end])
+                if found:
+                    first, last = (zone_start + found[0] - start, zone_start + found[1] - start)
+                    return describe_overrun(spec.name, spec.nbytes, spec.dtype.itemsize, first, last)
         return None
 
-    def timed_call(self, fn: Callable[[], None]) -> float:
-        start = time.perf_counter_ns()
-        fn()
-        return (time.perf_counter_ns() - start) / 1e6
+    # ---- caches ------------------------------------------------------------------------------
+    def evict(self) -> None:
+        self.evictor.evict([(self.arena.address(p.offset), p.spec.nbytes) for p in self._placements.values()])
 
-    @property
-    def evicts_buffers(self) -> bool:
-        return self._evict is not None
+    def evict_elements(self, name: str, indices: np.ndarray) -> None:
+        placement = self._placements[name]
+        base = self.arena.address(placement.offset)
+        itemsize = placement.spec.dtype.itemsize
+        self.evictor.evict_addresses([base + int(i) * itemsize for i in indices])
 
     def flush_bytes(self) -> int:
-        if self._evict is not None:
-            return sum(self._sizes.values())
+        if self.evictor.uses_helper:
+            return sum(p.spec.nbytes for p in self._placements.values())
         return 2 * last_level_cache_bytes()
 
-    def flush_cache(self) -> None:
-        if self._evict is not None:
-            for ptr, size in self._sizes.items():
-                if not self._evict(ptr, size):
-                    self._evict = None  # no eviction instruction on this CPU: sweep from now on
-                    break
-            else:
-                return
-        if self._sweep is None:
-            self._sweep = np.zeros(self.flush_bytes() // 8, dtype=np.int64)
-        self._sweep += 1  # writes every line: the previous contents of the cache are evicted
+    def release(self) -> None:
+        self._placements = {}
+
+    def close(self) -> None:
+        self._placements = {}
+        self.arena.close()

@@ -1,4 +1,4 @@
-"""VM backends by kind. The dstack backend registers itself here when its module is importable."""
+"""VM backends by kind, imported on first use (the dstack backend loads dstack's client)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from fleets.backends.base import Backend, CapacityError, Orphan, Provisioned, Pr
 REGISTRY: dict[str, str] = {
     "local": "fleets.backends.local:LocalBackend",
     "dstack": "fleets.backends.dstack:DstackBackend",
+    "sim": "fleets.backends.sim:SimBackend",
 }
 
 

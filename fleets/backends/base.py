@@ -1,4 +1,4 @@
-"""The contract every VM backend fulfils (local agent processes today, dstack runs next).
+"""The contract every VM backend fulfils (local agent processes, dstack runs).
 
 Backends do the infrastructure work and report facts; fleets.services owns every state change of
 a VMInstance row. A backend never touches the database itself.
@@ -31,8 +31,6 @@ class Provisioned:
     pid: int | None = None
     handle: str = ""
     agent_info: dict[str, Any] = field(default_factory=dict)
-    # Extra HTTP headers every agent call needs (e.g. a proxy's Authorization).
-    headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -54,6 +52,10 @@ class Backend(Protocol):
 
     def is_alive(self, vm: VMInstance) -> bool:
         """Whether the VM's agent still exists (process / run), without asking the agent."""
+        ...
+
+    def gone_reason(self, vm: VMInstance) -> str:
+        """Why is_alive said no, as a sentence for the VM's state_reason."""
         ...
 
     def stop(self, vm: VMInstance) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
+from core.units import format_duration
 from fleets.agent_client import AgentClient, AgentError, AgentHTTPError
 from fleets.backends.base import CapacityError, Orphan, Provisioned, ProvisionError
 from fleets.dstack import (
@@ -47,10 +48,6 @@ from fleets.models import Fleet, VMInstance
 
 log = logging.getLogger(__name__)
 ALIVE_PHASES = (Phase.PENDING, Phase.PROVISIONING, Phase.RUNNING)
-
-
-def _minutes(seconds: float) -> str:
-    return f"{seconds / 60:g} min" if seconds >= 60 else f"{seconds:g} s"
 
 
 class DstackBackend:
@@ -91,8 +88,7 @@ class DstackBackend:
         if jpd is not None and jpd.price is not None:
             info["price_per_hour"] = str(jpd.price)  # billing's rate for this VM (else the pool's)
         log.info("VM %s ready: dstack run %s after %.0f s", vm.pk, run_settings.run_name, info["cold_start_s"])
-        return Provisioned(base_url=base_url, handle=run_settings.run_name, agent_info=info,
-                           headers=client.auth_headers())
+        return Provisioned(base_url=base_url, handle=run_settings.run_name, agent_info=info)
 
     def _adopt_or_submit(self, client: DstackClient, vm: VMInstance, run_settings: VmRunSettings) -> str:
         name = run_settings.run_name
@@ -160,7 +156,7 @@ class _Wait:
     def __init__(self, backend: DstackBackend, client: DstackClient, run_settings: VmRunSettings, *,
                  limit: int, deadline: float) -> None:
         self.client, self.run_settings, self.limit, self.deadline = client, run_settings, limit, deadline
-        self.fleet: FleetSettings = run_settings.fleet
+        self.dstack_fleet: FleetSettings = run_settings.fleet
         self.sleep = backend._sleep
         self.interval = float(settings.HIPJUDGE_DSTACK_POLL)
         self.max_polls = int(max(deadline - time.monotonic(), 0) / self.interval) + 5
@@ -184,7 +180,7 @@ class _Wait:
             self.last = str(exc)
             log.warning("polling dstack run %s: %s", self.name, exc)
             return None
-        outcome = classify_run(run, gpu=self.fleet.gpu_name, backends=self.fleet.backends)
+        outcome = classify_run(run, gpu=self.dstack_fleet.gpu_name, backends=self.dstack_fleet.backends)
         self.last = outcome.message
         if outcome.final:
             kind = CapacityError if outcome.failure is FailureKind.NO_CAPACITY else ProvisionError
@@ -209,9 +205,10 @@ class _Wait:
         raise self.timed_out()
 
     def timed_out(self) -> ProvisionError:
-        where = no_capacity_sentence(self.fleet.gpu_name, self.fleet.backends)
+        gpu = self.dstack_fleet.gpu_name
+        where = no_capacity_sentence(gpu, self.dstack_fleet.backends)
         return self._give_up(
-            f"No {self.fleet.gpu_name} VM became ready within {_minutes(self.limit)}, most likely {where} "
+            f"No {gpu} VM became ready within {format_duration(self.limit)}, most likely {where} "
             f"(dstack last said: {self.last.rstrip('.')}). Its dstack run was stopped; try again later.",
             CapacityError)
 
@@ -238,5 +235,5 @@ class _Wait:
         finally:
             agent.close()
         raise self._give_up(
-            f"The VM runs but its agent did not answer through the dstack proxy within {_minutes(self.limit)} "
+            f"The VM runs but its agent did not answer through the dstack proxy within {format_duration(self.limit)} "
             f"({last}); see `dstack logs {self.name}`. The VM's run was stopped.", ProvisionError)

@@ -9,6 +9,7 @@ longer exist, and how is_alive tells our agent from an unrelated process that re
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 
@@ -27,8 +29,10 @@ from fleets.models import Fleet, VMInstance
 
 log = logging.getLogger(__name__)
 
-READY_RE = re.compile(r"agent listening on (http://127\.0\.0\.1:\d+)")
+READY_RE = re.compile(r"agent listening on (http://127\.0\.0\.1:\d+)\n")
+READY_FILE = "agent.stdout"
 STOP_GRACE_SECONDS = 5.0
+HEALTH_PROBE_TIMEOUT = 120.0  # the first probe (and a new agent's first /v1/health) may build the emulator's runtime
 # Only these reach the agent: it needs a toolchain, not the platform's database URL or secret key.
 ENV_PASSTHROUGH = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "LD_LIBRARY_PATH",
                    "XDG_CACHE_HOME")
@@ -36,6 +40,17 @@ ENV_PREFIXES = ("ROCM", "HIP_", "HIPCC", "HSA_", "CUDA", "NVIDIA", "HIPJUDGE_AGE
 
 # Popen objects of agents this process started: polled so that exited agents do not stay zombies.
 _children: dict[int, subprocess.Popen] = {}
+
+
+def _read(path: Path, limit: int, *, tail: bool = False) -> str:
+    """At most `limit` bytes of the file: its start, or its end."""
+    try:
+        with open(path, "rb") as handle:
+            if tail:
+                handle.seek(max(0, os.fstat(handle.fileno()).st_size - limit))
+            return handle.read(limit).decode(errors="replace")
+    except FileNotFoundError:
+        return ""
 
 
 def _fleet_root(fleet: Fleet) -> Path:
@@ -131,6 +146,37 @@ def _terminate(pid: int, marker: str) -> None:
             log.warning("agent %s did not exit after SIGKILL", pid)
 
 
+class HealthProbeError(Exception):
+    """The local agent could not say what it offers; the message says why."""
+
+
+def local_agent_health(*, fleet: Fleet) -> dict[str, Any]:
+    """What this pool's agents report in /v1/health, from `python -m agent health` run as a local VM's
+    agent would run (same module, device, sandbox choice and environment), without starting a server.
+    `make run` asks it which languages the agent checks on its emulated device."""
+    folder = _fleet_root(fleet) / "health-probe"
+    folder.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", settings.HIPJUDGE_LOCAL_AGENT_MODULE, "health",
+               "--workdir", str(folder), "--device", fleet.device]
+    if fleet.config.get("insecure_no_sandbox"):
+        command.append("--insecure-no-sandbox")
+    try:
+        done = subprocess.run(command, cwd=settings.BASE_DIR, env=_agent_env(), stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=HEALTH_PROBE_TIMEOUT, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise HealthProbeError(f"the local agent did not answer ({exc})") from exc
+    said = ((done.stderr.strip() or done.stdout.strip()).splitlines() or ["no output"])[-1]
+    if done.returncode != 0:
+        raise HealthProbeError(f"the local agent exited with {done.returncode}: {said}")
+    try:
+        health = json.loads(done.stdout)
+    except ValueError:
+        raise HealthProbeError(f"the local agent printed no health report: {said}") from None
+    if not isinstance(health, dict):
+        raise HealthProbeError("the local agent's health report is not a JSON object")
+    return health
+
+
 class LocalBackend:
     kind = "local"
 
@@ -144,12 +190,11 @@ class LocalBackend:
         existing += [pid for pid in _agent_pids_under(folder.parent) if marker in (_cmdline(pid) or "")]
         if existing:  # a worker died while provisioning this VM: adopt the process it started
             pid = existing[0]
-            url = self._wait_ready(folder / "agent.log", pid, marker)
         else:
             pid = self._start(vm, folder)
-            url = self._wait_ready(folder / "agent.log", pid, marker)
+        url = self._wait_ready(folder, pid, marker)
         try:
-            info = AgentClient(url, vm.token).health()
+            info = AgentClient(url, vm.token, timeout=HEALTH_PROBE_TIMEOUT).health()
         except AgentError as exc:
             _terminate(pid, marker)
             raise ProvisionError(f"The local agent started but does not answer health checks ({exc}).") from exc
@@ -170,11 +215,12 @@ class LocalBackend:
         ]
         if vm.fleet.config.get("insecure_no_sandbox"):
             command.append("--insecure-no-sandbox")
-        with open(folder / "agent.log", "ab") as log_file:
+        # stdout carries only the ready line; the log (request lines included) goes to stderr.
+        with open(folder / "agent.log", "ab") as log_file, open(folder / READY_FILE, "wb") as ready_file:
             try:
                 proc = subprocess.Popen(
                     command, cwd=settings.BASE_DIR, env=_agent_env(), stdin=subprocess.DEVNULL,
-                    stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True,
+                    stdout=ready_file, stderr=log_file, start_new_session=True,
                 )
             except OSError as exc:
                 raise ProvisionError(f"Could not start the local agent ({exc}).") from exc
@@ -182,19 +228,22 @@ class LocalBackend:
         log.info("started local agent pid %s for VM %s", proc.pid, vm.id)
         return proc.pid
 
-    def _wait_ready(self, log_path: Path, pid: int, marker: str) -> str:
+    def _wait_ready(self, folder: Path, pid: int, marker: str) -> str:
+        """The agent's URL from the FIRST line of its stdout, which only the agent writes, and only
+        once. Not from the log: the agent logs request lines, so anyone who can reach its port could
+        plant a fake ready line there and have the token and jobs sent to a port of their own."""
         deadline = time.monotonic() + settings.HIPJUDGE_LOCAL_AGENT_START_TIMEOUT
         delay = 0.01
         while time.monotonic() < deadline:
-            text = log_path.read_text(errors="replace") if log_path.exists() else ""
-            matches = READY_RE.findall(text)
-            if matches:
-                return matches[-1]
+            match = READY_RE.match(_read(folder / READY_FILE, 200))
+            if match:
+                return match.group(1)
             child = _children.get(pid)
             # Our own child: ask Popen (right after fork /proc still shows the parent's cmdline).
             alive = child.poll() is None if child is not None else _pid_runs(pid, marker)
             if not alive:
-                tail = "\n".join(text.strip().splitlines()[-5:])
+                said = _read(folder / READY_FILE, 4096) + "\n" + _read(folder / "agent.log", 4096, tail=True)
+                tail = "\n".join(said.strip().splitlines()[-5:])
                 raise ProvisionError(f"The local agent exited during start-up: {tail or 'no output'}")
             time.sleep(delay)
             delay = min(delay * 2, 0.2)
@@ -204,6 +253,9 @@ class LocalBackend:
 
     def is_alive(self, vm: VMInstance) -> bool:
         return bool(vm.pid) and _pid_runs(vm.pid or 0, str(vm_dir(vm)))
+
+    def gone_reason(self, vm: VMInstance) -> str:
+        return "The agent process is gone."
 
     def stop(self, vm: VMInstance) -> None:
         folder = vm_dir(vm)

@@ -3,15 +3,29 @@
 - client:  DstackSettings, DstackClient (timeouts, bounded retries, error mapping), connect, check_versions
 - specs:   FleetSettings / VmRunSettings -> backend-fleet and VM service configurations (dicts, YAML,
            dstack models)
-- fleets:  plan_fleet, apply_fleet, verify_fleet, delete_fleet, list_fleet_instances
+- backend_fleets: plan_fleet, apply_fleet, verify_fleet, delete_fleet, list_fleet_instances
 - runs:    submit_vm_run, get_run, find_run, poll_run, wait_for_run, stop_run, list_vm_runs,
            service_base_url
 - status:  classify_run -> RunOutcome(phase, failure kind, message)
 - errors:  DstackError and its subclasses, each with a message a person can act on
 
-Pinned to dstack 0.22.5: several models used here live in `dstack._internal`.
+Inside this package "fleet" always means dstack's backend fleet: it never sees our pools
+(fleets.models.Fleet). Pinned to dstack 0.22.5: several models used here live in `dstack._internal`.
 """
 
+from fleets.dstack.backend_fleets import (
+    Difference,
+    FleetInstance,
+    FleetPlan,
+    FleetState,
+    apply_fleet,
+    delete_fleet,
+    diff_fleet,
+    get_fleet,
+    list_fleet_instances,
+    plan_fleet,
+    verify_fleet,
+)
 from fleets.dstack.client import (
     CLIENT_VERSION,
     DstackClient,
@@ -39,19 +53,6 @@ from fleets.dstack.errors import (
     RunMissingError,
     VersionMismatchError,
     no_capacity_sentence,
-)
-from fleets.dstack.fleets import (
-    Difference,
-    FleetInstance,
-    FleetPlan,
-    FleetState,
-    apply_fleet,
-    delete_fleet,
-    diff_fleet,
-    get_fleet,
-    list_fleet_instances,
-    plan_fleet,
-    verify_fleet,
 )
 from fleets.dstack.runs import (
     SubmittedRun,

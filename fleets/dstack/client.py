@@ -109,9 +109,11 @@ class DstackClient:
     `api` is dstack's high-level Client (runs), `low` the low-level APIClient (fleets, projects).
     """
 
-    def __init__(self, settings: DstackSettings, *, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(self, settings: DstackSettings, *, sleep: Callable[[float], None] = time.sleep,
+                 on_error: Callable[[DstackError], None] | None = None) -> None:
         self.settings = settings
         self._sleep = sleep
+        self._on_error = on_error  # told of every failed call (the platform counts them for /metrics)
         self.api: Client = Client.from_config(
             project_name=settings.project, server_url=settings.server_url, user_token=settings.token
         )
@@ -148,6 +150,14 @@ class DstackClient:
         not_found: Callable[[], DstackError] | None = None,
     ) -> T:
         """Run one dstack operation; `what` completes "dstack failed to ..." in error messages."""
+        try:
+            return self._translated(what, fn, not_found)
+        except DstackError as error:
+            if self._on_error is not None:
+                self._on_error(error)
+            raise
+
+    def _translated(self, what: str, fn: Callable[[], T], not_found: Callable[[], DstackError] | None) -> T:
         try:
             return fn()
         except DstackError:

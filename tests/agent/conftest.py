@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 import threading
 import time
 import uuid
@@ -54,10 +55,15 @@ def job_dir_name(job_id: str) -> str:
 
 def run_job(problem: Problem, source: str, language: str = "cpp", mode: str = "benchmark",
             limits: Mapping[str, Any] | None = None, *, config: AgentConfig,
-            job_id: str | None = None) -> tuple[dict[str, Any], list[JudgeEvent]]:
-    """Judge one submission synchronously; returns the RESULT payload and every event in order."""
+            job_id: str | None = None, cache_scope: str | None = "tests",
+            ranked_seed: int | None = None) -> tuple[dict[str, Any], list[JudgeEvent]]:
+    """Judge one submission synchronously; returns the RESULT payload and every event in order.
+    Every job is one user's (`cache_scope`) unless told otherwise: builds are cached between them.
+    A leaderboard job gets `ranked_seed`, or a random one."""
     body: dict[str, Any] = {"id": job_id or f"test-{uuid.uuid4().hex}", "problem": problem.to_bundle(),
-                            "language": language, "source": source, "mode": mode}
+                            "language": language, "source": source, "mode": mode, "cache_scope": cache_scope}
+    if mode == "leaderboard":
+        body["ranked_seed"] = ranked_seed if ranked_seed is not None else random.randrange(2**63)
     if limits is not None:
         body["limits"] = dict(limits)
     spec = JobSpec.from_request(body)
@@ -121,3 +127,11 @@ def judge_run_job(judge_config: AgentConfig) -> Callable[..., tuple[dict[str, An
         return run_job(problem, source, language, mode, limits, **kwargs)
 
     return run
+
+
+@pytest.fixture
+def job_box(tmp_path: Path) -> Path:
+    """An empty box as judge() lays it out (<job dir>/box): the sandbox writes its log beside it."""
+    made = tmp_path / "job" / "box"
+    made.mkdir(parents=True)
+    return made

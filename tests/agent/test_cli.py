@@ -65,3 +65,13 @@ def test_an_unknown_problem_or_file_is_a_usage_error(tmp_path):
     assert result.returncode == 2 and "no-such-problem" in result.stderr
     result = run_agent(tmp_path, "--problem", "vector-add", str(tmp_path / "missing.cpp"))
     assert result.returncode == 2 and "missing.cpp" in result.stderr
+
+
+def test_a_hip_file_is_checked_on_the_emulated_device_without_a_gpu(tmp_path):
+    hip = str(SOLUTIONS / "hip.hip")
+    result = run_agent(tmp_path, "--problem", "vector-add", hip, "--mode", "check")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "(hip, check, device emulated (CPU, check only))" in result.stdout
+    assert "Result: CHECKED — all 5 tests passed on the emulated device (CPU)" in result.stdout
+    refused = run_agent(tmp_path, "--problem", "vector-add", hip, "--mode", "benchmark")
+    assert refused.returncode == 2 and "benchmark mode needs a real GPU" in refused.stderr

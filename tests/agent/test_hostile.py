@@ -4,16 +4,21 @@ Every file in tests/agent/corpus/ is a vector-add submission
 (`extern "C" void solution(const float* a, const float* b, float* c, size_t n)`) judged on the
 host device through the real compiler and bubblewrap sandbox. Most probes compute the right answer
 only when their attack failed, so the verdict itself proves containment; the test checks the
-host side too (no file written, no connection received, no process left behind). After the whole
-corpus the same agent still accepts a correct solution.
+host side too (no file written or changed, no connection received, no process left behind, no
+descriptor left open in the agent). After the whole corpus the same agent still accepts a correct
+solution, and its own files are unchanged. The review items (security-2026-11-22.md) are the
+files named h1_*, h2_*, m5_*, forged_benchmark, python_c_api and patch_evict_in_memory, and
+corpus_matmul/precompute_fresh_sets.cpp (M1).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
 import socket
 import sys
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -51,7 +56,9 @@ class Target:
     hidden_token_path: Path
     other_job_secret: Path
     write_targets: list[Path]
+    canaries: dict[Path, bytes] = field(default_factory=dict)  # files outside every box, and their content
     substitutions: dict[str, str] = field(default_factory=dict)
+    agent_digest: str = ""  # of the agent package's files before the corpus
 
     def source(self, name: str) -> str:
         text = (CORPUS / name).read_text()
@@ -103,9 +110,20 @@ def judge_target(judge_config: AgentConfig, tmp_path_factory: pytest.TempPathFac
     write_targets = [host_dir / "escaped.txt", agent_dir / "pwned.py",
                      Path(sys.prefix).resolve() / "pwned-by-hipjudge-corpus",
                      judge_config.cache_dir / "pwned.so", Path("/usr/pwned-by-hipjudge-corpus")]
+    # Canaries where the H1 symlinks point: the workdir (relative to a box), a stand-in for the
+    # platform's database, and a file by its absolute path. hj-canary2 must never appear.
+    (judge_config.workdir / "var").mkdir(exist_ok=True)
+    canaries = {judge_config.workdir / "hj-canary": b"canary in the workdir\n",
+                judge_config.workdir / "var" / "db.sqlite3": b"SQLite format 3\0 stand-in\n",
+                host_dir / "hj-canary": b"canary by absolute path\n"}
+    for path, content in canaries.items():
+        path.write_bytes(content)
+    write_targets.append(host_dir / "hj-canary2")
     target = Target(judge_config, listener, token, token_path, hidden_token_path, other_job_secret,
-                    write_targets)
+                    write_targets, canaries, agent_digest=agent_files_digest())
     target.substitutions = {
+        "CANARY": str(host_dir / "hj-canary"),
+        "HOST_DIR": str(host_dir),
         "PORT": str(listener.getsockname()[1]),
         "PATH": str(write_targets[0]),
         "AGENT_DIR": str(agent_dir),
@@ -126,7 +144,7 @@ def judge_target(judge_config: AgentConfig, tmp_path_factory: pytest.TempPathFac
             listener.close()
             hidden_token_path.unlink(missing_ok=True)
             for path in write_targets:  # only there if containment failed (the tests say so)
-                if path.name.startswith(("pwned", "escaped")):
+                if path.name.startswith(("pwned", "escaped", "hj-canary")):
                     path.unlink(missing_ok=True)
 
 
@@ -142,8 +160,16 @@ class Hostile:
     reason: tuple[str, ...] = ()  # substrings of the RESULT reason
     mode: str = "check"
     limits: dict[str, Any] = field(default_factory=dict)
-    max_seconds: float | None = None  # from judge() start to RESULT
     check: Check | None = None
+
+
+def agent_files_digest() -> str:
+    """One hash over every file of the agent package (names and contents)."""
+    digest = hashlib.sha256()
+    root = PROBLEMS_DIR.parent / "agent"
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 def _reported_c0(result: dict[str, Any]) -> int:
@@ -180,6 +206,28 @@ def _token_not_leaked(t: Target, result: dict[str, Any], events: list[JudgeEvent
     assert all(t.token not in repr(e.data) for e in events), "the token appears in an event"
 
 
+def _ranked_pass_failed_after_the_public_benchmark(t: Target, result: dict[str, Any],
+                                                   events: list[JudgeEvent]) -> None:
+    """Tuned to what the public cases show: it passes them all, and only the ranked pass fails it,
+    saying where without the secret values."""
+    assert [e.data["status"] for e in events if e.kind == "STATUS"][-1] == "RANKING"
+    assert len([e for e in events if e.kind == "BENCHMARK_RESULT"]) == 2
+    assert not [e for e in events if e.kind == "RANKED_RESULT"]
+    ranked = result["summary"]["ranked"]
+    assert ranked["passed"] is False and ranked["score_ms"] is None and ranked["reason"] in result["reason"]
+    assert "expected" not in result["reason"]
+
+
+def _values_withheld(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
+    _ranked_pass_failed_after_the_public_benchmark(t, result, events)
+    assert "withheld" in result["reason"]
+
+
+def _nothing_printed_is_shown(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
+    _ranked_pass_failed_after_the_public_benchmark(t, result, events)
+    assert "LEAKED-INPUT" not in json.dumps([e.data for e in events])
+
+
 def _tests_passed_before(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
     tests = result["summary"]["tests"]
     assert tests and all(case["passed"] for case in tests)  # caching only shows in the benchmark
@@ -192,14 +240,30 @@ def _stopped_by_a_compile_limit(t: Target, result: dict[str, Any], events: list[
     assert "compilation took longer than 3 s" in reason or "out of memory" in reason, reason
 
 
+def _canaries_untouched(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
+    for path, content in t.canaries.items():
+        assert path.read_bytes() == content, f"{path} was changed"
+    _nothing_written(t, result, events)
+    assert not (t.config.jobs_dir / "hj-canary").exists()
+
+
+def _events_stay_small(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
+    size = len(json.dumps([e.data for e in events]))
+    assert size < 256 * 1024, f"{size} bytes of events"
+
+
 def _buffers_still_evicted(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
     # a, b and c of vector-add: 12 bytes per element
     flushed = {b["case"]: b["flush_bytes"] for b in result["summary"]["benchmarks"]}
     assert flushed == {"n=2^20": 12 << 20, "n=2^22": 12 << 22}
 
 
+BENCH = {"mode": "benchmark", "limits": {"case_budget_s": 0.2}}
+POISON_SEEN = ("still held the poison value when the call reported its end",)
+RANKED = {"mode": "leaderboard", "limits": {"case_budget_s": 0.2}}
+
 CASES = [
-    Hostile("fork_bomb.cpp", "WRONG_ANSWER", ("c[0] = ",), limits={"check_s": 5}, max_seconds=10,
+    Hostile("fork_bomb.cpp", "WRONG_ANSWER", ("c[0] = ",), limits={"check_s": 5},
             check=_no_process_started),
     Hostile("memory_bomb.cpp", "RUNTIME_ERROR", ("SIGABRT", "memory limit"), limits={"memory_mb": 1024}),
     Hostile("network_connect.cpp", "CHECKED", check=_no_connection),
@@ -212,58 +276,86 @@ CASES = [
     Hostile("flood_stdout.cpp", "WRONG_ANSWER", ("c[0] = ",), limits={"output_kb": 16},
             check=_flood_stopped_and_output_capped),
     Hostile("modify_inputs.cpp", "WRONG_ANSWER", ("modified its input a",)),
-    Hostile("cached_result.cpp", "WRONG_ANSWER", ("fresh inputs", "cached"), mode="benchmark",
-            limits={"case_budget_s": 0.2}, check=_tests_passed_before),
+    Hostile("cached_result.cpp", "WRONG_ANSWER", POISON_SEEN, **BENCH, check=_tests_passed_before),
     Hostile("first_call_only.cpp", "WRONG_ANSWER", ("test 'n=1000' failed", "never written")),
-    Hostile("sleep_past_limit.cpp", "TIME_LIMIT_EXCEEDED", ("3 s limit",), limits={"check_s": 3}, max_seconds=5),
+    Hostile("sleep_past_limit.cpp", "TIME_LIMIT_EXCEEDED", ("3 s limit",), limits={"check_s": 3}),
     Hostile("exit_in_solution.cpp", "RUNTIME_ERROR", ("exited", "before solution() returned")),
     Hostile("kill_everything.cpp", "CHECKED"),
-    Hostile("fake_results.cpp", "WRONG_ANSWER", ("could not be read back",)),
+    Hostile("fake_results.cpp", "RUNTIME_ERROR", ("before solution() returned",)),
     Hostile("thread_after_return.cpp", "WRONG_ANSWER", ("never written",)),
-    Hostile("include_dev_zero.cpp", "COMPILE_ERROR", mode="compile", limits={"compile_s": 3}, max_seconds=6,
+    Hostile("include_dev_zero.cpp", "COMPILE_ERROR", mode="compile", limits={"compile_s": 3},
             check=_stopped_by_a_compile_limit),
-    # Caught by the changed inputs of every timed run and the verification of runs drawn at random.
-    Hostile("smart_cache.cpp", "WRONG_ANSWER", ("changed inputs",), mode="benchmark",
-            limits={"case_budget_s": 0.2}, check=_tests_passed_before),
-    # Forged "done" lines carry no verification record of a timed run (and 1 us would beat any host).
-    Hostile("plant_evict_helper.cpp", "ACCEPTED", mode="benchmark", limits={"case_budget_s": 0.2},
-            check=_buffers_still_evicted),
-    Hostile("forged_benchmark.cpp", "WRONG_ANSWER", ("no timed run for verification",), mode="benchmark",
-            limits={"case_budget_s": 0.2}),
+    Hostile("smart_cache.cpp", "WRONG_ANSWER", POISON_SEEN, **BENCH, check=_tests_passed_before),
+    Hostile("plant_evict_helper.cpp", "ACCEPTED", **BENCH, check=_buffers_still_evicted),
+    # The review's items.
+    Hostile("h1_symlink_spec.cpp", "ACCEPTED", **BENCH, check=_canaries_untouched),
+    Hostile("h1_symlink_verified.cpp", "ACCEPTED", **BENCH, check=_canaries_untouched),
+    Hostile("h2_results_fifo.cpp", "CHECKED", limits={"check_s": 3}),
+    Hostile("h2_deep_json_orphan.cpp", "TIME_LIMIT_EXCEEDED", ("3 s limit",), limits={"check_s": 3}),
+    Hostile("forged_benchmark.cpp", "RUNTIME_ERROR", ("in case 'n=2^22' before solution() returned",), **BENCH),
+    Hostile("python_c_api.cpp", "WRONG_ANSWER", ("benchmark 'n=2^22'", *POISON_SEEN), **BENCH),
+    Hostile("patch_evict_in_memory.cpp", "ACCEPTED", **BENCH, check=_buffers_still_evicted),
+    Hostile("m5_huge_result_line.cpp", "CHECKED", check=_events_stay_small),
+    # Attacks of our own on the judge.
+    Hostile("report_end_early.cpp", "WRONG_ANSWER", ("benchmark 'n=2^22'", *POISON_SEEN), **BENCH),
+    Hostile("flood_control_channel.cpp", "RUNTIME_ERROR", ("broke the judge's protocol", "longer than 8192 bytes"),
+            check=_events_stay_small),
+    Hostile("pass_fds_to_parent.cpp", "RUNTIME_ERROR", ("broke the judge's protocol", "file descriptors")),
+    Hostile("shrink_shared_memory.cpp", "ACCEPTED", **BENCH),
+    Hostile("hard_links_in_box.cpp", "CHECKED"),
+    Hostile("sockets_and_fifos_in_box.cpp", "ACCEPTED", **BENCH),
+    Hostile("proc_and_signals.cpp", "CHECKED"),
+    Hostile("plant_for_later_phase.cpp", "ACCEPTED", **BENCH),
+    Hostile("token_pasted_stream.cpp", "COMPILE_ERROR", ("imports hipStreamCreate",), mode="compile"),
+    Hostile("dlopen_split_strings.cpp", "COMPILE_ERROR", ("calls dlopen()",), mode="compile"),
+    Hostile("tuned_to_public_shapes.cpp", "WRONG_ANSWER", ("ranked pass: ranked case 'n=3000017'", "c["),
+            **RANKED, check=_values_withheld),
+    Hostile("uninitialised_workspace.cpp", "WRONG_ANSWER", ("ranked case 'n=3000017'", "not deterministic"),
+            **RANKED, check=_ranked_pass_failed_after_the_public_benchmark),
+    Hostile("print_ranked_inputs.cpp", "RUNTIME_ERROR", ("ranked case 'n=3000017'", "exited with code 3"),
+            **RANKED, check=_nothing_printed_is_shown),
+    Hostile("huge_npy_header.cpp", "CHECKED"),
+    Hostile("results_is_a_directory.cpp", "CHECKED"),
+    Hostile("chmod_000_box.cpp", "CHECKED"),
+    Hostile("out_of_bounds_write.cpp", "RUNTIME_ERROR",
+            ("case 'n=1': out-of-bounds write past the end of buffer 'c' (4 bytes): bytes 4 to 7 were written, "
+             "up to 4 bytes (1 element) past the end",)),
+    Hostile("out_of_bounds_before.cpp", "RUNTIME_ERROR",
+            ("case 'n=1': out-of-bounds write before the start of buffer 'c' (4 bytes): 4 bytes before its first",)),
 ]
 
 
 def test_every_corpus_file_has_an_expectation():
     files = [c.file for c in CASES]
     assert sorted(files) == sorted(p.name for p in CORPUS.glob("*.cpp"))
-    assert len(CASES) >= 12
+    assert len(CASES) >= 40
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.file.removesuffix(".cpp") for c in CASES])
 def test_a_hostile_submission_is_contained_and_classified(case: Hostile, judge_target: Target):
     problem = load_problem("vector-add")
     job_id = f"hostile-{uuid.uuid4().hex}"
-    started = time.monotonic()
+    descriptors = len(os.listdir("/proc/self/fd"))
     result, events = run_job(problem, judge_target.source(case.file), "cpp", case.mode, case.limits or None,
                              config=judge_target.config, job_id=job_id)
-    elapsed = time.monotonic() - started
     if case.status is None:
         assert result["status"] not in ("ACCEPTED", "CHECKED"), result
     else:
         assert result["status"] == case.status, result
     for part in case.reason:
         assert part in result["reason"], result["reason"]
-    if case.max_seconds is not None:
-        assert elapsed <= case.max_seconds, f"took {elapsed:.1f} s"
     if case.check is not None:
         case.check(judge_target, result, events)
-    # Contained: nothing of the sandbox outlives the job, and the job's directory is gone.
+    # Contained: nothing of the sandbox outlives the job, the job's directory is gone, and the agent
+    # holds no descriptor more than before (memfds, sockets, or what the child tried to pass it).
     assert not wait_until_no_process_mentions(job_dir_name(job_id))
     assert not (judge_target.config.jobs_dir / job_dir_name(job_id)).exists()
+    assert len(os.listdir("/proc/self/fd")) <= descriptors
 
 
-@pytest.mark.parametrize("file, status", [("incremental_update.cpp", "RUNTIME_ERROR"), (None, "ACCEPTED")],
-                         ids=["incremental_update", "honest"])
+@pytest.mark.parametrize("file, status", [("incremental_update.cpp", "RUNTIME_ERROR"),
+                                          ("precompute_fresh_sets.cpp", "RUNTIME_ERROR"), (None, "ACCEPTED")],
+                         ids=["incremental_update", "precompute_fresh_sets", "honest"])
 def test_a_matmul_that_patches_its_last_result_is_caught_by_the_calls_on_fresh_inputs(
         file: str | None, status: str, judge_target: Target):
     """Every timed run changes 64 input elements: a kernel that remembers the last inputs and
@@ -289,5 +381,7 @@ def test_the_agent_still_accepts_a_correct_solution_after_the_corpus(judge_targe
     result, _ = run_job(problem, source, "cpp", "benchmark", {"case_budget_s": 0.2}, config=judge_target.config)
     assert result["status"] == "ACCEPTED", result
     assert judge_target.other_job_secret.read_text() == judge_target.token  # untouched
+    assert agent_files_digest() == judge_target.agent_digest  # the agent's own files are untouched
+    _canaries_untouched(judge_target, result, [])
     assert judge_target.connections() == 0
     assert not processes_mentioning(str(judge_target.config.workdir))

@@ -1,46 +1,55 @@
-"""The sandbox's mount layout, checked by running real programs under bubblewrap."""
+"""The sandbox's mounts and limits, checked by running real programs under bubblewrap."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-import agent.sandbox as sandbox_module
+import agent.bwrap as bwrap_module
+from agent.cgroups import cgroup_manager
+from agent.child_tree import AGENT_PACKAGE, agent_copy, interpreter_paths
 from agent.limits import MIB, ProcessLimits
-from agent.sandbox import BwrapSandbox, detect_sandbox
+from agent.sandbox import BoxLayout, BwrapSandbox, Outcome, detect_sandbox
+from agent.seccomp import no_new_processes_filter
+from tests.agent.conftest import wait_until_no_process_mentions
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+needs_cgroups = pytest.mark.skipif(not cgroup_manager().usable,
+                                   reason=f"no cgroup can be made here: {cgroup_manager().why_not}")
 
-LIMITS = ProcessLimits(wall_s=10, cpu_s=10, memory_bytes=1024 * MIB, file_bytes=16 * MIB, nproc=16,
-                       output_bytes=4096)
+LIMITS = ProcessLimits(wall_s=20, cpu_s=20, memory_bytes=1024 * MIB, file_bytes=1024 * MIB, nproc=16,
+                       output_bytes=8192)
+REPO = AGENT_PACKAGE.parent
+PYTHON = interpreter_paths()[0]  # what the sandbox runs for sys.executable (a venv's python is a link)
+
+
+def sandbox() -> BwrapSandbox:
+    found = detect_sandbox(preferred="bwrap")
+    assert isinstance(found, BwrapSandbox)
+    return found
+
+
+def run_in(box: Path, script: str, limits: ProcessLimits = LIMITS, **kwargs) -> Outcome:
+    return sandbox().spawn(["/bin/sh", "-c", script], box=box, limits=limits, **kwargs).wait()
 
 
 def run(argv: list[str], box: Path) -> str:
-    sandbox = detect_sandbox(preferred="bwrap")
-    assert isinstance(sandbox, BwrapSandbox)
-    outcome = sandbox.spawn(argv, box=box, limits=LIMITS).wait()
+    outcome = sandbox().spawn(argv, box=box, limits=LIMITS).wait()
     assert outcome.returncode == 0, outcome.output
     return outcome.output
 
 
-def test_a_python_tree_under_tmp_stays_visible_above_the_private_tmp(tmp_path, monkeypatch):
-    # A clean clone under /tmp (CI may put it anywhere) has its .venv there: the private /tmp of the
-    # sandbox must not hide it.
-    assert str(tmp_path).startswith("/tmp/")
-    tree = tmp_path / "checkout" / ".venv"
-    tree.mkdir(parents=True)
-    (tree / "marker.txt").write_text("venv is here\n")
-    monkeypatch.setattr(sandbox_module, "_python_trees", lambda: [str(tree)])
-    box = tmp_path / "job" / "box"
-    box.mkdir(parents=True)
-    assert run(["/bin/cat", str(tree / "marker.txt")], box) == "venv is here\n"
+@pytest.fixture
+def box(job_box: Path) -> Path:
+    return job_box
 
 
-def test_the_child_gets_a_private_writable_tmp_and_the_box(tmp_path):
-    box = tmp_path / "job" / "box"
-    box.mkdir(parents=True)
+def test_the_child_gets_a_private_writable_tmp_and_the_box(tmp_path, box):
     (box / "input.txt").write_text("in the box\n")
     (tmp_path / "outside.txt").write_text("host file\n")
     probe = Path("/tmp") / f"hj-sandbox-probe-{tmp_path.name}"
@@ -48,3 +57,147 @@ def test_the_child_gets_a_private_writable_tmp_and_the_box(tmp_path):
                   f"test -e {tmp_path}/outside.txt && echo LEAK || echo hidden"], box)
     assert output.split("\n")[:3] == ["in the box", "writable", "hidden"]
     assert not probe.exists()  # what the child wrote to its /tmp never reaches the host's
+
+
+def test_tmp_and_dev_shm_are_sized_and_the_rest_of_the_tree_is_read_only(box):
+    limits = replace(LIMITS, tmp_bytes=8 * MIB)
+    fill = "dd if=/dev/zero of={0}/fill bs=1M count=64 2>/dev/null; echo {1}=$(du -m {0}/fill | cut -f1)"
+    writes = "for p in /x /usr/x /dev/x /opt/hipjudge/agent/x; do { true > $p; } 2>/dev/null && echo wrote $p; done"
+    outcome = run_in(box, "; ".join([fill.format("/tmp", "tmp"), fill.format("/dev/shm", "shm"), writes,
+                                     "echo ok > /dev/null && echo devices-work"]), limits)
+    assert outcome.output.split() == ["tmp=8", "shm=8", "devices-work"], outcome.output
+
+
+def test_a_private_box_is_a_sized_tmpfs_with_trusted_files_read_only(tmp_path, box):
+    trusted = tmp_path / "solution.so"
+    trusted.write_bytes(b"library")
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    layout = BoxLayout(size_bytes=4 * MIB, files={"solution.so": trusted}, writable={"out": out_dir})
+    outcome = run_in(box, "cat /box/solution.so; echo; { true > /box/solution.so; } 2>/dev/null && echo CHANGED;"
+                     "dd if=/dev/zero of=/box/fill bs=1M count=64 2>/dev/null; echo box=$(du -m /box/fill | cut -f1);"
+                     "echo result > /box/out/r.txt; ls /box | tr '\\n' ' '", layout=layout)
+    assert outcome.output.split("\n")[:2] == ["library", "box=4"], outcome.output
+    assert outcome.output.split("\n")[2].split() == ["fill", "out", "solution.so"]
+    assert trusted.read_bytes() == b"library" and (out_dir / "r.txt").read_text() == "result\n"
+    assert list(box.iterdir()) == []  # nothing of it reached the job's host directory
+
+
+def test_a_box_layout_refuses_names_that_leave_the_box(tmp_path):
+    for name in ("../escape", "/abs", "a/../../b", ""):
+        with pytest.raises(ValueError, match="plain relative name"):
+            BoxLayout(size_bytes=MIB, files={name: tmp_path})
+
+
+def test_descriptors_passed_by_number_reach_the_child(box):
+    read_end, write_end = os.pipe()
+    try:
+        outcome = run_in(box, f"{PYTHON} -c 'import os; os.write({write_end}, b\"through-the-pipe\\n\")'",
+                         pass_fds=[write_end])
+        os.close(write_end)
+        assert outcome.ok, outcome.output
+        assert os.read(read_end, 100) == b"through-the-pipe\n"
+    finally:
+        os.close(read_end)
+
+
+def test_the_repository_and_usr_src_are_out_of_view_and_the_child_python_comes_from_copies(box):
+    checks = [f"test -e {REPO}/pyproject.toml && echo REPO-VISIBLE", "test -e /usr/src && echo USR-SRC-VISIBLE",
+              f"test -e {sys.prefix}/pyvenv.cfg && echo VENV-VISIBLE"]
+    probe = "import numpy, agent.child; print(numpy.__file__); print(agent.child.__file__)"
+    outcome = run_in(box, "; ".join(checks) + f"; {PYTHON} -c '{probe}'")
+    assert outcome.ok and outcome.output.split() == ["/opt/hipjudge/site/numpy/__init__.py",
+                                                     "/opt/hipjudge/agent/child.py"], outcome.output
+
+
+def test_the_agent_copy_is_content_addressed_read_only_and_outside_the_repository():
+    copy = agent_copy()
+    assert REPO not in copy.parents
+    assert (copy / "child.py").read_bytes() == (AGENT_PACKAGE / "child.py").read_bytes()
+    assert not os.access(copy / "child.py", os.W_OK) or os.geteuid() == 0
+    assert (copy / "child.py").stat().st_mode & 0o222 == 0
+    assert agent_copy() == copy
+
+
+def test_a_platform_tree_inside_a_bound_tree_is_masked(tmp_path, box, monkeypatch):
+    # A checkout under a tree the sandbox must bind (the interpreter's, here): what lies beside
+    # the checkout stays visible, the checkout itself (var/ with the secret key) does not.
+    tree = tmp_path / "python-tree"
+    checkout = tree / "checkout"
+    (checkout / "var").mkdir(parents=True)
+    (checkout / "var" / "secret_key").write_text("platform secret\n")
+    (tree / "beside.txt").write_text("beside\n")
+    binary, trees = bwrap_module.interpreter_paths()
+    monkeypatch.setattr(bwrap_module, "interpreter_paths", lambda: (binary, [*trees, str(tree)]))
+    monkeypatch.setattr(bwrap_module, "platform_trees", lambda: [checkout])
+    outcome = run_in(box, f"cat {tree}/beside.txt; cat {checkout}/var/secret_key 2>&1 || echo masked;"
+                     f"ls -A {checkout} | wc -l")
+    assert outcome.output.split("\n")[:2] == ["beside", f"cat: {checkout}/var/secret_key: No such file or directory"]
+    assert "masked" in outcome.output and "platform secret" not in outcome.output
+
+
+UNSHARE_PROBE = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+for name, call in (("userns", lambda: libc.unshare(0x10000000)), ("netns", lambda: libc.unshare(0x40000000)),
+                   ("mount", lambda: libc.mount(b"none", b"/tmp", b"tmpfs", 0, None)),
+                   ("sethostname", lambda: libc.sethostname(b"x", 1))):
+    print(name, call(), os.strerror(ctypes.get_errno()))
+"""
+
+
+@pytest.mark.parametrize("threads_only", [False, True], ids=["compiler", "kernel"])
+def test_no_namespace_mount_or_hostname_call_succeeds_in_the_sandbox(box, threads_only):
+    (box / "probe.py").write_text(UNSHARE_PROBE)
+    outcome = sandbox().spawn([sys.executable, "/box/probe.py"], box=box,
+                              limits=replace(LIMITS, threads_only=threads_only)).wait()
+    lines = outcome.output.split("\n")[:4]
+    assert [line.split()[:2] for line in lines] == [[n, "-1"] for n in ("userns", "netns", "mount", "sethostname")]
+    assert all("Operation not permitted" in line for line in lines), outcome.output
+    # The unshare(1) tool (a new process, so only for the compiler's filter) is refused too.
+    if not threads_only:
+        tool = run_in(box, "unshare -U true 2>&1; echo rc=$?")
+        assert tool.output.strip().endswith("rc=1"), tool.output
+
+
+@needs_cgroups
+def test_the_memory_cap_holds_for_the_process_and_what_it_writes_to_tmpfs_and_memfds(box):
+    limits = replace(LIMITS, memory_bytes=None, ram_bytes=96 * MIB, tmp_bytes=1024 * MIB)
+    allocate = run_in(box, f"{PYTHON} -c 'b = bytearray(512 << 20); print(\"ALLOCATED\")'", limits)
+    assert "ALLOCATED" not in allocate.output and allocate.oom_killed, allocate
+    fill = run_in(box, "dd if=/dev/zero of=/tmp/fill bs=1M count=512 2>/dev/null; echo FILLED", limits)
+    assert fill.oom_killed, fill
+    memfds = "import os\nfor i in range(64):\n    os.write(os.memfd_create(str(i)), bytes(8 << 20))\nprint('FILLED')"
+    (box / "memfds.py").write_text(memfds)
+    memfd = run_in(box, f"{PYTHON} /box/memfds.py", limits)
+    assert "FILLED" not in memfd.output and memfd.oom_killed, memfd
+
+
+@needs_cgroups
+def test_the_pids_cap_binds_root_and_nothing_outlives_the_sandbox(box):
+    outcome = run_in(box, "i=0; while [ $i -lt 200 ]; do (setsid sleep 600 &) 2>/dev/null; i=$((i+1)); done;"
+                     "echo started; sleep 600", replace(LIMITS, wall_s=3, nproc=16))
+    assert outcome.timed_out and outcome.pids_refused, outcome
+    assert not wait_until_no_process_mentions(str(box))  # setsid took them out of the process group
+
+
+def test_health_says_what_holds_the_memory_and_pids_caps(tmp_path):
+    from agent.config import build_config, health_info
+
+    config = build_config(workdir=tmp_path / "agent", device="host", allow_insecure=True)
+    config.sandbox = sandbox()
+    limits = health_info(config)["limits"]
+    manager = cgroup_manager()
+    if manager.usable:
+        assert limits == {"memory": f"cgroup v{manager.version}", "pids": f"cgroup v{manager.version}"}
+    else:
+        assert limits["memory"].startswith("rlimits") and manager.why_not in limits["pids"]
+
+
+# ---- the sandbox's process filter ----------------------------------------------------------------
+
+def test_the_no_new_processes_filter_is_a_whole_bpf_program_for_known_machines():
+    for machine in ("x86_64", "aarch64"):
+        program = no_new_processes_filter(machine)
+        assert program is not None and len(program) % 8 == 0 and 8 * 8 <= len(program) <= 64 * 8
+    assert no_new_processes_filter("riscv64") is None  # unknown: rely on RLIMIT_NPROC alone

@@ -1,21 +1,13 @@
-"""Agent protocol v1 over real HTTP.
-
-Two kinds of server: an in-process one with a scripted judge (fast, deterministic protocol
-mechanics: busy, idempotency, resume, cancel, bad requests) and `python -m agent serve` in a
-subprocess with the real judge and sandbox (a real vector-add job, cancel killing a sandboxed
-infinite loop, refusal to start without a sandbox).
+"""Agent protocol v1 over real HTTP, against an in-process server with a scripted judge (fast,
+deterministic protocol mechanics: busy, idempotency, resume, cancel, bad requests). The client
+helpers here serve test_served_agent.py too, where `python -m agent serve` runs the real judge.
 """
 
 from __future__ import annotations
 
 import http.client
 import json
-import os
-import queue
-import signal
 import socket
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -32,13 +24,6 @@ from agent.server import AgentServer
 ROOT = Path(__file__).resolve().parents[2]
 VECTOR_ADD = ROOT / "problems" / "vector-add"
 TOKEN = "s3cret-agent-token-for-tests"
-INFINITE_LOOP_CPP = """\
-#include <cstddef>
-extern "C" void solution(const float* a, const float* b, float* c, size_t n) {
-    volatile size_t spin = 0;
-    for (;;) { spin = spin + 1; }
-}
-"""
 
 
 # ---- HTTP client -------------------------------------------------------------------------------
@@ -228,9 +213,11 @@ class TestJobs:
         post_and_wait_running(scripted.base, "job-w")
         last = call(scripted.base, "GET", "/v1/jobs/job-w/events")[1]["job"]["last_seq"]
         threading.Timer(0.3, scripted.judge.release.set).start()
-        started = time.monotonic()
-        body = call(scripted.base, "GET", f"/v1/jobs/job-w/events?after={last}&wait=20")[1]
-        assert body["events"] and time.monotonic() - started < 5
+        # The poll asks for the longest wait there is (30 s); the client gives up well before it
+        # (its socket timeout), so a poll that sat out its wait instead of returning on the new
+        # event fails here, whatever the machine's load: nothing below measures time.
+        body = call(scripted.base, "GET", f"/v1/jobs/job-w/events?after={last}&wait=30", timeout=25)[1]
+        assert body["events"] and all(e["seq"] > last for e in body["events"])
 
     def test_heartbeats_arrive_while_a_job_runs(self, scripted):
         post_and_wait_running(scripted.base, "job-h")
@@ -293,17 +280,17 @@ class TestJobs:
 @pytest.mark.timeout(30)
 class TestBadRequests:
     def test_a_huge_content_length_is_refused_before_the_body_is_read(self, scripted):
-        with socket.create_connection(scripted.base, timeout=5) as sock:
+        # The body is never sent: a server that read it before answering would leave recv()
+        # waiting until the socket's timeout raises, and the test fails there, not on a clock.
+        with socket.create_connection(scripted.base, timeout=20) as sock:
             sock.sendall(b"POST /v1/jobs HTTP/1.1\r\nHost: x\r\nX-Agent-Token: " + TOKEN.encode() +
                          b"\r\nContent-Type: application/json\r\nContent-Length: 104857600\r\n\r\n{")
-            started = time.monotonic()
             response = b""
             while b"\r\n\r\n" not in response or not response.rstrip().endswith(b"}"):
                 chunk = sock.recv(65536)
                 if not chunk:
                     break
                 response += chunk
-        assert time.monotonic() - started < 3
         head, _, payload = response.partition(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.0 413") and b"application/json" in head
         assert json.loads(payload)["extra"]["limit_bytes"] == 2 * 1024 * 1024
@@ -363,196 +350,3 @@ class TestBadRequests:
         status, body, _ = call(scripted.base, "GET", "/v1/jobs/any")
         text = json.dumps(body)
         assert status == 500 and "secret internals" not in text and "Traceback" not in text
-
-
-# ---- `python -m agent serve` with the real judge -----------------------------------------------
-class ServedAgent:
-    def __init__(self, tmp: Path, *extra: str, env: dict[str, str] | None = None) -> None:
-        self.token_file = tmp / "token"
-        if not self.token_file.exists():
-            self.token_file.write_text(TOKEN + "\n")
-        self.stderr_path = tmp / "agent.stderr"
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "agent", "serve", "--host", "127.0.0.1", "--port", "0",
-             "--token-file", str(self.token_file), "--workdir", str(tmp / "work"), "--device", "host",
-             *extra],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=self.stderr_path.open("wb"), text=True,
-            env={**os.environ, **(env or {})}, start_new_session=True,
-        )
-        self.lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._read_stdout, daemon=True).start()
-
-    def _read_stdout(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines.put(line)
-
-    def wait_listening(self, timeout: float = 60) -> tuple[str, int]:
-        try:
-            line = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            raise AssertionError(f"no listening line; stderr: {self.stderr()}") from None
-        assert line.startswith("agent listening on http://127.0.0.1:"), line
-        return "127.0.0.1", int(line.rsplit(":", 1)[1])
-
-    def stderr(self) -> str:
-        return self.stderr_path.read_text(errors="replace")
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(5)
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    agent = ServedAgent(tmp_path_factory.mktemp("served"))
-    agent.base = agent.wait_listening()  # type: ignore[attr-defined]
-    yield agent
-    agent.stop()
-    assert TOKEN not in agent.stderr()
-
-
-def descendants(pid: int) -> set[int]:
-    """Live (non-zombie) processes below `pid`, from /proc."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if fields[0] != "Z":
-            children.setdefault(int(fields[1]), []).append(int(entry))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-def sandboxed_children(agent_pid: int) -> set[int]:
-    """The agent's descendants, once one of them is the harness child running the user's code."""
-    below = descendants(agent_pid)
-    for pid in below:
-        try:
-            if b"agent.child" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                return below
-        except OSError:
-            continue
-    return set()
-
-
-def alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-@pytest.mark.integration
-@pytest.mark.timeout(120)
-class TestServedAgent:
-    def test_health_reports_device_sandbox_toolchains_and_protocol(self, served):
-        status, body, _ = call(served.base, "GET", "/v1/health")
-        assert status == 200
-        assert body["device"] == "host" and body["protocol"] == 1 and body["busy"] is False
-        assert body["sandbox"] in ("bwrap", "docker") and body["insecure"] is False
-        assert "cpp" in body["toolchains"]
-
-    def test_a_real_vector_add_benchmark_is_accepted(self, served):
-        status, job, _ = call(served.base, "POST", "/v1/jobs", job_request("real-bench", mode="benchmark"))
-        assert status == 202 and job["id"] == "real-bench"
-        events = wait_for_result(served.base, "real-bench", 100)
-        types = [e["type"] for e in events]
-        assert types[-1] == "RESULT" and types.count("RESULT") == 1
-        result = events[-1]["payload"]
-        assert result["status"] == "ACCEPTED", result
-        assert result["reason"] and result["score_ms"] > 0
-        assert "TEST_RESULT" in types and "BENCHMARK_RESULT" in types
-        statuses = [e["payload"]["status"] for e in events if e["type"] == "STATUS"]
-        assert statuses[:1] == ["COMPILING"] and "BENCHMARKING" in statuses
-        assert call(served.base, "GET", "/v1/jobs/real-bench")[1]["state"] == "finished"
-
-    def test_busy_resume_idempotency_and_cancel_on_a_real_sandboxed_loop(self, served):
-        base, agent_pid = served.base, served.process.pid
-        request = job_request("real-loop", source=INFINITE_LOOP_CPP, limits={"check_s": 60})
-        assert call(base, "POST", "/v1/jobs", request)[0] == 202
-        assert wait_until(lambda: call(base, "GET", "/v1/jobs/real-loop")[1]["status"] == "CHECKING", 60)
-        sandboxed = wait_until(lambda: sandboxed_children(agent_pid), 10)
-        assert sandboxed, "no sandboxed harness below the agent"
-
-        status, body, _ = call(base, "POST", "/v1/jobs", job_request("real-other"))
-        assert status == 409 and body["extra"]["job_id"] == "real-loop"
-        status, body, _ = call(base, "POST", "/v1/jobs", request)
-        assert status == 200 and body["state"] == "running"
-
-        seen = call(base, "GET", "/v1/jobs/real-loop/events")[1]["events"]
-        status, body, _ = call(base, "DELETE", "/v1/jobs/real-loop")
-        assert status in (200, 202) and body["cancel_requested"] is True
-        assert wait_until(lambda: not any(alive(p) for p in sandboxed), 5), \
-            f"still alive after cancel: {[p for p in sandboxed if alive(p)]}"
-        events = wait_for_result(base, "real-loop", 10)
-        assert events[-1]["payload"]["status"] == "CANCELLED"
-        later = call(base, "GET", f"/v1/jobs/real-loop/events?after={len(seen)}")[1]["events"]
-        assert later == events[len(seen):]
-        assert call(base, "GET", "/v1/health")[1]["busy"] is False
-
-
-@pytest.mark.integration
-@pytest.mark.timeout(60)
-class TestServeStartup:
-    def test_it_refuses_to_start_without_a_sandbox(self, tmp_path):
-        agent = ServedAgent(tmp_path, env={"HIPJUDGE_SANDBOX": "none"})
-        try:
-            assert agent.process.wait(30) != 0
-        finally:
-            agent.stop()
-        assert "--insecure-no-sandbox" in agent.stderr()
-        assert agent.lines.empty()
-
-    def test_it_starts_without_a_sandbox_when_told_and_says_so(self, tmp_path):
-        agent = ServedAgent(tmp_path, "--insecure-no-sandbox", env={"HIPJUDGE_SANDBOX": "none"})
-        try:
-            base = agent.wait_listening()
-            body = call(base, "GET", "/v1/health")[1]
-            assert body["insecure"] is True and body["sandbox"] == "none"
-        finally:
-            agent.stop()
-        assert agent.process.returncode == 0
-
-    def test_sigterm_cancels_the_running_job_and_kills_its_sandbox(self, tmp_path):
-        agent = ServedAgent(tmp_path)
-        try:
-            base = agent.wait_listening()
-            request = job_request("term-loop", source=INFINITE_LOOP_CPP, limits={"check_s": 60})
-            assert call(base, "POST", "/v1/jobs", request)[0] == 202
-            sandboxed = wait_until(lambda: sandboxed_children(agent.process.pid), 40)
-            assert sandboxed
-            agent.process.send_signal(signal.SIGTERM)
-            assert agent.process.wait(15) == 0
-            assert wait_until(lambda: not any(alive(p) for p in sandboxed), 5)
-        finally:
-            agent.stop()
-
-    @pytest.mark.parametrize("content", [None, "", "  \n"])
-    def test_it_refuses_to_start_without_a_token(self, tmp_path, content):
-        token_file = tmp_path / "token"
-        if content is not None:
-            token_file.write_text(content)
-        else:
-            token_file = tmp_path / "missing"
-        result = subprocess.run(
-            [sys.executable, "-m", "agent", "serve", "--port", "0", "--token-file", str(token_file),
-             "--workdir", str(tmp_path / "work")],
-            cwd=ROOT, capture_output=True, text=True, timeout=30,
-        )
-        assert result.returncode != 0 and "token file" in result.stderr and "listening" not in result.stdout

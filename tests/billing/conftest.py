@@ -54,7 +54,7 @@ def move(vm: Any, state: str, at: datetime, *, job_ref: str = "", accrue: bool =
 
 @pytest.fixture
 def grant(db: Any) -> Callable[..., Any]:
-    from billing.alerts import credit_grant_create
+    from billing.services import credit_grant_create
 
     def make(amount: str = "100", *, starts_at: datetime | None = None, **kwargs: Any) -> Any:
         return credit_grant_create(name=f"grant {amount}", amount=Decimal(amount),

@@ -11,8 +11,9 @@ import pytest
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 
+from billing.amounts import seconds_between
 from billing.models import LedgerEntry, Phase, RateSource, Source, VMAccrual
-from billing.services import ledger_accrue, ledger_accrue_all, seconds_between, vm_price_record
+from billing.services import ledger_accrue, ledger_accrue_all, vm_price_record
 from tests.billing.conftest import RATE, T0, move
 
 
@@ -57,7 +58,13 @@ def test_a_whole_vm_life_costs_uptime_times_rate_to_the_cent_split_by_phase(
     busy = LedgerEntry.objects.filter(phase=Phase.BUSY)
     assert {(e.submission_id, e.user_id) for e in busy} == {(first.pk, owner.pk), (second.pk, other_user.pk)}
     assert sum(e.seconds for e in busy.filter(submission=first)) == Decimal("300")
-    assert not LedgerEntry.objects.exclude(phase=Phase.BUSY).exclude(submission=None).exists()
+    # The cold start and the idle tail after each job are charged to that job's owner; nothing is unowned.
+    charged = {(e.phase, e.user_id): Decimal(0) for e in LedgerEntry.objects.all()}
+    for e in LedgerEntry.objects.all():
+        charged[(e.phase, e.user_id)] += e.seconds
+    assert charged == {(Phase.PROVISIONING, owner.pk): Decimal("90.5"), (Phase.BUSY, owner.pk): Decimal("300"),
+                       (Phase.IDLE, owner.pk): Decimal("9.5"), (Phase.BUSY, other_user.pk): Decimal("100.25"),
+                       (Phase.IDLE, other_user.pk): Decimal("599.75"), (Phase.DRAINING, other_user.pk): Decimal("5")}
     assert {e.rate_per_hour for e in LedgerEntry.objects.all()} == {RATE}
     assert {e.rate_source for e in LedgerEntry.objects.all()} == {RateSource.FLEET}
     assert VMAccrual.objects.get(pk=vm.pk).closed
@@ -65,6 +72,21 @@ def test_a_whole_vm_life_costs_uptime_times_rate_to_the_cent_split_by_phase(
     periods = sorted((e.period_start, e.period_end) for e in LedgerEntry.objects.all())
     assert periods[0][0] == s(0) and periods[-1][1] == s(1105)
     assert all(a[1] == b[0] for a, b in zip(periods, periods[1:], strict=False))
+
+
+def test_a_vm_started_ahead_of_demand_is_charged_to_nobody_until_it_serves_a_job(
+        paid_pool: Any, make_vm: Any, make_submission: Any, owner: Any) -> None:
+    job = make_submission(owner, paid_pool)
+    vm = make_vm(paid_pool)  # no job reserved it: a pre-warmed VM
+    move(vm, "WARM", s(60))
+    ledger_accrue(vm_id=vm.pk, now=s(120))
+    move(vm, "BUSY", s(150), job_ref=str(job.pk))
+    move(vm, "WARM", s(210))
+    ledger_accrue(vm_id=vm.pk, now=s(300))  # the idle tail, booked in a later accrual than the job
+    entries = [(e.phase, e.user_id, e.seconds) for e in LedgerEntry.objects.order_by("period_start")]
+    assert entries == [(Phase.PROVISIONING, None, 60), (Phase.IDLE, None, 60), (Phase.IDLE, None, 30),
+                       (Phase.BUSY, owner.pk, 60), (Phase.IDLE, owner.pk, 90)]
+    assert LedgerEntry.objects.filter(phase=Phase.IDLE, user=owner).get().submission_id == job.pk
 
 
 def test_running_the_accrual_twice_never_charges_twice(paid_pool: Any, make_vm: Any) -> None:

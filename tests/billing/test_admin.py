@@ -52,9 +52,10 @@ def test_the_dashboard_renders_with_data_within_a_pinned_number_of_queries(
                  "80 % alert line", "Credit runs out", "Reconciliation with dstack", "(50.00 %)"):
         assert text in html, text
     data = response.context["data"]
-    # Each user had 3 busy jobs of 38 min on the paid pool (owner's local jobs are free).
+    # Each user had 3 jobs on the paid pool, each 38 min busy then 10 min idle and 1 min draining, which
+    # are charged to the job before them (owner's local jobs are free).
     assert {(u["user__username"], u["cost"]) for u in data["users"]} == {
-        ("owner", Decimal("3.780999")), ("other", Decimal("3.780999"))}
+        ("owner", Decimal("4.875501")), ("other", Decimal("4.875501"))}
     assert {f["fleet__name"] for f in data["fleets"]} == {"mi300x", "local"}
     assert len(data["vms"]) == 10 and {vm["state"] for vm in data["vms"]} == {"STOPPED", "WARM"}
     charts = data["charts"]

@@ -1,5 +1,5 @@
-"""Billing API: metrics are staff-only with money as decimal strings; users see their own usage;
-a submission's cost is in its detail."""
+"""Billing API: metrics are for staff allowed to read the ledger, with money as decimal strings;
+users see their own usage; a submission's cost is in its detail."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.utils import timezone
 
 from billing.services import ledger_accrue
@@ -27,6 +28,11 @@ def test_metrics_refuse_a_normal_user(owner: Any, api_as: Any) -> None:
     assert response.status_code == 403 and set(response.json()) == {"message", "extra"}
 
 
+def test_metrics_refuse_staff_who_may_not_read_the_ledger(staff_user: Any, api_as: Any) -> None:
+    response = api_as(staff_user).get(METRICS)
+    assert response.status_code == 403 and "billing.view_ledgerentry" in response.json()["message"]
+
+
 def test_metrics_give_staff_the_figures_with_money_as_decimal_strings(
         staff_user: Any, api_as: Any, paid_pool: Any, make_vm: Any, make_submission: Any, owner: Any,
         grant: Any, spend: Any) -> None:
@@ -41,6 +47,7 @@ def test_metrics_give_staff_the_figures_with_money_as_decimal_strings(
     move(vm, "WARM", now - timedelta(hours=1))
     ledger_accrue(vm_id=vm.pk, now=now)
     spend(paid_pool, "10")
+    staff_user.user_permissions.add(Permission.objects.get(codename="view_ledgerentry"))
     data = api_as(staff_user).get(METRICS).json()
     expected = {"total_cost_usd", "remaining_credits_usd", "credits_used_pct", "tasks_completed", "cold_starts",
                 "warm_reuses", "active_vms", "idle_cost_usd", "avg_queue_wait_s", "avg_cold_start_s",
@@ -62,7 +69,7 @@ def test_a_user_sees_their_own_usage_and_no_one_elses(owner: Any, other_user: An
     spend(paid_pool, "1.25", user=owner)
     spend(paid_pool, "7", user=other_user)
     data = api_as(owner).get(USAGE).json()
-    assert data["spent_usd"] == "1.250000" and data["monthly_cap_usd"] is None
+    assert data["spent_usd"] == "1.250000" and data["monthly_cap_usd"] == "20.000000"  # the default cap
     assert data["by_pool"] == [{"pool": "mi300x", "cost_usd": "1.250000", "busy_seconds": "0.000"}]
     assert data["daily_limit"] == 100 and data["concurrent_limit"] == 2
     assert api_as(None).get(USAGE).status_code in (401, 403)

@@ -7,15 +7,17 @@ import logging
 from decimal import Decimal
 from typing import Any
 
-import pytest
 from django.test import override_settings
 
-from billing.alerts import budget_check, budget_enforce
+from billing.alerts import budget_check
+from billing.guards import vm_acquire_guard
+from billing.hard_stop import budget_enforce
 from billing.models import BudgetAlert
 from billing.selectors import budget_status
 from fleets.models import VMState
-from fleets.services import vm_acquire
+from submissions.dispatch import submission_dispatch_next
 from submissions.models import Status, Submission
+from submissions.services import submission_create
 from tests.billing.conftest import move
 from tests.conftest import read_source
 
@@ -58,31 +60,49 @@ def test_a_new_grant_has_its_own_alerts(paid_pool: Any, grant: Any, spend: Any) 
 
 def test_the_hard_stop_rejects_paid_submissions_with_402_and_the_free_pool_goes_on(
         problems_loaded: None, local_pool: Any, paid_pool: Any, grant: Any, spend: Any, owner: Any,
-        api_as: Any) -> None:
+        paid_access: None, api_as: Any) -> None:
     grant("10")
     spend(paid_pool, "10")
     response = submit(api_as(owner), "mi300x")
     assert response.status_code == 402
     error = response.json()
     assert "credit is used up" in error["message"] and "10.00 of 10.00 USD" in error["message"]
-    rejected = Submission.objects.get(pk=error["extra"]["submission"])
-    assert rejected.status == Status.REJECTED and rejected.status_reason == error["message"]
+    assert error["extra"] == {"status": "REJECTED", "limit": "credit"}
+    assert not Submission.objects.exists()  # a refusal stores nothing
     assert submit(api_as(owner), "local").status_code == 201
 
 
 def test_the_hard_stop_blocks_provisioning_and_a_new_grant_resumes(
         problems_loaded: None, local_pool: Any, paid_pool: Any, grant: Any, spend: Any, owner: Any,
-        api_as: Any) -> None:
+        paid_access: None) -> None:
     grant("10")
+    paid = submission_create(user=owner, problem="vector-add", language="cpp", source=read_source("cpp.cpp"),
+                             fleet_name="mi300x")
+    free = submission_create(user=owner, problem="vector-add", language="cpp", source=read_source("cpp.cpp"),
+                             fleet_name="local")
     spend(paid_pool, "12")
     assert budget_status().exhausted
-    assert vm_acquire(fleet=paid_pool, job_ref="job-1") is None
-    assert vm_acquire(fleet=local_pool, job_ref="job-2") is not None  # free pools are unaffected
+    assert submission_dispatch_next(fleet=paid_pool) is None
+    assert Submission.objects.get(pk=paid.pk).status == Status.IN_QUEUE  # it waits, it is not refused
+    assert submission_dispatch_next(fleet=local_pool) == free  # free pools are unaffected
     grant("50")
     assert not budget_status().exhausted
-    acquired = vm_acquire(fleet=paid_pool, job_ref="job-3")
-    assert acquired is not None and acquired[1] is True
-    assert submit(api_as(owner), "mi300x").status_code == 201
+    assert submission_dispatch_next(fleet=paid_pool) == paid
+    assert Submission.objects.get(pk=paid.pk).vm_start == "COLD_START"
+
+
+def test_a_new_grant_dispatches_the_queues_of_paid_pools_only(
+        problems_loaded: None, local_pool: Any, paid_pool: Any, grant: Any, spend: Any, owner: Any,
+        paid_access: None, queued_tasks: list, django_capture_on_commit_callbacks: Any) -> None:
+    grant("10")
+    for name in ("mi300x", "local"):
+        submission_create(user=owner, problem="vector-add", language="cpp", source=read_source("cpp.cpp"),
+                          fleet_name=name)
+    spend(paid_pool, "10")
+    queued_tasks.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        grant("50")
+    assert queued_tasks == [("submissions.tasks.dispatch", str(paid_pool.pk))]
 
 
 def test_warm_paid_vms_drain_at_the_hard_stop_and_free_ones_stay(
@@ -120,9 +140,10 @@ def test_a_paid_vm_released_after_the_stop_drains_after_its_job(
 
 def test_with_no_grant_paid_pools_are_stopped_unless_configured_otherwise(paid_pool: Any, local_pool: Any) -> None:
     assert "no active credit grant" in budget_status().stop_reason
-    assert vm_acquire(fleet=paid_pool, job_ref="job-1") is None
+    assert vm_acquire_guard(fleet=paid_pool) == budget_status().stop_reason
+    assert vm_acquire_guard(fleet=local_pool) is None
     with override_settings(HIPJUDGE_BILLING_REQUIRE_GRANT=False):
-        assert vm_acquire(fleet=paid_pool, job_ref="job-1") is not None
+        assert vm_acquire_guard(fleet=paid_pool) is None
 
 
 def test_an_expired_grant_no_longer_counts(paid_pool: Any, grant: Any) -> None:
@@ -133,23 +154,3 @@ def test_an_expired_grant_no_longer_counts(paid_pool: Any, grant: Any) -> None:
     assert not budget_status().has_grant
     grant("25")
     assert budget_status().credit == Decimal("25")
-
-
-@pytest.mark.parametrize("cap", ["5", None])
-def test_the_monthly_cap_rejects_paid_submissions_of_that_user_only(
-        problems_loaded: None, local_pool: Any, paid_pool: Any, grant: Any, spend: Any, owner: Any,
-        other_user: Any, api_as: Any, cap: str | None) -> None:
-    from billing.models import UserSpendLimit
-
-    grant("1000")
-    spend(paid_pool, "5", user=owner)
-    if cap is None:
-        with override_settings(HIPJUDGE_USER_MONTHLY_CAP=Decimal("5")):
-            response = submit(api_as(owner), "mi300x")
-    else:
-        UserSpendLimit.objects.create(user=owner, monthly_cap=Decimal(cap))
-        response = submit(api_as(owner), "mi300x")
-    assert response.status_code == 402
-    assert "monthly GPU spending cap of 5.00 USD" in response.json()["message"]
-    assert submit(api_as(owner), "local").status_code == 201
-    assert submit(api_as(other_user), "mi300x").status_code == 201

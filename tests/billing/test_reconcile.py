@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from billing.models import LedgerEntry, ReconciliationReport, Source
-from billing.reconcile import InstanceCost, fleet_reconcile, reconcile_dstack_pools
+from billing.reconcile import InstanceCost, fleet_reconcile, fleets_reconcile
 from billing.services import ledger_accrue
 from tests.billing.conftest import move
 
@@ -97,11 +97,11 @@ def test_only_the_window_is_compared(dstack_pool: Any, make_vm: Any) -> None:
 def test_the_scheduled_job_reconciles_yesterday_for_dstack_pools_only(dstack_pool: Any, paid_pool: Any,
                                                                       two_hours_booked: Any) -> None:
     source = FakeDstack([instance(10, 13)])
-    result = reconcile_dstack_pools(now=NOW, source_for=lambda fleet: source)
+    result = fleets_reconcile(now=NOW, source_for=lambda fleet: source)
     assert result == {"pools": 1, "corrections": 1} and source.calls == 1
-    assert reconcile_dstack_pools(now=NOW, source_for=lambda fleet: source) == {"pools": 1, "corrections": 0}
+    assert fleets_reconcile(now=NOW, source_for=lambda fleet: source) == {"pools": 1, "corrections": 0}
     assert set(ReconciliationReport.objects.values_list("fleet__name", flat=True)) == {"amd-mi300x"}
-    assert reconcile_dstack_pools(now=NOW) == {"pools": 0, "corrections": 0}  # no source configured
+    assert fleets_reconcile(now=NOW) == {"pools": 0, "corrections": 0}  # no source configured
 
 
 def test_the_dstack_adapter_reads_fleet_instances(dstack_pool: Any, monkeypatch: Any) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT
-from tests.integration.conftest import Stack, judging_pool, stack  # noqa: F401 - fixtures used by name
+from tests.integration.conftest import Stack, emulating_pool, judging_pool, stack  # noqa: F401 - fixtures used by name
 
 # Playwright's sync API keeps an asyncio loop on this thread; Django then refuses ORM calls made by
 # the test itself (SynchronousOnlyOperation) although they are plain synchronous calls.

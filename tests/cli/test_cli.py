@@ -76,8 +76,101 @@ def test_login_submit_watch_and_status_against_a_live_server(stack: Stack, owner
     assert code == 2 and "there is no problem 'no-such-problem'" in out
 
     # Another user's token cannot see it.
-    from rest_framework.authtoken.models import Token
+    from accounts.tokens import token_create
 
-    other_env = {**env, "HIPJUDGE_TOKEN": Token.objects.get_or_create(user=other_user)[0].key}
+    other_env = {**env, "HIPJUDGE_TOKEN": token_create(user=other_user).key}
     code, out = hipjudge(["status", wrong_id], env=other_env)
+    assert code == 2 and "No such submission" in out
+
+
+def test_pools_names_the_modes_of_languages_a_pool_does_not_run_in_full() -> None:
+    from cli.main import _offered
+
+    pool = {"languages": ["cpp"], "offers": [
+        {"language": "cpp", "modes": ["benchmark", "check", "compile"], "emulated": False},
+        {"language": "hip", "modes": ["check", "compile"], "emulated": True},
+        {"language": "cuda", "modes": ["compile"], "emulated": False}]}
+    assert _offered(pool) == "cpp; hip: emulated check, compile; cuda: compile"
+    assert _offered({"languages": ["cpp", "hip"]}) == "cpp,hip"  # a server from before offers
+
+
+@pytest.mark.integration
+@pytest.mark.usefixtures("problems_loaded", "judging_pool")
+def test_pools_and_submit_offer_a_hip_check_on_the_emulated_device(stack: Stack, owner: Any, tmp_path: Path) -> None:
+    from accounts.tokens import token_create
+
+    env = {**os.environ, "HIPJUDGE_CONFIG": str(tmp_path / "config.json"), "HIPJUDGE_SERVER": stack.start_web(),
+           "HIPJUDGE_TOKEN": token_create(user=owner).key}
+    code, out = hipjudge(["pools"], env=env)
+    assert code == 0 and re.search(r"^local\s+host\s+cpp; hip: emulated check; cuda: emulated check\s", out, re.M)
+    assert "local: Check on CPU (emulated): " in out and "no timing" in out
+
+    hip = str(SOLUTIONS / "hip.hip")
+    code, out = hipjudge(["submit", hip, "-p", "vector-add"], env=env)  # benchmark, the default mode
+    assert code == 2 and "so mode benchmark is not possible (emulated times mean nothing)" in out
+    assert "Possible for hip there: mode check (Check on CPU (emulated))." in out
+    code, out = hipjudge(["submit", hip, "-p", "vector-add", "-l", "hip", "--mode", "check"], env=env)
+    assert code == 0 and ", pool local, emulated (CPU))" in out
+    submission_id = re.search(r"submitted ([0-9a-f-]{36})", out).group(1)
+    code, out = hipjudge(["status", submission_id], env=env)
+    assert code == 3 and f"{submission_id}  vector-add  hip  check  emulated (CPU)  pool local" in out
+
+
+@pytest.mark.integration
+@pytest.mark.usefixtures("problems_loaded")
+def test_submit_checks_a_hip_kernel_on_the_emulated_device(stack: Stack, emulating_pool: Any, owner: Any,
+                                                           tmp_path: Path) -> None:
+    from accounts.tokens import token_create
+
+    env = {**os.environ, "HIPJUDGE_CONFIG": str(tmp_path / "config.json"), "HIPJUDGE_SERVER": stack.start_web(),
+           "HIPJUDGE_TOKEN": token_create(user=owner).key}
+    stack.start_worker()
+    code, out = hipjudge(["submit", str(SOLUTIONS / "hip.hip"), "-p", "vector-add", "--mode", "check", "--wait"],
+                         env=env)
+    assert code == 0, out
+    assert "CHECKED: " in out and "emulated device" in out
+
+
+@pytest.mark.parametrize(("status", "code"), [("ACCEPTED", 0), ("WRONG_ANSWER", 1), ("ERROR", 1)])
+def test_a_leaderboard_submission_succeeds_when_accepted(status: str, code: int) -> None:
+    assert exit_code_for(status, "leaderboard") == code
+
+
+@pytest.mark.integration
+@pytest.mark.usefixtures("problems_loaded", "local_pool")
+def test_submit_to_the_leaderboard_then_read_the_leaderboard_and_the_rank(stack: Stack, owner: Any, other_user: Any,
+                                                                          tmp_path: Path) -> None:
+    """Against the scripted stand-in agent (fixed figures, so the output's form can be held exactly)."""
+    from accounts.tokens import token_create
+
+    stack.env["HIPJUDGE_LOCAL_AGENT_MODULE"] = "tests.fake_agent"
+    url = stack.start_web()
+    stack.start_worker()
+    env = {**os.environ, "HIPJUDGE_CONFIG": str(tmp_path / "config.json"), "HIPJUDGE_SERVER": url,
+           "HIPJUDGE_TOKEN": token_create(user=owner).key}
+
+    code, out = hipjudge(["submit", str(SOLUTIONS / "cpp.cpp"), "-p", "vector-add", "--mode", "leaderboard", "--wait"],
+                         env=env)
+    assert code == 0, out
+    assert "· RANKING" in out and "ranked 1/1 n=3000017: 12 runs, mean 3.0000 ms" in out
+    assert "ranked score: 3.0000 ms (95% 2.9400..3.0600), speedup 1.50x" in out
+    submission_id = re.search(r"submitted ([0-9a-f-]{36})", out).group(1)
+
+    code, out = hipjudge(["rank", submission_id], env=env)
+    assert code == 0 and "rank 1 on vector-add, pool local" in out, out
+    code, out = hipjudge(["leaderboard", "-p", "vector-add"], env=env)
+    row = r"^1\s+owner\s+3\.0000\s+2\.9400\.\.3\.0600\s+1\.50x\s+cpp\s.*private$"
+    assert code == 0 and re.search(row, out, re.M), out
+    code, out = hipjudge(["--json", "leaderboard", "-p", "vector-add", "--limit", "5"], env=env)
+    rows = json.loads(out.splitlines()[-1])
+    assert code == 0 and rows[0]["user"] == "owner" and rows[0]["submission"] == "private"
+
+    code, out = hipjudge(["submit", str(SOLUTIONS / "cpp.cpp"), "-p", "vector-add", "--mode", "benchmark"], env=env)
+    benchmark_id = re.search(r"submitted ([0-9a-f-]{36})", out).group(1)
+    code, out = hipjudge(["rank", benchmark_id], env=env)
+    assert code == 1 and "not on the leaderboard (not entered)" in out
+    code, out = hipjudge(["leaderboard", "-p", "vector-add", "--pool", "nowhere"], env=env)
+    assert code == 2 and "No pool 'nowhere'" in out
+    other_env = {**env, "HIPJUDGE_TOKEN": token_create(user=other_user).key}
+    code, out = hipjudge(["rank", submission_id], env=other_env)
     assert code == 2 and "No such submission" in out

@@ -85,7 +85,7 @@ def credit(db: Any) -> Any:
     """An active credit grant: paid pools (every dstack pool) take work only with one."""
     from decimal import Decimal
 
-    from billing.alerts import credit_grant_create
+    from billing.services import credit_grant_create
 
     return credit_grant_create(name="test grant", amount=Decimal("1400"))
 
@@ -110,6 +110,9 @@ class StandInBackend:
 
     def is_alive(self, vm: VMInstance) -> bool:
         return str(vm.pk) in self.alive
+
+    def gone_reason(self, vm: VMInstance) -> str:
+        return "The agent process is gone."
 
     def stop(self, vm: VMInstance) -> None:
         self.alive.discard(str(vm.pk))

@@ -13,7 +13,7 @@ from django.utils import timezone
 from billing.services import ledger_accrue
 from fleets.dstack import FleetMissingError, get_fleet
 from fleets.dstack_config import dstack_client
-from fleets.dstack_services import fleet_dstack_apply
+from fleets.dstack_services import dstack_fleet_apply
 from fleets.models import VMInstance, VMState
 from tests.fleets.conftest import StandInBackend
 from tests.fleets.dstack.local_server import LocalDstack
@@ -65,7 +65,7 @@ def test_plan_then_confirmed_apply_verify_and_delete(admin_client: Any, on_dstac
     # The project lacks amddevcloud: apply refuses with the fix (a real deployment has the backend).
     html = act(admin_client, "dstack_apply", [pool], confirm="yes")
     assert "has no backend amddevcloud configured" in html and "project &gt; backends" in html
-    fleet_dstack_apply(fleet=pool, require_backends=False)
+    dstack_fleet_apply(fleet=pool, require_backends=False)
     html = act(admin_client, "dstack_verify", [pool])
     assert "In sync with dstack." in html
     pool.max_vms = 4
@@ -94,7 +94,7 @@ def test_errors_show_on_the_page_not_as_a_crash(admin_client: Any, make_dstack_p
 def test_the_instances_page_shows_dstack_beside_our_vms(admin_client: Any, on_dstack: LocalDstack,
                                                         make_dstack_pool: Any) -> None:
     pool = make_dstack_pool()
-    fleet_dstack_apply(fleet=pool, require_backends=False)
+    dstack_fleet_apply(fleet=pool, require_backends=False)
     vm = VMInstance.objects.create(fleet=pool, state=VMState.WARM, handle="hj-vm-abcdef12")
     html = admin_client.get(reverse("admin:fleets_fleet_dstack")).content.decode()
     assert pool.name in html and "dstack instances" in html and "hj-vm-abcdef12" in html

@@ -7,19 +7,18 @@ from typing import Any
 
 import pytest
 
-from billing.reconcile import DstackInstanceSource, reconcile_dstack_pools
+from billing.reconcile import DstackInstanceSource, dstack_source, fleets_reconcile
 from fleets.backends import ProvisionError
 from fleets.backends.dstack import DstackBackend
 from fleets.dstack import AGENT_TOKEN_ENV, vm_service_config, vm_service_configuration
+from fleets.dstack_agent import AGENT_SIZE_LIMIT, agent_package
 from fleets.dstack_config import (
-    AGENT_SIZE_LIMIT,
     FleetConfigError,
-    agent_package,
-    fleet_settings,
+    dstack_fleet_settings,
     idle_duration,
     vm_run_settings,
 )
-from fleets.dstack_services import billing_instance_source, fleet_dstack_apply
+from fleets.dstack_services import dstack_fleet_apply
 from fleets.models import VMInstance, VMState
 from tests.fleets.conftest import TEST_IMAGE
 from tests.fleets.dstack.local_server import LocalDstack
@@ -35,7 +34,7 @@ def pool(make_dstack_pool: Any, settings: Any) -> Any:
 
 def test_an_empty_config_is_one_mi300x_with_the_defaults(pool: Any) -> None:
     pool.config = {}
-    settings = fleet_settings(pool)
+    settings = dstack_fleet_settings(pool)
     assert (settings.name, settings.backends, settings.gpu_name, settings.gpu_memory, settings.gpu_count) == (
         pool.name, ("amddevcloud",), "MI300X", "192GB", 1)
     assert (settings.nodes, settings.idle_duration, settings.spot_policy) == ("0..3", "10m", "auto")
@@ -70,10 +69,10 @@ def test_the_agent_package_has_no_caches_and_fits_dstacks_limit() -> None:
 def test_config_mistakes_say_what_to_fix(pool: Any, settings: Any) -> None:
     pool.config = {"backends": ["amddevcloud"], "gpu_mem": "192GB"}
     with pytest.raises(FleetConfigError, match=r"unknown dstack setting\(s\) \['gpu_mem'\].*Fix it in the admin"):
-        fleet_settings(pool)
+        dstack_fleet_settings(pool)
     pool.config = {"nodes_min": 5}
     with pytest.raises(FleetConfigError, match="nodes must satisfy"):
-        fleet_settings(pool)
+        dstack_fleet_settings(pool)
     settings.HIPJUDGE_DSTACK_IMAGE = None
     pool.config = {}
     with pytest.raises(FleetConfigError, match="no ROCm image is set.*HIPJUDGE_DSTACK_IMAGE"):
@@ -90,13 +89,13 @@ def test_provisioning_without_dstack_settings_fails_with_the_fix(pool: Any, sett
 def test_billing_gets_dstacks_instances_only_when_dstack_is_configured(pool: Any, local_pool: Any,
                                                                        settings: Any) -> None:
     settings.DSTACK_SERVER_URL = None
-    assert billing_instance_source(pool) is None
-    assert reconcile_dstack_pools() == {"pools": 0, "corrections": 0}  # the default factory, unconfigured
+    assert dstack_source(pool) is None
+    assert fleets_reconcile() == {"pools": 0, "corrections": 0}  # the default source, unconfigured
     settings.DSTACK_SERVER_URL, settings.DSTACK_TOKEN = "http://127.0.0.1:9", "t"
-    assert isinstance(billing_instance_source(pool), DstackInstanceSource)
-    assert billing_instance_source(local_pool) is None
+    assert isinstance(dstack_source(pool), DstackInstanceSource)
+    assert dstack_source(local_pool) is None
 
 
 def test_reconciliation_reads_a_real_dstack_fleet(on_dstack: LocalDstack, pool: Any) -> None:
-    fleet_dstack_apply(fleet=pool, require_backends=False)
-    assert reconcile_dstack_pools() == {"pools": 1, "corrections": 0}  # no instances, nothing booked
+    dstack_fleet_apply(fleet=pool, require_backends=False)
+    assert fleets_reconcile() == {"pools": 1, "corrections": 0}  # no instances, nothing booked

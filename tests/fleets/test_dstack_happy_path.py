@@ -28,7 +28,7 @@ from tests.conftest import read_source
 from tests.fleets.agent_standin import AgentStandIn
 from tests.fleets.conftest import point_django_at
 
-pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("problems_loaded", "credit")]
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("problems_loaded", "credit", "paid_access")]
 
 
 @pytest.fixture
@@ -50,7 +50,7 @@ def pool(standin: AgentStandIn) -> Any:
 
 def judge(user: Any, pool: Any, mode: str = "check") -> Submission:
     submission = submission_create(user=user, problem="vector-add", language="cpp", source=read_source("cpp.cpp"),
-                                   pool=pool.name, mode=mode)
+                                   fleet_name=pool.name, mode=mode)
     assert submission_dispatch_next(fleet=pool) is not None
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
@@ -67,7 +67,10 @@ def test_a_submission_is_judged_on_a_dstack_vm_then_reused_warm_then_reaped(
     assert vm.base_url == f"{standin.url}/proxy/services/main/{vm.handle}/"
     assert vm.agent_info["device"] == "host" and vm.agent_info["price_per_hour"] == "1.99"
     assert vm.agent_info["dstack"]["backend"] == "amddevcloud" and vm.agent_info["dstack"]["run_name"] == vm.handle
-    assert vm.ready_at and 0 <= vm.agent_info["cold_start_s"] < 60
+    # The cold start recorded is the time from the row's creation to the agent's health, so it fits
+    # in the VM's own record of when it became ready (no bound on how long that may take here).
+    cold_start = (vm.ready_at - vm.created_at).total_seconds()
+    assert 0 <= vm.agent_info["cold_start_s"] <= round(cold_start, 1) + 0.1
     ready = first.events.get(type="VM_READY")
     assert ready.payload["agent"]["cold_start_s"] == vm.agent_info["cold_start_s"]
     # Every agent call went through the proxy with the dstack token (the stand-in refuses others).
@@ -94,7 +97,7 @@ def test_a_submission_is_judged_on_a_dstack_vm_then_reused_warm_then_reaped(
 
 def test_a_drained_busy_vm_finishes_its_job_then_stops(standin: AgentStandIn, pool: Any, owner: Any) -> None:
     submission = submission_create(user=owner, problem="vector-add", language="cpp", source=read_source("cpp.cpp"),
-                                   pool=pool.name, mode="check")
+                                   fleet_name=pool.name, mode="check")
     submission_dispatch_next(fleet=pool)
     vm = VMInstance.objects.get()
     # Staff drain the VM once it serves the job (cold start done, job about to be posted).

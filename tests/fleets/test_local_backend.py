@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from fleets.agent_client import AgentClient
 from fleets.backends import ProvisionError
 from fleets.backends.local import LocalBackend, vm_dir
 from fleets.models import VMInstance, VMState
+from tests.integration.conftest import wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -71,6 +73,21 @@ def test_provisioning_again_adopts_the_running_agent(pool: Any, backend: LocalBa
     first = backend.provision(vm)
     vm.pid = first.pid
     assert backend.provision(vm).pid == first.pid  # a worker died mid-start: no second agent
+
+
+def test_a_ready_line_planted_in_the_log_does_not_redirect_the_worker(pool: Any, backend: LocalBackend) -> None:
+    """Security review L5: the agent logs request lines, so anyone who reaches its port can write
+    "agent listening on <their port>" into its log; re-provisioning (adopting) must not believe it."""
+    vm = new_vm(pool)
+    first = backend.provision(vm)
+    port = int(first.base_url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(b"GET /x agent listening on http://127.0.0.1:9 HTTP/1.1\r\nHost: x\r\n\r\n")
+        sock.recv(4096)
+    log = vm_dir(vm) / "agent.log"
+    wait_for(lambda: "http://127.0.0.1:9 " in log.read_text(errors="replace"), 10, "the planted line in the log")
+    vm.pid = first.pid
+    assert backend.provision(vm).base_url == first.base_url
 
 
 def test_an_agent_that_cannot_start_gives_its_reason(pool: Any, backend: LocalBackend, settings: Any) -> None:

@@ -91,6 +91,7 @@ class Stack:
     base: Path
     env: dict[str, str]
     procs: list[Proc] = field(default_factory=list)
+    webs: dict[int, Proc] = field(default_factory=dict)  # port -> the web process serving it
 
     @property
     def agent_root(self) -> Path:
@@ -113,10 +114,12 @@ class Stack:
         assert proc.popen.poll() is None, proc.output()
         return proc
 
-    def start_web(self) -> str:
-        port = free_port()
+    def start_web(self, port: int | None = None) -> str:
+        """A uvicorn on a free port (or on `port` again, after it was killed); returns its URL."""
+        port = port or free_port()
         proc = self._spawn("web", [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1",
                                    "--port", str(port), "--no-access-log", "--timeout-graceful-shutdown", "2"])
+        self.webs[port] = proc
         url = f"http://127.0.0.1:{port}"
 
         def answers() -> bool:
@@ -198,3 +201,20 @@ def judging_pool(local_pool: Any) -> Any:
         local_pool.config = {"insecure_no_sandbox": True}
         local_pool.save()
     return local_pool
+
+
+@pytest.fixture
+def emulating_pool(stack: Stack, judging_pool: Any) -> Any:
+    """The local pool, where the real agent checks hip and cuda on its emulated device. The agent
+    builds the emulator with g++: only a machine without g++ skips these tests; anywhere else an
+    agent that does not report both languages in /v1/health fails them."""
+    import shutil
+
+    from fleets.backends.local import local_agent_health
+
+    if shutil.which("g++") is None:
+        pytest.skip("g++ is not installed: the agent cannot build its emulated device here")
+    reported = local_agent_health(fleet=judging_pool).get("emulated")
+    assert isinstance(reported, list) and {"hip", "cuda"} <= set(reported), (
+        f"`python -m agent health` reports emulated={reported!r}, not hip and cuda")
+    return judging_pool

@@ -27,6 +27,7 @@ pytestmark = [
                        reason="needs PostgreSQL: set DATABASE_URL=postgres://... (make test does when it answers)"),
 ]
 PROCESSES = 6
+HOLDS = 6  # acquisitions each churning process makes
 
 SCRIPT = r"""
 import json, os, sys, time
@@ -38,7 +39,7 @@ from fleets.services import vm_acquire, vm_release
 from submissions.dispatch import submission_dispatch_next
 
 fleet = Fleet.objects.get(name="local")
-start_at, mode, me = float(sys.argv[1]), sys.argv[2], sys.argv[3]
+start_at, mode, me, HOLDS = float(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
 while time.time() < start_at:
     time.sleep(0.001)
 out = []
@@ -46,7 +47,9 @@ if mode == "dispatch":
     while (s := submission_dispatch_next(fleet=fleet)) is not None:
         out.append(str(s.pk))
 else:
-    for i in range(40):
+    for i in range(2000):  # bounded; every process gets its HOLDS long before that
+        if len(out) == HOLDS:
+            break
         got = vm_acquire(fleet=fleet, job_ref=f"{me}-{i}")
         if got is None:
             time.sleep(0.002)
@@ -64,8 +67,9 @@ print(json.dumps(out))
 
 def run_all(stack: Stack, mode: str) -> list[Any]:
     start_at = time.time() + 3.0  # every process is imported and waiting before the race starts
-    procs = [subprocess.Popen([sys.executable, "-c", SCRIPT, str(start_at), mode, f"p{i}"], cwd=settings.BASE_DIR,
-                              env=stack.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    procs = [subprocess.Popen([sys.executable, "-c", SCRIPT, str(start_at), mode, f"p{i}", str(HOLDS)],
+                              cwd=settings.BASE_DIR, env=stack.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
              for i in range(PROCESSES)]
     results = []
     for proc in procs:
@@ -100,8 +104,10 @@ def test_concurrent_acquire_and_release_never_overlap_on_a_vm(stack: Stack, loca
     local_pool.save()
     for _ in range(3):
         VMInstance.objects.create(fleet=local_pool, state=VMState.WARM)
-    holds = [hold for per_process in run_all(stack, "churn") for hold in per_process]
-    assert len(holds) >= 30 and all(h[3] for h in holds)  # the row named us while we held it
+    per_process = run_all(stack, "churn")
+    assert [len(holds) for holds in per_process] == [HOLDS] * PROCESSES
+    holds = [hold for holds in per_process for hold in holds]
+    assert all(h[3] for h in holds)  # the row named us while we held it
     by_vm: dict[str, list[tuple[float, float]]] = {}
     for vm_id, t0, t1, _ in holds:
         by_vm.setdefault(vm_id, []).append((t0, t1))

@@ -6,7 +6,6 @@ from __future__ import annotations
 import http.client
 import json
 import threading
-import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -14,25 +13,25 @@ import pytest
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 from django.contrib.sessions.backends.db import SessionStore
 from django.db import transaction
-from rest_framework.authtoken.models import Token
 
+from accounts.tokens import token_create
 from submissions.models import Status, Submission
-from submissions.services import EventIn, append_events_locked, lock_submission, submission_create, submission_finish
-from tests.conftest import read_source
+from submissions.services import EventIn, append_events_locked, lock_submission, submission_create
+from tests.conftest import finish, read_source
 from tests.integration.conftest import Stack, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("problems_loaded", "local_pool")]
 
 
 class Stream:
-    """Reads one SSE response in a thread, recording (time, kind, data) until the server closes."""
+    """Reads one SSE response in a thread, recording (kind, data) until the server closes."""
 
     def __init__(self, url: str, path: str, headers: dict[str, str]) -> None:
         parts = urlsplit(url)
         self.conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
         self.conn.request("GET", path, headers={"Accept": "text/event-stream", **headers})
         self.response = self.conn.getresponse()
-        self.items: list[tuple[float, str, Any]] = []
+        self.items: list[tuple[str, Any]] = []
         self.closed = threading.Event()
         if self.response.status == 200:
             threading.Thread(target=self._read, daemon=True).start()
@@ -49,20 +48,23 @@ class Stream:
                 elif line.startswith("data:"):
                     data.append(line[5:].strip())
                 elif line == "" and data:
-                    self.items.append((time.monotonic(), kind, json.loads("\n".join(data))))
+                    self.items.append((kind, json.loads("\n".join(data))))
                     kind, data = "message", []
         finally:
             self.closed.set()
 
+    def kinds(self) -> list[str]:
+        return [kind for kind, _ in self.items]
+
     def events(self) -> list[dict[str, Any]]:
-        return [d for _, kind, d in self.items if kind != "heartbeat"]
+        return [d for kind, d in self.items if kind != "heartbeat"]
 
     def wait_closed(self, timeout: float = 15) -> None:
         assert self.closed.wait(timeout), f"the stream did not end; got {self.items}"
 
 
 def token_for(user: Any) -> dict[str, str]:
-    return {"Authorization": f"Token {Token.objects.get_or_create(user=user)[0].key}"}
+    return {"Authorization": f"Token {token_create(user=user).key}"}
 
 
 def add_events(submission: Submission, *types: str) -> None:
@@ -83,7 +85,7 @@ def submission(owner: Any) -> Submission:
 def test_a_finished_submission_streams_every_event_in_order_then_closes(web: str, owner: Any,
                                                                         submission: Submission) -> None:
     add_events(submission, "VM", "STATUS")
-    submission_finish(submission_id=submission.pk, status=Status.ACCEPTED, reason="fine")
+    finish(submission.pk, Status.ACCEPTED, "fine")
     stream = Stream(web, f"/api/v1/submissions/{submission.pk}/events", token_for(owner))
     assert stream.response.getheader("Content-Type").startswith("text/event-stream")
     stream.wait_closed()
@@ -95,7 +97,7 @@ def test_a_finished_submission_streams_every_event_in_order_then_closes(web: str
 
 def test_last_event_id_resumes_after_that_event(web: str, owner: Any, submission: Submission) -> None:
     add_events(submission, "VM", "STATUS")
-    submission_finish(submission_id=submission.pk, status=Status.ACCEPTED, reason="fine")
+    finish(submission.pk, Status.ACCEPTED, "fine")
     stream = Stream(web, f"/api/v1/submissions/{submission.pk}/events", {**token_for(owner), "Last-Event-ID": "2"})
     stream.wait_closed()
     assert [e["seq"] for e in stream.events()] == [3, 4]
@@ -108,14 +110,13 @@ def test_last_event_id_resumes_after_that_event(web: str, owner: Any, submission
 def test_new_events_arrive_live_with_heartbeats_in_between(web: str, owner: Any, submission: Submission) -> None:
     stream = Stream(web, f"/api/v1/submissions/{submission.pk}/events", token_for(owner))
     wait_for(lambda: stream.events(), 10, "the first event")
-    time.sleep(2.5)  # the test server beats every second
-    added = time.monotonic()
+    # Nothing happens: the test server beats every second. (How fast an event arrives is a figure
+    # of bench/api_load.py, not something to assert on a shared machine.)
+    wait_for(lambda: stream.kinds().count("heartbeat") >= 2, 10, "two heartbeats")
     add_events(submission, "TEST_RESULT")
-    wait_for(lambda: len(stream.events()) == 2, 10, "the live event")
-    arrived = next(t for t, kind, d in stream.items if kind == "TEST_RESULT")
-    assert arrived - added < 2.0
-    assert [kind for _, kind, _ in stream.items].count("heartbeat") >= 2
-    submission_finish(submission_id=submission.pk, status=Status.CANCELLED, reason="stop")
+    wait_for(lambda: len(stream.events()) == 2, 10, "the live event on the open stream")
+    assert stream.kinds().index("TEST_RESULT") > stream.kinds().index("heartbeat")
+    finish(submission.pk, Status.CANCELLED, "stop")
     stream.wait_closed()
     assert stream.events()[-1]["type"] == "RESULT"
 
@@ -126,7 +127,7 @@ def test_the_browser_session_cookie_works_too(web: str, owner: Any, submission: 
     session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
     session[HASH_SESSION_KEY] = owner.get_session_auth_hash()
     session.save()
-    submission_finish(submission_id=submission.pk, status=Status.CANCELLED, reason="stop")
+    finish(submission.pk, Status.CANCELLED, "stop")
     stream = Stream(web, f"/api/v1/submissions/{submission.pk}/events", {"Cookie": f"sessionid={session.session_key}"})
     stream.wait_closed()
     assert [e["type"] for e in stream.events()] == ["STATUS", "RESULT"]

@@ -74,7 +74,7 @@ def test_token_endpoint_refuses_a_wrong_password(owner: Any, api_as: Any) -> Non
     assert bad.status_code == 400 and bad.json()["message"] == "Wrong username or password."
     good = client.post("/api/v1/auth/token", {"username": "owner", "password": "correct horse battery"},
                        format="json")
-    assert good.status_code == 200 and good.json()["username"] == "owner"
+    assert good.status_code == 201 and good.json()["username"] == "owner"
     client.credentials(HTTP_AUTHORIZATION=f"Token {good.json()['token']}")
     assert client.get("/api/v1/me").json()["username"] == "owner"
 

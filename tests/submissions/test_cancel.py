@@ -8,8 +8,8 @@ import pytest
 
 from fleets.models import VMInstance, VMState
 from submissions.models import Status, Submission
-from submissions.services import submission_create, submission_finish
-from tests.conftest import read_source
+from submissions.services import submission_create
+from tests.conftest import finish, read_source
 
 pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool")
 
@@ -34,25 +34,23 @@ def test_cancelling_a_queued_submission_ends_it_with_a_reason(submission: Submis
 
 def test_cancelling_a_running_submission_asks_the_agent(submission: Submission, owner: Any, api_as: Any,
                                                          local_pool: Any, django_capture_on_commit_callbacks: Any,
-                                                         monkeypatch: Any) -> None:
+                                                         queued_tasks: list) -> None:
     vm = VMInstance.objects.create(fleet=local_pool, state=VMState.BUSY, job_ref=str(submission.pk))
     Submission.objects.filter(pk=submission.pk).update(status=Status.BENCHMARKING, vm=vm, attempt=1)
-    queued: list[tuple] = []
-    monkeypatch.setattr("submissions.services.enqueue", lambda *a, **k: queued.append(a))
     with django_capture_on_commit_callbacks(execute=True):
         response = cancel(api_as(owner), submission)
     assert response.status_code == 202 and response.json()["status"] == "BENCHMARKING"
     submission.refresh_from_db()
     assert submission.cancel_requested
-    assert queued == [("submissions.tasks.cancel_job", str(submission.pk))]
+    assert queued_tasks == [("submissions.tasks.cancel_job", str(submission.pk))]
     # Asking twice does not queue a second kill.
     with django_capture_on_commit_callbacks(execute=True):
         cancel(api_as(owner), submission)
-    assert len(queued) == 1
+    assert len(queued_tasks) == 1
 
 
 def test_cancelling_a_finished_submission_is_a_conflict(submission: Submission, owner: Any, api_as: Any) -> None:
-    submission_finish(submission_id=submission.pk, status=Status.ACCEPTED, reason="done")
+    finish(submission.pk, Status.ACCEPTED, "done")
     response = cancel(api_as(owner), submission)
     assert response.status_code == 409
     assert response.json() == {"message": "The submission already ended (ACCEPTED).",

@@ -1,4 +1,5 @@
-"""Submitting through the API: validation errors are clear 4xx, quotas give 429 + a REJECTED record."""
+"""Submitting through the API: validation errors are clear 4xx, quotas give 429 with the reason and
+store nothing."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def test_it_queues_a_valid_submission_with_its_problem_version(owner: Any, api_a
 @pytest.mark.parametrize(("overrides", "field", "words"), [
     ({"problem": "no-such-problem"}, "problem", "no problem 'no-such-problem'"),
     ({"language": "fortran"}, "language", "not one of cpp, hip, cuda"),
-    ({"language": "hip"}, "language", "pool 'local' runs cpp, not hip"),
+    ({"language": "hip"}, "mode", "pool 'local' has no GPU for hip; it checks hip kernels on the emulated device"),
     ({"mode": "profile"}, "mode", "not one of"),
     ({"pool": "nowhere"}, "pool", "no pool 'nowhere'"),
     ({"source": "   \n"}, "source", "is empty"),
@@ -53,7 +54,7 @@ def test_it_rejects_bad_input_with_a_clear_message(owner: Any, api_as: Any, over
 
 def test_a_pool_compile_checks_a_language_it_cannot_run_only_in_compile_mode(owner: Any, api_as: Any,
                                                                              local_pool: Any) -> None:
-    local_pool.config = {"compile_only_languages": ["hip"]}
+    local_pool.config = {"compile_only_languages": ["hip"], "emulated_languages": []}
     local_pool.save()
     client = api_as(owner)
     refused = client.post(URL, body(language="hip", mode="benchmark"), format="json")
@@ -98,6 +99,15 @@ def test_it_takes_an_uploaded_file(owner: Any, api_as: Any) -> None:
     assert Submission.objects.get().source == read_source("cpp.cpp")
 
 
+def test_it_refuses_an_upload_over_the_size_limit_without_reading_it_all(owner: Any, api_as: Any) -> None:
+    upload = SimpleUploadedFile("kernel.cpp", b"/" * (10 * 64 * 1024))
+    response = api_as(owner).post(URL, {"problem": "vector-add", "language": "cpp", "source_file": upload},
+                                  format="multipart")
+    assert response.status_code == 400
+    assert response.json() == {"message": "source: the file is larger than the limit of 65536 bytes.",
+                               "extra": {"field": "source", "limit_bytes": 65536}}
+
+
 def test_it_rejects_an_upload_that_is_not_utf8(owner: Any, api_as: Any) -> None:
     upload = SimpleUploadedFile("kernel.cpp", b"int x = 1; // \xff\xfe\n")
     response = api_as(owner).post(URL, {"problem": "vector-add", "language": "cpp", "source_file": upload},
@@ -112,10 +122,8 @@ def test_it_rejects_over_the_concurrent_limit_with_429_and_a_reason(owner: Any, 
     assert response.status_code == 429
     error = response.json()
     assert "2 submission(s) queued or running" in error["message"]
-    rejected = Submission.objects.get(pk=error["extra"]["submission"])
-    assert rejected.status == Status.REJECTED and rejected.status_reason == error["message"]
-    assert rejected.finished_at is not None
-    assert list(rejected.events.values_list("type", flat=True)) == ["RESULT"]
+    assert error["extra"] == {"status": "REJECTED", "limit": "concurrent_submissions", "cap": 2}
+    assert Submission.objects.count() == 2 and not Submission.objects.filter(status=Status.REJECTED).exists()
 
 
 def test_it_rejects_over_the_daily_limit(owner: Any, api_as: Any, settings: Any) -> None:
@@ -123,9 +131,11 @@ def test_it_rejects_over_the_daily_limit(owner: Any, api_as: Any, settings: Any)
     settings.HIPJUDGE_QUOTA_CONCURRENT = 100
     client = api_as(owner)
     assert [client.post(URL, body(), format="json").status_code for _ in range(4)] == [201, 201, 201, 429]
-    # Rejected submissions do not eat into the quota, and the limit is per user.
-    assert client.post(URL, body(), format="json").json()["message"].startswith("You reached the limit of 3")
-    assert Submission.objects.filter(status=Status.REJECTED).count() == 2
+    # Refusals are not stored, so they cannot eat into the quota either.
+    refused = client.post(URL, body(), format="json").json()
+    assert refused["message"].startswith("You reached the limit of 3")
+    assert refused["extra"]["limit"] == "daily_submissions"
+    assert Submission.objects.count() == 3
 
 
 def test_quotas_are_per_user(owner: Any, other_user: Any, api_as: Any) -> None:
@@ -175,12 +185,12 @@ def test_an_edit_made_elsewhere_reaches_the_post(ttl: float, wait: float, owner:
 
 
 def test_callers_get_their_own_copy_of_a_cached_pool(local_pool: Any, settings: Any) -> None:
-    from submissions.lookups import pool_for_submission
+    from submissions.lookups import fleet_for_submission
 
     settings.HIPJUDGE_LOOKUP_CACHE_TTL = 3600
-    pool_for_submission(name="local")  # read and cached
-    first = pool_for_submission(name="local")  # from the cache
+    fleet_for_submission(name="local")  # read and cached
+    first = fleet_for_submission(name="local")  # from the cache
     assert first is not None
     first.max_vms = 999
-    again = pool_for_submission(name="local")
+    again = fleet_for_submission(name="local")
     assert again is not None and again is not first and again.max_vms == local_pool.max_vms

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from fleets.models import VMInstance, VMState
-from submissions.dispatch import lease_claim, submission_dispatch_next
+from submissions.dispatch import submission_dispatch_next
+from submissions.leases import lease_claim
 from submissions.models import Status, Submission
 from submissions.runner import submission_run
 from submissions.services import EventIn, append_events_locked, submission_create
@@ -134,3 +136,77 @@ def test_a_cancel_before_the_job_starts_never_reaches_the_agent(owner: Any, loca
     submission.refresh_from_db()
     assert submission.status == Status.CANCELLED and agent.jobs == {}
     assert VMInstance.objects.get().state == VMState.WARM
+
+
+def test_a_database_blip_mid_job_leaves_the_job_to_be_resumed_not_requeued(owner: Any, local_pool: Any,
+                                                                            agent: fake_agent.FakeAgent,
+                                                                            monkeypatch: Any) -> None:
+    """The job goes on on the agent while the database is away: queueing it again would judge it
+    twice (and find the VM still busy with it); the sweep resumes it once the lease lapses."""
+    from django.db import OperationalError
+
+    from submissions.runner import Runner
+
+    submission = dispatched(owner, local_pool, agent.url)
+    store = Runner._store
+    calls = {"n": 0}
+
+    def blip(self: Runner, events: list) -> bool:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OperationalError("server closed the connection unexpectedly")
+        return store(self, events)
+
+    monkeypatch.setattr(Runner, "_store", blip)
+    agent.events_per_poll = 2  # the job's events come in several polls
+    submission_run(submission_id=str(submission.pk))
+    submission.refresh_from_db()
+    assert submission.status in (Status.COMPILING, Status.CHECKING) and submission.attempt == 1
+    assert not submission.events.filter(type="REQUEUED").exists()
+    assert submission.lease_owner == "" and VMInstance.objects.get().state == VMState.BUSY
+
+    submission_run(submission_id=str(submission.pk))  # what the sweep starts once the lease lapsed
+    submission.refresh_from_db()
+    assert submission.status == Status.ACCEPTED and submission.attempt == 1
+    assert [s for _, s in agent_events(submission)] == list(range(1, len(agent.script) + 1))
+    assert list(agent.jobs) == [f"{submission.pk}-1"]  # judged once
+
+
+# ---- what the platform stores of what a job said ------------------------------------------------
+
+def test_the_job_carries_an_opaque_compile_cache_scope_of_its_user(owner: Any, other_user: Any, local_pool: Any,
+                                                                    agent: fake_agent.FakeAgent) -> None:
+    from agent.compile_cache import SCOPE_PATTERN
+
+    scopes = []
+    for user in (owner, owner, other_user):
+        submission = dispatched(user, local_pool, agent.url)
+        submission_run(submission_id=str(submission.pk))
+        scopes.append(agent.jobs[f"{submission.pk}-1"]["cache_scope"])
+        VMInstance.objects.all().delete()
+    assert scopes[0] == scopes[1] != scopes[2]  # one user's builds are shared, another's never
+    assert all(SCOPE_PATTERN.fullmatch(s) for s in scopes)
+    assert owner.username not in scopes[0]
+
+
+def test_the_platform_never_stores_an_over_long_reason_or_output(owner: Any, local_pool: Any,
+                                                                 agent: fake_agent.FakeAgent) -> None:
+    from agent.jobs import EVENT_REASON_CHARS, EVENT_TEXT_CHARS
+
+    line = "x" * (3 << 20)  # a result line as a kernel writes it, well within the transport cap
+    agent.script = [("COMPILE_RESULT", {"ok": True, "output": line, "cached": False, "seconds": 0.1}),
+                    ("RESULT", {"status": "RUNTIME_ERROR", "reason": f"case 'n=1': {line}", "score_ms": None,
+                                "summary": {"output": line, "tests": [{"message": line}]}})]
+    submission = dispatched(owner, local_pool, agent.url)
+    submission_run(submission_id=str(submission.pk))
+    submission.refresh_from_db()
+    assert submission.status == Status.RUNTIME_ERROR
+    assert submission.status_reason.startswith("case 'n=1': xxx")
+    assert len(submission.status_reason) <= EVENT_REASON_CHARS
+    assert "more characters cut" in submission.status_reason
+    assert len(submission.summary["output"]) <= EVENT_TEXT_CHARS
+    assert len(submission.summary["tests"][0]["message"]) <= EVENT_REASON_CHARS
+    for event in submission.events.all():
+        assert len(json.dumps(event.payload)) <= 2 * EVENT_TEXT_CHARS + 10 * EVENT_REASON_CHARS, event.type
+    result = submission.events.get(type="RESULT")
+    assert result.payload["reason"] == submission.status_reason

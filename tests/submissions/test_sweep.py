@@ -9,19 +9,13 @@ import pytest
 from django.utils import timezone
 
 from fleets.models import VMInstance, VMState
-from submissions.dispatch import submission_dispatch_next, submissions_sweep
+from submissions.dispatch import submission_dispatch_next
 from submissions.models import Status, Submission
-from submissions.services import submission_create, submission_finish, submission_requeue_or_fail
-from tests.conftest import read_source
+from submissions.services import submission_create, submission_requeue_or_fail
+from submissions.sweep import submissions_sweep
+from tests.conftest import finish, read_source
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
-
-
-@pytest.fixture
-def queued_tasks(monkeypatch: Any) -> list[tuple]:
-    calls: list[tuple] = []
-    monkeypatch.setattr("submissions.dispatch.enqueue", lambda *a, **k: calls.append(a))
-    return calls
 
 
 def submit(user: Any) -> Submission:
@@ -70,7 +64,7 @@ def test_it_frees_a_busy_vm_whose_submission_already_ended(owner: Any, local_poo
     submission = submit(owner)
     VMInstance.objects.create(fleet=local_pool, state=VMState.WARM)
     submission_dispatch_next(fleet=local_pool)
-    submission_finish(submission_id=submission.pk, status=Status.ACCEPTED, reason="ok")
+    finish(submission.pk, Status.ACCEPTED, "ok")
     VMInstance.objects.update(state_changed_at=timezone.now() - timedelta(minutes=5))
     assert submissions_sweep()["vms_released"] == 1
     assert VMInstance.objects.get().state == VMState.WARM

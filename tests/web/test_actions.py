@@ -33,7 +33,7 @@ def test_a_pool_without_the_gpu_offers_a_compile_only_check_of_a_hip_kernel(clie
                                                                             local_pool: Any) -> None:
     from submissions.models import Submission
 
-    local_pool.config = {"compile_only_languages": ["hip"]}
+    local_pool.config = {"compile_only_languages": ["hip"], "emulated_languages": []}
     local_pool.save()
     client = client_as(owner)
     page = client.get(PROBLEM_URL).content.decode()
@@ -61,7 +61,7 @@ def test_it_explains_a_refusal_on_the_form(client_as: Any, owner: Any, problems_
     response = client_as(owner).post(PROBLEM_URL, {"language": "hip", "pool": "local", "mode": "benchmark",
                                                    "source": "x"})
     assert response.status_code == 200
-    assert "pool &#x27;local&#x27; runs cpp, not hip" in response.content.decode()
+    assert "so mode benchmark is not possible (emulated times mean nothing)" in response.content.decode()
     empty = client_as(owner).post(PROBLEM_URL, {"language": "cpp", "pool": "local", "mode": "check", "source": " "})
     assert "Write your kernel in the editor or choose a file." in empty.content.decode()
 
@@ -89,35 +89,48 @@ def test_history_filters(client_as: Any, owner: Any, make_submission: Any) -> No
     assert "Nothing matches these filters." in none
 
 
-def test_leaderboard_keeps_each_users_best_and_breaks_ties_by_time(client_as: Any, owner: Any, other_user: Any,
-                                                                    make_submission: Any) -> None:
+def test_leaderboard_keeps_each_users_best_ranked_result_and_breaks_ties_by_time(
+        client_as: Any, owner: Any, other_user: Any, make_user: Any, make_submission: Any) -> None:
     from datetime import timedelta
 
     from django.utils import timezone
 
     early = timezone.now() - timedelta(hours=2)
-    make_submission(owner, "accepted", score=2.0)
-    make_submission(owner, "accepted", score=1.0, created_at=timezone.now() - timedelta(hours=1))
-    make_submission(other_user, "accepted", score=1.0, created_at=early)
+    make_submission(owner, "ranked", score=2.0)
+    make_submission(owner, "ranked", score=1.0, created_at=timezone.now() - timedelta(hours=1))
+    make_submission(other_user, "ranked", score=1.0, created_at=early)
+    make_submission(make_user("benchmarker"), "accepted", score=0.1)  # a public benchmark never ranks
     page = client_as(owner).get(reverse("leaderboard", kwargs={"slug": "vector-add"}), {"pool": "local"})
     rows = re.findall(r"<tr(?: class=\"me\")?>\s*<td class=\"num\">(\d+)</td>\s*<td>(\w+)", page.content.decode())
     assert rows == [("1", "other"), ("2", "owner")]
 
 
-def test_api_token_create_replace_and_revoke(client_as: Any, owner: Any) -> None:
-    from rest_framework.authtoken.models import Token
+def test_api_tokens_are_created_shown_once_listed_and_revoked(client_as: Any, owner: Any) -> None:
+    from accounts.models import ApiToken
+    from accounts.tokens import token_user
 
     client = client_as(owner)
-    client.post(reverse("account-token-create"))
-    first = Token.objects.get(user=owner).key
+    created = client.post(reverse("account-token-create"), {"expires_in_days": "30"}).content.decode()
+    key = re.search(r'value="([0-9a-f]{40})"', created).group(1)
+    token = ApiToken.objects.get(user=owner)
+    assert token_user(key=key) == owner and token.digest != key and key not in str(ApiToken.objects.values())
+    assert 29 <= (token.expires_at - token.created_at).days <= 30
     page = client.get(reverse("account")).content.decode()
-    assert first in page  # shown in full once
-    assert first not in client.get(reverse("account")).content.decode()
-    client.post(reverse("account-token-create"))
-    assert Token.objects.get(user=owner).key != first
-    client.post(reverse("account-token-revoke"))
-    assert not Token.objects.filter(user=owner).exists()
+    assert key not in page and f"{key[:8]}…" in page  # shown in full once, then only its start
+    assert re.search(r'data-testid="token-last-used">\s*<time', page)  # the key was just used above
+    client.post(reverse("account-token-create"), {"expires_in_days": ""})
+    assert ApiToken.objects.filter(user=owner).count() == 2 and token_user(key=key) == owner
+    client.post(reverse("account-token-revoke"), {"token": str(token.pk)})
+    assert token_user(key=key) is None and ApiToken.objects.filter(user=owner).count() == 1
     assert client.get(reverse("account-token-revoke")).status_code == 405  # never by a link
+
+
+def test_another_users_token_cannot_be_revoked(client_as: Any, owner: Any, other_user: Any) -> None:
+    from accounts.tokens import token_create, token_user
+
+    theirs = token_create(user=other_user)
+    client_as(owner).post(reverse("account-token-revoke"), {"token": str(theirs.token.pk)})
+    assert token_user(key=theirs.key) == other_user
 
 
 def test_sign_up_logs_you_in(client: Any, db: Any) -> None:

@@ -72,7 +72,7 @@ def test_unknown_things_are_404(client_as: Any, owner: Any, problems_loaded: Non
 # ---- query counts (pinned: a page must not issue one query per row) --------------------------------
 def _many(make_submission: Any, user: Any, n: int = 12) -> None:
     for i in range(n):
-        make_submission(user, ("accepted", "wrong", "compile_error", "queued")[i % 4], score=0.1 + i)
+        make_submission(user, ("accepted", "ranked", "wrong", "compile_error", "queued")[i % 5], score=0.1 + i)
 
 
 def test_problem_list_queries_are_pinned(client_as: Any, owner: Any, make_submission: Any,
@@ -110,6 +110,17 @@ def test_submission_page_queries_are_pinned(client_as: Any, owner: Any, make_sub
         assert client.get(reverse("submission-live", kwargs={"submission_id": submission.pk})).status_code == 200
 
 
+def test_a_ranked_submissions_page_queries_are_pinned(client_as: Any, owner: Any, make_submission: Any,
+                                                      django_assert_max_num_queries: Any) -> None:
+    submission = make_submission(owner, "ranked")
+    client = client_as(owner)
+    with django_assert_max_num_queries(9):  # + its rank (two), its ranked cases, its history
+        page = client.get(reverse("submission-detail", kwargs={"submission_id": submission.pk}))
+    assert 'data-testid="rank">1<' in page.content.decode()
+    with django_assert_max_num_queries(8):  # the live part, fetched after each event: all but the history
+        assert client.get(reverse("submission-live", kwargs={"submission_id": submission.pk})).status_code == 200
+
+
 def test_leaderboard_queries_are_pinned(client_as: Any, owner: Any, other_user: Any, make_submission: Any,
                                         django_assert_max_num_queries: Any) -> None:
     _many(make_submission, owner)
@@ -125,5 +136,5 @@ def test_account_queries_are_pinned(client_as: Any, owner: Any, make_submission:
                                     django_assert_max_num_queries: Any) -> None:
     _many(make_submission, owner)
     client = client_as(owner)
-    with django_assert_max_num_queries(8):
+    with django_assert_max_num_queries(9):  # the caps on paid pools: spend, GPU-seconds, holds, cap, standing
         assert client.get(reverse("account")).status_code == 200

@@ -7,19 +7,19 @@ from typing import Any
 
 from django import template
 
-from web.units import format_ms
+from core.units import format_ms
+from submissions.models import ACTIVE_STATUSES, SUCCESS_STATUSES
 
 register = template.Library()
 
 STATUS_WORDS = {
     "IN_QUEUE": "In queue", "PROVISIONING": "Starting a VM", "COMPILING": "Compiling", "CHECKING": "Checking",
-    "BENCHMARKING": "Benchmarking", "ACCEPTED": "Accepted", "CHECKED": "Checked", "COMPILED": "Compiled",
+    "BENCHMARKING": "Benchmarking", "RANKING": "Ranking", "ACCEPTED": "Accepted", "CHECKED": "Checked",
+    "COMPILED": "Compiled",
     "WRONG_ANSWER": "Wrong answer", "COMPILE_ERROR": "Compile error", "RUNTIME_ERROR": "Runtime error",
     "TIME_LIMIT_EXCEEDED": "Time limit exceeded", "CANCELLED": "Cancelled", "REJECTED": "Rejected",
     "ERROR": "Judge error",
 }
-GOOD = {"ACCEPTED", "CHECKED", "COMPILED"}
-RUNNING = {"IN_QUEUE", "PROVISIONING", "COMPILING", "CHECKING", "BENCHMARKING"}
 
 
 @register.filter
@@ -30,9 +30,9 @@ def status_words(status: str) -> str:
 @register.filter
 def status_tone(status: str) -> str:
     """good | running | bad: a CSS class; the words carry the meaning, colour only repeats it."""
-    if status in GOOD:
+    if status in SUCCESS_STATUSES:
         return "good"
-    return "running" if status in RUNNING else "bad"
+    return "running" if status in ACTIVE_STATUSES else "bad"
 
 
 @register.filter
@@ -71,3 +71,25 @@ def seconds(value: Any) -> str:
 @register.filter
 def get_item(mapping: Any, key: Any) -> Any:
     return mapping.get(key) if hasattr(mapping, "get") else None
+
+
+@register.filter
+def plus_minus(value: Any) -> str:
+    """A 95 % interval as "± half its width", the way a score is read: of [low, high], of a ranked
+    case (ci95_lo_ms, ci95_hi_ms) or of a submission's ranked score."""
+    if isinstance(value, list | tuple):
+        interval = tuple(value) if len(value) == 2 else (None, None)
+    else:
+        interval = (getattr(value, "ci95_lo_ms", None), getattr(value, "ci95_hi_ms", None))
+        if interval[0] is None:
+            interval = (getattr(value, "ranked_ci95_lo_ms", None), getattr(value, "ranked_ci95_hi_ms", None))
+    low, high = interval
+    if not isinstance(low, int | float) or not isinstance(high, int | float):
+        return ""
+    return f"± {format_ms((high - low) / 2)}"
+
+
+@register.filter
+def times(value: Any) -> str:
+    """A speedup: "1.42×"."""
+    return f"{value:.2f}×" if isinstance(value, int | float) else "—"

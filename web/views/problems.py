@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from config.exceptions import ApplicationError
+from core.exceptions import ApplicationError
+from limits.selectors import suspended_sentence, user_standing
 from submissions.models import Mode
+from submissions.offers import EMULATED_LABEL, emulated_limits
+from submissions.ranking import SCORING
 from submissions.selectors import problem_get, submission_get
 from submissions.services import submission_create
 from web.forms import SubmitForm
-from web.selectors import leaderboard, leaderboard_pools, pool_options, problem_rows
+from web.selectors import leaderboard, leaderboard_fleets, pool_options, problem_rows
 from web.statement import highlight_code, render_statement
 
 
@@ -28,7 +30,9 @@ def _initial(request: HttpRequest, version_templates: dict[str, str], pools: lis
         previous = submission_get(user=request.user, submission_id=origin)
         if previous is not None and previous.user_id == request.user.pk:
             return {"source": previous.source, "language": previous.language, "pool": previous.fleet.name}
-    default_pool = next((p for p in pools if p.name == request.GET.get("pool")), None) or (pools[0] if pools else None)
+    offered = [p for p in pools if p.access.open] or pools
+    default_pool = next((p for p in offered if p.name == request.GET.get("pool")), None) or (
+        offered[0] if offered else None)
     language = request.GET.get("language") or (default_pool.languages[0] if default_pool and default_pool.languages
                                                else "cpp")
     if language not in version_templates and version_templates:
@@ -45,7 +49,9 @@ def problem_detail_view(request: HttpRequest, slug: str) -> HttpResponse:
         raise Http404("No such problem.")
     version = problem.current_version
     templates = dict(version.templates) if version else {}
-    pools = pool_options()
+    standing = user_standing(user=request.user)
+    pools = pool_options(user=request.user, standing=standing)
+    status = 200
     if request.method == "POST":
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
@@ -54,13 +60,13 @@ def problem_detail_view(request: HttpRequest, slug: str) -> HttpResponse:
             data = form.cleaned_data
             try:
                 submission = submission_create(user=request.user, problem=slug, language=data["language"],
-                                               source=data["source"], mode=data["mode"], pool=data["pool"])
+                                               source=data["source"], mode=data["mode"], fleet_name=data["pool"])
             except ApplicationError as exc:
-                rejected = exc.extra.get("submission")
-                if rejected:  # over a quota: the REJECTED record explains why
-                    messages.error(request, exc.message)
-                    return redirect("submission-detail", submission_id=rejected)
+                # Said on the form, which keeps the source. A refusal (suspended, pool access, quota,
+                # cap) stores nothing and answers with its own status (403, 402, 429).
                 form.add_error(None, exc.message)
+                if exc.status_code != 400:
+                    status = exc.status_code
             else:
                 return redirect("submission-detail", submission_id=submission.pk)
     else:
@@ -73,17 +79,22 @@ def problem_detail_view(request: HttpRequest, slug: str) -> HttpResponse:
         "signature_html": highlight_code(f"{version.signature};" if version else "", "cpp"),
         "languages_available": languages,
         "mode_check": Mode.CHECK, "mode_benchmark": Mode.BENCHMARK, "mode_compile": Mode.COMPILE,
+        "mode_leaderboard": Mode.LEADERBOARD, "scoring": SCORING,
+        "ranked": bool(((version.bundle or {}).get("definition") or {}).get("ranked")) if version else False,
         "any_compile_only": any(p.compile_only for p in pools),
-    })
+        "emulated_note": emulated_limits() if any(p.emulated for p in pools) else "",
+        "emulated_label": EMULATED_LABEL,
+        "suspended_note": suspended_sentence(standing) if standing.suspended else "",
+    }, status=status)
 
 
 def leaderboard_view(request: HttpRequest, slug: str) -> HttpResponse:
     problem = problem_get(slug=slug)
     if problem is None:
         raise Http404("No such problem.")
-    pools = leaderboard_pools(problem=problem)
-    chosen = next((p for p in pools if p.name == request.GET.get("pool")), None) or (pools[0] if pools else None)
+    fleets = leaderboard_fleets(problem=problem)
+    chosen = next((f for f in fleets if f.name == request.GET.get("pool")), None) or (fleets[0] if fleets else None)
     rows = leaderboard(problem=problem, fleet=chosen) if chosen else []
     me = request.user.pk if request.user.is_authenticated else None
     return render(request, "web/leaderboard.html", {
-        "problem": problem, "pools": pools, "pool": chosen, "rows": rows, "me": me})
+        "problem": problem, "pools": fleets, "pool": chosen, "rows": rows, "me": me, "scoring": SCORING})

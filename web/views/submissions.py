@@ -10,12 +10,25 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from config.auth import request_user
-from config.exceptions import ApplicationError
+from billing.selectors import submission_cost
+from core.auth import request_user
+from core.exceptions import ApplicationError, NotFoundError
 from fleets.models import Fleet
-from submissions.selectors import problem_list, queue_position, submission_get, submission_list
+from submissions.event_visibility import event_payload
+from submissions.models import Status, Submission
+from submissions.moderation import submission_update
+from submissions.offers import EMULATED_TAG
+from submissions.selectors import (
+    problem_list,
+    queue_position,
+    submission_events,
+    submission_get,
+    submission_history,
+    submission_list,
+    submission_ranked,
+    submission_standing,
+)
 from submissions.services import submission_cancel
-from web import billing_bridge
 from web.charts import benchmark_chart
 from web.forms import HistoryFilterForm
 from web.progress import submission_progress
@@ -32,16 +45,19 @@ def submission_list_view(request: HttpRequest) -> HttpResponse:
     query = request.GET.copy()
     query.pop("page", None)
     return render(request, "web/submission_list.html", {
-        "form": form, "page": page, "query": query.urlencode(), "filtered": any(filters.values())})
+        "form": form, "page": page, "query": query.urlencode(), "filtered": any(filters.values()),
+        "emulated_tag": EMULATED_TAG})
 
 
 def _context(request: HttpRequest, submission_id: str) -> dict:
     submission = submission_get(user=request.user, submission_id=submission_id)
     if submission is None:
         raise Http404("No such submission.")
-    events = list(submission.events.order_by("seq"))
+    events = list(submission_events(submission=submission))
     progress = submission_progress(submission=submission, events=events)
-    provisioning = submission.status == "PROVISIONING"
+    for event in events:  # the event log as this viewer may read it (shown, never saved)
+        event.payload = event_payload(event_type=event.type, payload=event.payload, staff=request.user.is_staff)
+    provisioning = submission.status == Status.PROVISIONING
     return {
         "submission": submission,
         "progress": progress,
@@ -50,9 +66,13 @@ def _context(request: HttpRequest, submission_id: str) -> dict:
         "provisioning_elapsed": int((timezone.now() - progress.provisioning_since).total_seconds())
         if provisioning and progress.provisioning_since else None,
         "chart": benchmark_chart(progress.benchmarks),
-        "cost": billing_bridge.submission_cost(submission=submission) if submission.is_terminal else None,
+        "cost": submission_cost(submission=submission) if submission.is_terminal else None,
         "events": events,
         "is_owner": submission.user_id == request.user.pk,
+        "emulated_tag": EMULATED_TAG,
+        "ranked": submission_ranked(submission=submission),
+        # Its rank costs two queries once it has a ranked result; none while its first judging runs.
+        "standing": submission_standing(submission=submission),
     }
 
 
@@ -61,6 +81,7 @@ def submission_detail_view(request: HttpRequest, submission_id: str) -> HttpResp
     context = _context(request, submission_id)
     submission = context["submission"]
     context["source_html"] = highlight_code(submission.source, submission.language)
+    context["history"] = submission_history(submission=submission)
     return render(request, "web/submission_detail.html", context)
 
 
@@ -84,3 +105,32 @@ def submission_cancel_view(request: HttpRequest, submission_id: str) -> HttpResp
     else:
         messages.info(request, "Cancelling…")
     return redirect("submission-detail", submission_id=submission_id)
+
+
+@login_required
+@require_POST
+def submission_leaderboard_view(request: HttpRequest, submission_id: str) -> HttpResponse:
+    """The owner's switches: withdraw from the leaderboard (or return), make the source public (or not)."""
+    choices = {name: request.POST[name] == "1" for name in ("withdrawn", "public_source") if name in request.POST}
+    try:
+        submission_update(user=request_user(request), submission_id=submission_id, **choices)
+    except NotFoundError:
+        raise Http404("No such submission.") from None
+    except ApplicationError as exc:
+        messages.warning(request, exc.message)
+    else:
+        said = {"withdrawn": ("Withdrawn from the leaderboard.", "Back on the leaderboard."),
+                "public_source": ("Your source is public now.", "Your source is private now.")}
+        for name, value in choices.items():
+            messages.info(request, said[name][0 if value else 1])
+    return redirect("submission-detail", submission_id=submission_id)
+
+
+def submission_source_view(request: HttpRequest, submission_id: str) -> HttpResponse:
+    """A source its owner made public, for anyone (invalidated ones stay hidden)."""
+    submission = (Submission.objects.select_related("problem", "fleet", "user")
+                  .filter(pk=submission_id, public_source=True, invalidated_at__isnull=True).first())
+    if submission is None:
+        raise Http404("No such public source.")
+    return render(request, "web/submission_source.html", {
+        "submission": submission, "source_html": highlight_code(submission.source, submission.language)})

@@ -1,5 +1,7 @@
 """`manage.py fleet init|plan|apply|verify|delete|instances NAME`: a dstack pool's backend fleet.
 
+`init NAME --backend sim` makes a simulated pool instead (fleets.sim_pools): a local agent judges
+its jobs, cold starts and the price are simulated; it has no backend fleet to plan or apply.
 Thin: each operation is one call into fleets.dstack_services; every dstack error already says what
 to do, so it is shown as is (exit status 1).
 """
@@ -7,22 +9,24 @@ to do, so it is shown as is (exit status 1).
 from __future__ import annotations
 
 import sys
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from fleets.dstack import DstackError, FleetMissingError
 from fleets.dstack_services import (
-    fleet_dstack_apply,
-    fleet_dstack_delete,
+    dstack_fleet_apply,
+    dstack_fleet_delete,
+    dstack_fleet_instances,
+    dstack_fleet_plan,
+    dstack_fleet_verify,
     fleet_dstack_ensure,
-    fleet_dstack_instances,
-    fleet_dstack_plan,
-    fleet_dstack_verify,
 )
 from fleets.models import Fleet
 from fleets.selectors import fleet_get
+from fleets.sim_pools import fleet_sim_ensure
 
 OPERATIONS = ("init", "plan", "apply", "verify", "delete", "instances")
 
@@ -41,12 +45,19 @@ class Command(BaseCommand):
         parser.add_argument("--allow-missing-backends", action="store_true",
                             help="apply: do not refuse backends the dstack project lacks (test servers)")
         init = parser.add_argument_group("init")
+        init.add_argument("--backend", choices=("dstack", "sim"), default="dstack",
+                          help="dstack (a real backend fleet) or sim (a simulated cloud, jobs on this machine)")
         init.add_argument("--backends", default="amddevcloud", help="comma-separated, e.g. amddevcloud,hotaisle")
         init.add_argument("--image", default="", help="pinned ROCm image name:tag@sha256:<digest>")
         init.add_argument("--max-vms", type=int, default=1, help="also the fleet's nodes maximum")
         init.add_argument("--rate", default="1.99", help="USD per VM-hour when dstack reports no price")
         init.add_argument("--idle-timeout", type=int, default=600, help="seconds")
         init.add_argument("--provision-timeout", type=int, default=900, help="seconds")
+        init.add_argument("--cold-start", type=float, default=30.0, help="sim: simulated cold start, seconds")
+        init.add_argument("--no-capacity", type=float, default=0.0,
+                          help="sim: share of starts that fail for no capacity (0-1)")
+        init.add_argument("--insecure-no-sandbox", action="store_true",
+                          help="sim: run user code without bubblewrap (only for code you trust)")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         operation, name = opts["operation"], opts["name"]
@@ -64,6 +75,9 @@ class Command(BaseCommand):
 
     # ---- operations ------------------------------------------------------------------------------
     def init(self, name: str, opts: dict[str, Any]) -> None:
+        if opts["backend"] == "sim":
+            self.init_sim(name, opts)
+            return
         backends = [b.strip() for b in opts["backends"].split(",") if b.strip()]
         fleet, created = fleet_dstack_ensure(
             name=name, backends=backends, image=opts["image"], max_vms=opts["max_vms"],
@@ -73,8 +87,21 @@ class Command(BaseCommand):
                           f"{fleet.gpu_count}x {fleet.gpu_name}, max {fleet.max_vms} VM(s), "
                           f"{fleet.hourly_rate} USD/h. Next: `manage.py fleet plan {fleet.name}`.")
 
+    def init_sim(self, name: str, opts: dict[str, Any]) -> None:
+        try:
+            fleet, created = fleet_sim_ensure(
+                name=name, hourly_rate=Decimal(opts["rate"]), max_vms=opts["max_vms"],
+                cold_start_s=opts["cold_start"], no_capacity_rate=opts["no_capacity"],
+                idle_timeout_s=opts["idle_timeout"], insecure_no_sandbox=opts["insecure_no_sandbox"])
+        except (ValidationError, InvalidOperation) as exc:
+            raise CommandError(f"Pool {name} was not saved: {_sentence(exc)}") from exc
+        self.stdout.write(f"{'created' if created else 'updated'} simulated pool {fleet.name}: jobs run on this "
+                          f"machine's host device (cpp), cold starts simulated ({opts['cold_start']:g} s), "
+                          f"{fleet.hourly_rate} USD per VM-hour, max {fleet.max_vms} VM(s). It is a paid pool: "
+                          "add a credit grant, then submit to it (superusers, or users given access).")
+
     def plan(self, fleet: Fleet, opts: dict[str, Any]) -> None:
-        report = fleet_dstack_plan(fleet=fleet)
+        report = dstack_fleet_plan(fleet=fleet)
         server, plan = report.server, report.plan
         self.stdout.write(f"dstack {server.server_version or 'dev'} at {server.server_url} (project {server.project}, "
                           f"user {server.user}); backends configured: {', '.join(server.backends) or 'none'}")
@@ -92,7 +119,7 @@ class Command(BaseCommand):
     def apply(self, fleet: Fleet, opts: dict[str, Any]) -> None:
         self.plan(fleet, opts)
         self._confirm(opts, f"Create or update dstack fleet {fleet.name}?")
-        state = fleet_dstack_apply(fleet=fleet, recreate=opts["recreate"],
+        state = dstack_fleet_apply(fleet=fleet, recreate=opts["recreate"],
                                    require_backends=not opts["allow_missing_backends"])
         self.stdout.write(self.style.SUCCESS(
             f"applied ({state.action}): dstack fleet {state.name} is {state.status} with {state.instances} "
@@ -100,7 +127,7 @@ class Command(BaseCommand):
 
     def verify(self, fleet: Fleet, opts: dict[str, Any]) -> None:
         try:
-            differences = fleet_dstack_verify(fleet=fleet)
+            differences = dstack_fleet_verify(fleet=fleet)
         except FleetMissingError as exc:
             raise CommandError(str(exc)) from exc
         if differences:
@@ -112,13 +139,13 @@ class Command(BaseCommand):
 
     def delete(self, fleet: Fleet, opts: dict[str, Any]) -> None:
         self._confirm(opts, f"Delete dstack fleet {fleet.name} (its instances are terminated)?")
-        result = fleet_dstack_delete(fleet=fleet, force=opts["force"])
+        result = dstack_fleet_delete(fleet=fleet, force=opts["force"])
         self.stdout.write(self.style.SUCCESS(
             f"dstack fleet {fleet.name} {'deleted' if result == 'gone' else 'is terminating'}; pool {fleet.name} "
             "is disabled (enable it in the admin after `fleet apply`)"))
 
     def instances(self, fleet: Fleet, opts: dict[str, Any]) -> None:
-        rows = fleet_dstack_instances(fleet=fleet)
+        rows = dstack_fleet_instances(fleet=fleet)
         if not rows:
             self.stdout.write(f"dstack fleet {fleet.name} has no instances")
         for i in rows:
@@ -133,3 +160,9 @@ class Command(BaseCommand):
             raise CommandError(f"{question} Pass --yes to confirm (no terminal to ask).")
         if input(f"{question} [y/N] ").strip().lower() not in ("y", "yes"):
             raise CommandError("Nothing done.")
+
+
+def _sentence(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        return " ".join(exc.messages)
+    return "the rate must be a number of USD per hour."

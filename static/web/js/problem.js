@@ -1,6 +1,6 @@
 // Problem page enhancements: KaTeX for the statement's math, a CodeMirror editor on the source
 // textarea (the form still posts the textarea, so everything works without this file), starter
-// templates that follow the language, and pools that only offer the languages they run.
+// templates that follow the language, and pools that only offer the languages and modes they take.
 (function () {
   "use strict";
 
@@ -74,7 +74,9 @@
   }
 
   function submitWith(mode) {
-    const button = form.querySelector('button[name="mode"][value="' + mode + '"]');
+    // The shown button of that mode, else the first shown one (an emulated pool has no benchmark).
+    const shown = Array.from(form.querySelectorAll('button[name="mode"]')).filter(function (b) { return !b.hidden; });
+    const button = shown.find(function (b) { return b.value === mode; }) || shown[0];
     if (button && form.requestSubmit) form.requestSubmit(button);
   }
   function getSource() { return editor ? editor.getValue() : textarea.value; }
@@ -84,10 +86,31 @@
     return now === "" || Object.keys(templates).some(function (k) { return templates[k].trim() === now; });
   }
 
-  // ---- language follows templates; pools restrict languages ----------------------------------
+  // ---- language follows templates; pools restrict languages and modes -------------------------
+  function chosenPool() { return form.querySelector('input[name="pool"]:checked'); }
+  function offerFor(radio) {
+    try { return JSON.parse(radio.dataset.offers || "{}")[language.value] || null; } catch (e) { return null; }
+  }
+  // Only the buttons of modes the chosen pool takes for the chosen language show; where the pool
+  // checks it on the emulated device, "Check on CPU (emulated)" replaces "Check only" and its limits
+  // show beside it. Without an offer to go by, the other buttons stay and the server says what is possible.
+  function applyModes() {
+    const radio = chosenPool();
+    const offer = radio && language ? offerFor(radio) : null;
+    const note = document.getElementById("emulated-note");
+    form.querySelectorAll('button[name="mode"]').forEach(function (button) {
+      const emulatedButton = button.dataset.emulated === "1";
+      button.hidden = offer ? offer.modes.indexOf(button.value) < 0 ||
+        (button.value === "check" && emulatedButton !== offer.emulated) : emulatedButton;
+    });
+    if (note) note.hidden = !(offer && offer.emulated);
+    const modesNote = document.getElementById("modes-note");
+    if (modesNote) modesNote.hidden = !!(offer && offer.modes.indexOf("benchmark") < 0);
+  }
   if (language) {
     language.addEventListener("change", function () {
       if (untouched() && templates[language.value] !== undefined) setSource(templates[language.value]);
+      applyModes();
     });
   }
   function applyPool(radio) {
@@ -100,11 +123,12 @@
       language.value = allowed[0];
       language.dispatchEvent(new Event("change"));
     }
+    applyModes();
   }
   form.querySelectorAll('input[name="pool"]').forEach(function (radio) {
     radio.addEventListener("change", function () { applyPool(radio); });
   });
-  applyPool(form.querySelector('input[name="pool"]:checked'));
+  applyPool(chosenPool());
 
   // The submit buttons say what happens; disable both after a click so a double click sends one.
   form.addEventListener("submit", function (event) {

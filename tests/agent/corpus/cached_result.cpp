@@ -1,6 +1,7 @@
 // Return a cached result: a call with the same buffers and size as the previous one returns at
 // once, leaving the output of the earlier call in place. Every test case has new buffers, so the
-// tests pass; the benchmark's timed re-run on fresh inputs in the same buffers must fail.
+// tests pass. Caught in the benchmark's second call: the parent poisons the outputs before every
+// call, so nothing of an earlier call is left in place, and the poison is seen at once.
 #include <cstddef>
 
 extern "C" void solution(const float* a, const float* b, float* c, size_t n) {

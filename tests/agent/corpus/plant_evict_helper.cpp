@@ -1,7 +1,7 @@
-// Sabotage the host device's cache eviction: during the tests, put a directory where the judge
-// copies its eviction helper before the benchmark, hoping the benchmark runs with warm caches (or
-// that the judge crashes). Contained: the judge clears the path and places the helper afresh, and
-// every benchmark case still reports its buffers evicted.
+// Sabotage the host device's cache eviction: during the tests, put a directory where the old judge
+// copied its eviction helper before the benchmark, hoping the benchmark runs with warm caches (or
+// that the judge crashes). Contained: the helper lives in the parent, which evicts the buffers
+// itself; every benchmark case still reports its buffers evicted.
 #include <cstddef>
 #include <cstdio>
 #include <sys/stat.h>

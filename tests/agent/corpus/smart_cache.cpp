@@ -1,8 +1,9 @@
 // Cache keyed on a sample of the inputs: a call with the same buffers whose first and last elements
 // match the previous call returns at once (the earlier output is still in c). The one re-check on
 // fresh inputs changes those elements, so that call computes and passes.
-// Caught: every timed run sees a few changed input elements, and runs drawn at random after the call
-// are verified by the parent, so the stale output of a cache hit is found.
+// Caught: the outputs are poisoned before every call, so a cache hit leaves poison the parent
+// samples at once (and every timed run also sees a few changed input elements, with runs drawn
+// at random after the call verified in full).
 #include <cstddef>
 
 extern "C" void solution(const float* a, const float* b, float* c, size_t n) {

@@ -1,4 +1,4 @@
-"""Test helpers shared by the dstack tests (and, later, the provisioning time-limit tests)."""
+"""Watching a real dstack run over time: observe_run polls it and shows it never becomes final."""
 
 from __future__ import annotations
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import socket
-import time
 import uuid
 from collections.abc import Iterator
 
@@ -85,10 +84,8 @@ def test_an_unreachable_server_fails_fast_after_bounded_retries() -> None:
     sleeps: list[float] = []
     settings = DstackSettings(server_url=url, token="t", connect_retries=3, backoff_s=0.1, timeout_s=2)
     client = DstackClient(settings, sleep=sleeps.append)
-    started = time.monotonic()
     with pytest.raises(DstackUnreachableError) as excinfo:
         client.check()
-    assert time.monotonic() - started < 5
     assert url in str(excinfo.value) and "connection refused" in str(excinfo.value)
     assert sleeps == [0.1, 0.2, 0.4]  # exponential backoff, 3 retries, then give up
 
@@ -115,10 +112,10 @@ def silent_port() -> Iterator[int]:
 
 def test_every_call_has_a_timeout(silent_port: int) -> None:
     settings = DstackSettings(server_url=f"http://127.0.0.1:{silent_port}", token="t", timeout_s=0.5)
-    started = time.monotonic()
+    sleeps: list[float] = []
     with pytest.raises(DstackTimeoutError, match="did not answer within 0.5 s"):
-        DstackClient(settings).server_version()
-    assert time.monotonic() - started < 3  # one attempt: a read timeout is not retried
+        DstackClient(settings, sleep=sleeps.append).server_version()
+    assert sleeps == []  # one attempt: a read timeout is not retried (every retry backs off first)
 
 
 def test_connect_checks_the_server_up_front(dstack_server: LocalDstack) -> None:

@@ -1,6 +1,6 @@
 """Contract tests: dstack's own Run / JobSubmission / status / termination-reason objects in, our
-VM outcome out. Covers the four status bugs of the earlier prototype (shared/seeds/004) and every
-combination of run status, job status, termination reasons and exit status."""
+VM outcome out, for every combination of run status, job status, termination reasons and exit
+status (the rules are listed in fleets/dstack/status.py)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,220 @@
+"""The control channel between the trusted parent and the sandboxed child: one AF_UNIX
+SOCK_SEQPACKET socket pair.
+
+SEQPACKET keeps message boundaries, so a message is read whole into a buffer of a fixed size; a
+longer one arrives truncated (MSG_TRUNC) and is refused, never buffered. What the child sends is a
+one-byte kind and a fixed binary layout (`struct`), never JSON or pickle: nothing it writes can
+make the parent recurse, allocate without bound or raise past the parser. File descriptors the
+child tries to pass (SCM_RIGHTS) find no room in the ancillary buffer: the kernel closes them.
+
+Times: the parent's socket asks the kernel for SO_TIMESTAMPNS, so every message from the child
+carries the moment the child's `send` queued it (the kernel's clock, which user code cannot set).
+A call is timed from just before the parent sends GO to the kernel's stamp on the child's DONE,
+which leaves out how long the parent took to wake up; the parent's own monotonic clock around the
+same exchange bounds it from above.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import socket
+import struct
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+MAX_MESSAGE = 8192
+MAX_TEXT = 1024  # bytes of an error sentence the child may send
+_SO_TIMESTAMPNS = 35  # SO_TIMESTAMPNS / SCM_TIMESTAMPNS on x86-64 and arm64 (Python does not name it)
+_TIMESPEC = struct.Struct("=qq")
+
+# parent -> child. LOAD comes after the device is up and (on a GPU) the empty calls that calibrate
+# the timing are done: until then no code of the user's runs in the child.
+LOAD, CASE, WAKE, GO, FREE, QUIT = b"L", b"C", b"W", b"G", b"F", b"Q"
+GO_LAYOUT = struct.Struct("<IBB")  # sequence number, flags, library index
+GO_EMPTY = 1  # time the handshake (and GPU events) around no call at all: the parent's calibration
+# child -> parent. AWAKE answers WAKE: the child runs, and GO is sent the moment the parent reads it.
+READY, BUFFERS, AWAKE, DONE, FATAL = b"R", b"B", b"A", b"D", b"E"
+DONE_LAYOUT = struct.Struct("<IBd")  # sequence number, status (0 ok, 1 error), GPU event time in ms
+
+
+class ProtocolError(Exception):
+    """The child sent something the protocol does not allow (user code wrote to the channel, or
+    took over the harness); the message says what, for the verdict."""
+
+
+class ChildFailed(Exception):
+    """The child said it cannot go on (FATAL: the solution does not load, the device does not
+    open); the message is its sentence, cleaned and capped."""
+
+
+class ChildGone(Exception):
+    """The child closed its end: it exited, crashed or was killed."""
+
+
+@dataclass(frozen=True)
+class Message:
+    kind: bytes
+    body: bytes
+    sent_ns: int  # CLOCK_REALTIME when the child queued it (kernel stamp), or 0 when none came
+    received_mono_ns: int
+
+
+@dataclass(frozen=True)
+class Done:
+    seq: int
+    ok: bool
+    event_ms: float
+    error: str
+    sent_ns: int
+    received_mono_ns: int
+
+
+def pair() -> tuple[socket.socket, socket.socket]:
+    """(parent end, child end)."""
+    parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    parent.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
+    return parent, child
+
+
+def clean_text(raw: bytes) -> str:
+    """An untrusted sentence: decoded, control characters dropped, capped."""
+    text = raw[:MAX_TEXT].decode("utf-8", "replace")
+    return "".join(ch if ch.isprintable() else " " for ch in text).strip()
+
+
+def stamped_sender(helper: Path | None) -> Callable[[int, bytes], tuple[int, int]] | None:
+    """The native GO (agent/devices/evict.cpp: hj_send_stamped): the clocks are read and the
+    message sent with no Python in between. None without the helper (no g++)."""
+    if helper is None:
+        return None
+    try:
+        native = ctypes.CDLL(str(helper)).hj_send_stamped
+    except (OSError, AttributeError):
+        return None
+    native.restype = ctypes.c_long
+    native.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int64),
+                       ctypes.POINTER(ctypes.c_int64)]
+
+    def send(fd: int, message: bytes) -> tuple[int, int]:
+        real, mono = ctypes.c_int64(), ctypes.c_int64()
+        if native(fd, message, len(message), ctypes.byref(real), ctypes.byref(mono)) != len(message):
+            raise ChildGone("the child closed the channel")
+        return real.value, mono.value
+
+    return send
+
+
+class ParentChannel:
+    def __init__(self, sock: socket.socket, sender: Callable[[int, bytes], tuple[int, int]] | None = None) -> None:
+        self.sock = sock
+        self._sender = sender
+
+    def send(self, kind: bytes, body: bytes = b"") -> None:
+        try:
+            self.sock.send(kind + body)
+        except OSError as exc:  # the child is gone (EPIPE, ECONNRESET)
+            raise ChildGone(str(exc)) from None
+
+    def go(self, seq: int, flags: int = 0, library: int = 0) -> tuple[int, int]:
+        """Send GO; returns (CLOCK_REALTIME, CLOCK_MONOTONIC) in ns just before the send."""
+        message = GO + GO_LAYOUT.pack(seq & 0xFFFFFFFF, flags, library)
+        if self._sender is not None:
+            return self._sender(self.sock.fileno(), message)
+        started = time.time_ns(), time.monotonic_ns()
+        self.send(message[:1], message[1:])
+        return started
+
+    def receive(self, alive: object = None, poll_s: float = 0.25) -> Message:
+        """The next message. Blocks, waking every poll_s to ask `alive()` (the watchdog) whether
+        the child still runs; raises ChildGone at EOF or when it does not, ProtocolError for a
+        message that breaks the size or ancillary-data rules."""
+        self.sock.settimeout(poll_s)
+        while True:
+            try:
+                data, ancdata, flags, _ = self.sock.recvmsg(MAX_MESSAGE, socket.CMSG_SPACE(_TIMESPEC.size),
+                                                            socket.MSG_CMSG_CLOEXEC)
+            except TimeoutError:
+                if callable(alive) and not alive():
+                    raise ChildGone("the child was stopped") from None
+                continue
+            except OSError as exc:
+                raise ChildGone(str(exc)) from None
+            received = time.monotonic_ns()
+            sent = 0
+            for level, kind, payload in ancdata:
+                if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                    _close_passed_fds(payload)
+                elif level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS and len(payload) == _TIMESPEC.size:
+                    seconds, nanos = _TIMESPEC.unpack(payload)
+                    sent = seconds * 1_000_000_000 + nanos
+            if not data:
+                raise ChildGone("the child closed the channel")
+            if flags & socket.MSG_TRUNC:
+                raise ProtocolError(f"a message longer than {MAX_MESSAGE} bytes")
+            if flags & socket.MSG_CTRUNC:
+                raise ProtocolError("a message carrying file descriptors")
+            return Message(data[:1], data[1:], sent, received)
+
+    def expect(self, kind: bytes, alive: object = None) -> Message:
+        message = self.receive(alive)
+        if message.kind == FATAL:
+            raise ChildFailed(clean_text(message.body) or "the harness in the sandbox failed")
+        if message.kind != kind:
+            raise ProtocolError(f"a {message.kind!r} message where {kind!r} was due")
+        return message
+
+    def done(self, seq: int, alive: object = None) -> Done:
+        message = self.expect(DONE, alive)
+        if len(message.body) < DONE_LAYOUT.size or len(message.body) > DONE_LAYOUT.size + MAX_TEXT:
+            raise ProtocolError("a malformed end-of-call message")
+        got, status, event_ms = DONE_LAYOUT.unpack_from(message.body)
+        if got != seq & 0xFFFFFFFF:
+            raise ProtocolError(f"the end of call {got} while call {seq} was running")
+        if status not in (0, 1) or not 0.0 <= event_ms < 1e9:  # NaN fails the comparison too
+            raise ProtocolError("a malformed end-of-call message")
+        return Done(seq, status == 0, event_ms, clean_text(message.body[DONE_LAYOUT.size:]), message.sent_ns,
+                    message.received_mono_ns)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def call_elapsed_ns(started: tuple[int, int], done: Done) -> int:
+    """How long a call took by the kernel's stamp on DONE, never more than the parent's own
+    monotonic clock saw (a wall-clock step in between falls back to that upper bound)."""
+    real_start, mono_start = started
+    upper = done.received_mono_ns - mono_start
+    stamped = done.sent_ns - real_start
+    return stamped if done.sent_ns and 0 <= stamped <= upper else upper
+
+
+def _close_passed_fds(payload: bytes) -> None:
+    usable = len(payload) - len(payload) % 4
+    for (fd,) in struct.iter_unpack("i", payload[:usable]):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+class ChildChannel:
+    """The child's end."""
+
+    def __init__(self, fd: int) -> None:
+        self.sock = socket.socket(fileno=fd)
+
+    def send(self, kind: bytes, body: bytes = b"") -> None:
+        self.sock.send(kind + body)
+
+    def receive(self) -> bytes:
+        data = self.sock.recv(MAX_MESSAGE)
+        if not data:
+            raise ChildGone("the parent closed the channel")
+        return data
+
+    def done(self, seq: int, event_ms: float = 0.0, error: str = "") -> None:
+        text = error.encode("utf-8", "replace")[:MAX_TEXT]
+        self.send(DONE, DONE_LAYOUT.pack(seq, 1 if error else 0, event_ms) + text)

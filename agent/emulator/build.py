@@ -1,0 +1,115 @@
+"""Build the emulator's runtime library and the g++ command lines for user kernels.
+
+`build_runtime(cache_dir)` compiles `runtime/*.cpp` into `libhjemu-<key>.so` once per (g++
+version, hash of every emulator source and header), atomically, like the host device's eviction
+helper: our own code, so it is compiled outside the sandbox.
+
+A user's kernel (after `rewrite.rewrite_source`) is compiled into a `solution.so` that does not
+link against the runtime: its hip*/cuda* calls and the thread-index variables stay undefined
+symbols, resolved when it is loaded after libhjemu.so was loaded with RTLD_GLOBAL (what
+`agent.devices.gpu.load_runtime` does). So the compile needs no path to the cached library, which
+the sandbox may not see, and one compiled solution works with any build of the same runtime ABI.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
+from pathlib import Path
+
+EMULATOR_DIR = Path(__file__).resolve().parent
+INCLUDE_DIR = EMULATOR_DIR / "include"
+RUNTIME_DIR = EMULATOR_DIR / "runtime"
+FAULT_EXIT_CODE = 86  # a kernel fault: the runtime printed one `hjemu: ` line on stderr
+HEADERS = {"hip": "hip/hip_runtime.h", "cuda": "cuda_runtime.h"}
+
+log = logging.getLogger(__name__)
+
+
+def _arch_flags() -> list[str]:
+    if platform.machine() in ("x86_64", "AMD64"):
+        # TLS descriptors make threadIdx & co. (thread-locals of another library) cheap to read;
+        # no CET: the fibers switch stacks, which a shadow stack would refuse.
+        return ["-mtls-dialect=gnu2", "-fcf-protection=none"]
+    return []
+
+
+RUNTIME_FLAGS = ["-O2", "-std=c++17", "-fPIC", "-pthread", *_arch_flags()]
+
+
+def emulator_flags(language: str, include_dir: Path = INCLUDE_DIR) -> list[str]:
+    """g++ flags for a rewritten HIP (`hip`) or CUDA (`cuda`) source: the API's header is
+    included first, as hipcc and nvcc do. No strict aliasing: kernels pun float* to float4*.
+    Stack clash protection: a GPU thread's big local array probes its stack's guard page by page,
+    so an overflow is reported instead of landing in a neighbouring stack."""
+    return ["-O2", "-std=c++17", "-fPIC", "-shared", "-fno-strict-aliasing", "-fstack-clash-protection",
+            *_arch_flags(),
+            "-I", str(include_dir), "-include", HEADERS[language], "-x", "c++"]
+
+
+def emulator_compile_command(source: Path, output: Path, language: str,
+                             include_dir: Path = INCLUDE_DIR) -> list[str]:
+    return ["g++", *emulator_flags(language, include_dir), "-o", str(output), str(source)]
+
+
+@cache
+def gxx_version() -> str | None:
+    if not shutil.which("g++"):
+        return None
+    try:
+        out = subprocess.run(["g++", "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    lines = out.stdout.splitlines()
+    return lines[0].strip() if out.returncode == 0 and lines else None
+
+
+def runtime_key(version: str) -> str:
+    """Changes with the compiler, the flags, and any file of the runtime or the headers."""
+    digest = hashlib.sha256(version.encode() + b"\0" + " ".join(RUNTIME_FLAGS).encode())
+    for root in (RUNTIME_DIR, INCLUDE_DIR):
+        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+            digest.update(f"\0{root.name}/{path.relative_to(root)}\0".encode() + path.read_bytes())
+    return digest.hexdigest()[:24]
+
+
+def build_runtime(cache_dir: Path) -> Path | None:
+    """The path of libhjemu.so for this g++, built into cache_dir if needed; None without g++
+    or when the build fails (the compiler's output is logged)."""
+    version = gxx_version()
+    if version is None:
+        return None
+    library = Path(cache_dir) / f"libhjemu-{runtime_key(version)}.so"
+    if library.is_file():
+        return library
+    library.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=library.parent, prefix=".hjemu-build-") as tmp:
+        units = sorted(RUNTIME_DIR.glob("*.cpp"))
+        objects = [Path(tmp, f"{unit.stem}.o") for unit in units]
+        commands = [["g++", *RUNTIME_FLAGS, "-c", "-o", str(obj), str(unit)]
+                    for unit, obj in zip(units, objects, strict=True)]
+        commands.append(["g++", *RUNTIME_FLAGS, "-shared", "-o", str(Path(tmp, "lib.so")),
+                         *map(str, objects)])
+        with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
+            if not all(pool.map(_run, commands[:-1])) or not _run(commands[-1]):
+                return None
+        os.replace(Path(tmp, "lib.so"), library)  # atomic: a concurrent reader sees all or nothing
+    return library
+
+
+def _run(command: list[str]) -> bool:
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        log.error("building the emulator runtime failed: %s", exc)
+        return False
+    if result.returncode != 0:
+        log.error("building the emulator runtime failed:\n%s", (result.stdout + result.stderr)[-4000:])
+    return result.returncode == 0

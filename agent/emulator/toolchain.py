@@ -1,0 +1,84 @@
+"""The emulated device in the agent: which jobs it takes, how their source is compiled, and what the
+agent says about it.
+
+A `hip` or `cuda` job in mode `check` runs on the emulated device when this agent has no GPU of
+that kind and g++ can build the emulator's runtime (once per g++ version and emulator source,
+into the compile cache, like the host device's eviction helper). The source goes through the
+rewriter in the trusted parent, then g++ compiles it in the sandbox against the emulator's headers
+(bound read-only with the agent package); the result is cached like any compile, keyed by the
+g++ version and a hash of every emulator file. Benchmark and leaderboard modes are refused: the
+emulator's times mean nothing. The test cases it runs are chosen by `budget.emulated_cases`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from agent.compiler import CompileRejected, Toolchain
+from agent.emulator.budget import EMULATED_CASE_BYTES
+from agent.emulator.build import INCLUDE_DIR, build_runtime, emulator_flags, gxx_version, runtime_key
+from agent.emulator.rewrite import RewriteError, rewrite_source
+from agent.problems import SOURCE_SUFFIX
+from agent.sandbox import AGENT_ROOT, Sandbox
+
+EMULATED_LANGUAGES = ("hip", "cuda")
+REFUSED_MODES = ("benchmark", "leaderboard")
+BENCHMARK_REFUSAL = ("benchmark mode needs a real GPU: the emulated device runs check mode only "
+                     "(emulated times mean nothing)")
+
+
+def would_emulate(language: str, device: str) -> bool:
+    """A hip/cuda job on an agent whose device is not that GPU runs on the emulator (or nowhere)."""
+    return language in EMULATED_LANGUAGES and device != language
+
+
+@cache
+def _runtime_for(cache_dir: Path) -> Path | None:
+    return build_runtime(cache_dir)
+
+
+def emulator_runtime(cache_dir: Path) -> Path | None:
+    """libhjemu.so for this g++, built on first use; None without g++ or when the build fails."""
+    runtime = _runtime_for(cache_dir)
+    if runtime is not None and not runtime.is_file():  # the cache was cleared under us
+        _runtime_for.cache_clear()
+        runtime = _runtime_for(cache_dir)
+    return runtime
+
+
+def emulated_languages(device: str, cache_dir: Path) -> list[str]:
+    """What /v1/health reports: the languages this agent checks on the emulator."""
+    languages = [lang for lang in EMULATED_LANGUAGES if would_emulate(lang, device)]
+    return languages if languages and emulator_runtime(cache_dir) is not None else []
+
+
+def health_fields(device: str, cache_dir: Path) -> dict[str, object]:
+    return {"emulated": emulated_languages(device, cache_dir), "emulator": {"max_case_bytes": EMULATED_CASE_BYTES}}
+
+
+@dataclass(frozen=True)
+class EmulatedToolchain(Toolchain):
+    include_dir: str = str(INCLUDE_DIR)
+
+    def flags(self, arch: str | None) -> list[str]:
+        return emulator_flags(self.language, Path(self.include_dir))
+
+    def env(self) -> dict[str, str]:
+        return {}
+
+    def prepare(self, source: str) -> str:
+        try:
+            return rewrite_source(source, filename=f"solution{SOURCE_SUFFIX[self.language]}")
+        except RewriteError as exc:
+            raise CompileRejected(f"the emulated device cannot compile this source: {exc}") from None
+
+
+def emulated_toolchain(language: str, sandbox: Sandbox) -> EmulatedToolchain | None:
+    version = gxx_version()
+    if version is None:
+        return None
+    # Inside a sandbox the agent package (and the headers in it) is bound at AGENT_ROOT/agent.
+    include_dir = f"{AGENT_ROOT}/agent/emulator/include" if sandbox.mounts_box else str(INCLUDE_DIR)
+    return EmulatedToolchain(language, "g++", f"{version}; hjemu {runtime_key(version)}", include_dir)

@@ -1,0 +1,98 @@
+"""One sandboxed child of a phase and everything the parent holds for it: the device access (the
+shared memory), the control socket, the process and its watchdog. A phase drives one (the
+submission's); the ranked pass drives a second one beside it (the problem's own solution).
+
+It is built a piece at a time so that `close()`, called on every path, ends whatever exists.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent import channel as ch
+from agent.boxfs import fresh_box
+from agent.devices import open_access
+from agent.devices.base import DeviceAccess
+from agent.limits import MIB, ProcessLimits
+from agent.sandbox import BoxLayout, SandboxedProcess
+from agent.shared import BufferSpec
+from agent.watchdog import Watchdog
+
+if TYPE_CHECKING:
+    from agent.harness import JobContext
+
+# The run phase's private /box (a tmpfs only its sandbox sees): the child writes no file of the
+# judge's, so this only bounds what user code writes there.
+RUN_BOX_BYTES = 64 * MIB
+
+
+class PhaseChild:
+    def __init__(self, job: JobContext, *, name: str, specs: list[list[BufferSpec]], limits: ProcessLimits) -> None:
+        self.job, self.name, self.specs, self.limits = job, name, specs, limits
+        self.access: DeviceAccess | None = None
+        self.proc: SandboxedProcess | None = None
+        self.watchdog: Watchdog | None = None
+        self.channel: ch.ParentChannel | None = None
+        self._sockets: tuple[Any, ...] = ()
+
+    def open_device(self) -> DeviceAccess:
+        """The parent's side of the device for these cases (DeviceError when it cannot be opened)."""
+        self.access = open_access(self.job.device, self.specs, evict_helper=self.job.native_helper,
+                                  emulator_runtime=self.job.emulator_runtime)
+        return self.access
+
+    def start(self) -> ch.ParentChannel:
+        """The child, running under its watchdog; the channel to it."""
+        assert self.access is not None
+        parent_sock, child_sock = self._sockets = ch.pair()
+        self.proc = self._spawn(fresh_box(self.job.job_dir, f"{self.name}-box"), child_sock, self.access)
+        child_sock.close()
+        self.watchdog = Watchdog(self.proc, wall_s=self.limits.wall_s, cancel=self.job.cancel,
+                                 job_deadline=self.job.job_deadline).start()
+        self.channel = ch.ParentChannel(parent_sock, ch.stamped_sender(self.job.native_helper))
+        return self.channel
+
+    def alive(self) -> bool:
+        return self.watchdog is not None and self.watchdog.alive()
+
+    def close(self) -> bool:
+        """Ends everything that exists: nothing of the child outlives it. True when the job's time
+        limit is what the watchdog ended the child for."""
+        job_limit_reached = False
+        if self.watchdog is not None:
+            self.watchdog.stop()
+            job_limit_reached = self.watchdog.job_limit_reached
+        if self.proc is not None:
+            self.proc.kill()
+        for sock in self._sockets:
+            sock.close()
+        if self.access is not None:
+            self.access.close()
+        return job_limit_reached
+
+    def _spawn(self, box: Path, child_sock: Any, access: DeviceAccess) -> SandboxedProcess:
+        """The child, with /box a private tmpfs (nothing of the disk: the host directory `box` is
+        only where the log goes beside; without a sandbox it is that directory) and everything it
+        needs by descriptor: the control socket, the shared memory, the libraries as sealed
+        memfds. The agent's code is the sandbox's read-only copy (agent.child_tree)."""
+        job = self.job
+        arena = access.arena.fd if access.arena is not None else -1
+        runtime = job.runtime_fd if job.runtime_fd is not None else -1
+        fds = (child_sock.fileno(), *(fd for fd in (arena, runtime) if fd >= 0), *job.libraries)
+        return job.sandbox.spawn(
+            [job.sandbox.python, "-P", "-m", "agent.child", job.device, str(child_sock.fileno()), str(arena),
+             str(runtime), *map(str, job.libraries)],
+            box=box,
+            limits=self.limits,
+            device=job.device,
+            env=_runtime_env(job.device),
+            log_name=f"{self.name}.log",
+            pass_fds=fds,
+            layout=BoxLayout(size_bytes=RUN_BOX_BYTES),
+        )
+
+
+def _runtime_env(device: str) -> dict[str, str]:
+    paths = [p for p in ("/opt/rocm/lib", "/usr/local/cuda/lib64") if Path(p).is_dir()]
+    return {"LD_LIBRARY_PATH": ":".join(paths)} if paths and device in ("hip", "cuda") else {}

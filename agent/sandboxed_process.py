@@ -1,0 +1,135 @@
+"""A program running in a sandbox: waiting for it, killing everything it started, and what is
+known of how it ended (Outcome). Made by agent.sandbox_core.Sandbox.spawn."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent.cgroups import SandboxCgroup
+from agent.fd_handoff import FdHandoff
+from agent.limits import ProcessLimits
+
+
+@dataclass
+class Outcome:
+    returncode: int | None
+    signal: int | None
+    timed_out: bool
+    cancelled: bool
+    wall_s: float
+    output: str  # the tail of stdout+stderr, capped
+    oom_killed: bool = False  # the memory cap ended a process of the sandbox
+    pids_refused: bool = False  # the pids cap refused a new thread or process at least once
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out and not self.cancelled
+
+
+@dataclass
+class SandboxedProcess:
+    popen: subprocess.Popen[bytes]
+    log_path: Path
+    limits: ProcessLimits
+    started: float = field(default_factory=time.monotonic)
+    timed_out: bool = False
+    cancelled: bool = False
+    cgroup: SandboxCgroup | None = None
+    on_kill: Callable[[], None] | None = None  # e.g. `docker kill <name>`: the CLI is not the container
+    handoff: FdHandoff | None = None  # descriptors offered to a container, withdrawn at the end
+    _counters: tuple[int, int] | None = None  # (oom kills, pids refusals) read before the cgroup went
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def poll(self) -> int | None:
+        return self.popen.poll()
+
+    def kill(self) -> None:
+        """Kill everything of the sandbox: its process group, every process of its cgroup, the
+        container. Safe to call more than once and after the end."""
+        if self.popen.poll() is None:
+            try:
+                os.killpg(self.popen.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if self.on_kill is not None:
+            stop, self.on_kill = self.on_kill, None  # once: it stops the container by name
+            stop()
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+        try:
+            self.popen.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - a process that ignores SIGKILL
+            pass
+        if self.cgroup is not None and self._counters is None:
+            self._counters = (self.cgroup.oom_kills(), self.cgroup.pids_refusals())
+            self.cgroup.remove()
+        if self.handoff is not None:
+            self.handoff.close()
+            self.handoff = None
+
+    def wait_exit(self, seconds: float) -> None:
+        """Give a process that is ending a moment to end by itself (its exit status is the verdict)."""
+        try:
+            self.popen.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def wait(self, cancel: threading.Event | None = None, tick: Callable[[], bool] | None = None) -> Outcome:
+        """Wait for the end, the wall limit or a cancel; `tick` may return True to stop early."""
+        deadline = self.started + self.limits.wall_s
+        try:
+            while self.popen.poll() is None:
+                if cancel is not None and cancel.is_set():
+                    self.cancelled = True
+                    break
+                if time.monotonic() >= deadline:
+                    self.timed_out = True
+                    break
+                if tick is not None and tick():
+                    break
+                try:
+                    self.popen.wait(timeout=0.05)
+                except subprocess.TimeoutExpired:
+                    pass
+        finally:
+            self.kill()
+        return self.outcome()
+
+    def outcome(self) -> Outcome:
+        rc = self.popen.returncode
+        sig = None
+        if rc is not None and rc < 0:
+            sig = -rc
+        elif rc is not None and rc > 128 and rc - 128 in signal.Signals._value2member_map_:
+            sig = rc - 128  # bwrap reports a signalled child as 128 + signal
+        if sig == signal.SIGXCPU:
+            self.timed_out = True
+        counters = self._counters
+        if counters is None and self.cgroup is not None:
+            counters = (self.cgroup.oom_kills(), self.cgroup.pids_refusals())
+        ooms, refusals = counters or (0, 0)
+        return Outcome(rc, sig, self.timed_out, self.cancelled, self.elapsed, self.read_output(),
+                       oom_killed=ooms > 0, pids_refused=refusals > 0)
+
+    def read_output(self) -> str:
+        try:
+            size = self.log_path.stat().st_size
+            with self.log_path.open("rb") as fh:
+                fh.seek(max(0, size - self.limits.output_bytes))
+                data = fh.read(self.limits.output_bytes)
+        except OSError:
+            return ""
+        text = data.decode("utf-8", "replace")
+        if size > self.limits.output_bytes:
+            text = f"[… {size - self.limits.output_bytes} earlier bytes of output cut]\n" + text
+        return text

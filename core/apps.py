@@ -1,0 +1,16 @@
+from django.apps import AppConfig
+
+
+class CoreConfig(AppConfig):
+    """Helpers every app uses (queue, errors, logs, request user, units), the schedules command,
+    and what processes share about the platform itself (worker heartbeats, event counters)."""
+
+    name = "core"
+    verbose_name = "Core"
+
+    def ready(self) -> None:
+        from django_q.signals import post_spawn
+
+        from core.heartbeat import on_worker_spawned
+
+        post_spawn.connect(on_worker_spawned, dispatch_uid="core.heartbeat.on_worker_spawned")

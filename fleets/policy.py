@@ -1,0 +1,306 @@
+"""Pool policies: when a pool starts a VM, keeps a warm one, and stops it. The dispatcher asks
+`scale_decision` when a job finds no warm VM (fleets.services.vm_acquire); the reaper asks
+`reap_plan` every minute (fleets.services.vm_reap_idle). Both only read: services make the changes.
+
+- fixed: a warm VM stops after the pool's idle_timeout_s; a job that finds no warm VM gets a new one
+  (a cold start bound to it) while the pool is below max_vms.
+- always_on: min_vms VMs stay up around the clock (started ahead of demand when some are missing);
+  VMs above them follow the fixed rules.
+- adaptive (the default for dstack and simulated pools):
+  * Idle timeout, ski rental: an idle VM costs its rate per second, and stopping it costs a cold start
+    (C seconds of VM time, and of a user's waiting) when the next job comes. Which is cheaper depends
+    on when that job comes: a VM that is one of n serving expects its next one after g = n / λ (λ: job
+    starts in the last hour, C: the median of the pool's last cold starts). While g <= C the next job
+    is likely sooner than a cold start would pay back: keep it 4C. From g >= 2C stop it after C/4 (a
+    quick follow-up submission still finds it). In between, geometrically from 4C down to C/4. The
+    reaper looks at the longest idle VM first and counts n down as it stops VMs, so the rate decides
+    how many stay.
+  * Scale out only when the expected wait exceeds a cold start: the newest queued job's wait is
+    estimated from the busy VMs' remaining time (mean job length) and the VMs already starting; below C
+    the queue waits for them. With no VM at all, a cold start is the only way (bound to the job).
+  * Pre-warm hours (staff): one VM kept warm in those UTC hours, started a cold start ahead.
+  * Credit: from 80 % used the idle timeout halves; from 95 % at most one VM (extra warm VMs stop).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import statistics
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+from enum import Enum
+
+from fleets.models import SERVING_VM_STATES, Fleet, PoolPolicy, VMInstance, VMJob, VMState, prewarm_ranges
+
+DEFAULT_COLD_START_S = 360.0  # until the pool measured one: dstack's MI300X start takes 5-7 min
+DEFAULT_JOB_S = 60.0
+RATE_WINDOW = timedelta(hours=1)
+COLD_STARTS_MEASURED = 5  # the median of the pool's last few cold starts
+JOBS_MEASURED = 20  # the mean length of the pool's last warm jobs
+JOBS_READ = 100  # of the job log per look: enough for the last hour unless it was busy
+TIGHT_PCT, ONE_VM_PCT, HARD_STOP_PCT = Decimal(80), Decimal(95), Decimal(100)
+KEEP_COLD_STARTS = 4  # how long a VM that jobs come to faster than a cold start stays idle, in cold starts
+
+
+@dataclass(frozen=True)
+class PoolView:
+    """What the policy knows of a pool at one moment (pool_view reads it: three queries)."""
+
+    cold_start_s: float
+    arrivals_per_s: float
+    mean_job_s: float
+    credit_used_pct: Decimal | None
+
+    @property
+    def arrivals_per_h(self) -> float:
+        return self.arrivals_per_s * 3600
+
+
+def pool_view(*, fleet: Fleet, now: datetime) -> PoolView:
+    starts = VMInstance.objects.filter(fleet=fleet, ready_at__isnull=False).order_by("-created_at").values_list(
+        "created_at", "ready_at")[:COLD_STARTS_MEASURED]
+    measured = [(ready - created).total_seconds() for created, ready in starts if ready is not None]
+    configured = (fleet.config or {}).get("cold_start_estimate_s") if isinstance(fleet.config, dict) else None
+    cold = statistics.median(measured) if measured else float(configured or DEFAULT_COLD_START_S)
+    # The recent job log in one query: the starts of the last hour, and the lengths of the last warm jobs.
+    recent = list(VMJob.objects.filter(fleet=fleet).order_by("-started_at").values_list(
+        "started_at", "ended_at", "cold")[:JOBS_READ])
+    since = now - RATE_WINDOW
+    arrivals = sum(started > since for started, _, _ in recent)
+    if arrivals == len(recent) == JOBS_READ:  # a busy hour: count it all
+        arrivals = VMJob.objects.filter(fleet=fleet, started_at__gt=since).count()
+    lengths = [(end - start).total_seconds() for start, end, cold_job in recent
+               if end is not None and not cold_job][:JOBS_MEASURED]
+    return PoolView(cold_start_s=max(cold, 1.0), arrivals_per_s=arrivals / RATE_WINDOW.total_seconds(),
+                    mean_job_s=max(statistics.fmean(lengths), 1.0) if lengths else DEFAULT_JOB_S,
+                    credit_used_pct=fleet.credit_used_pct)
+
+
+# ---- the rules -----------------------------------------------------------------------------------
+def idle_timeout_s(*, fleet: Fleet, view: PoolView | None, serving: int) -> float:
+    """Seconds a warm VM of the pool may wait for work before it is stopped; `serving`: the pool's
+    VMs that take work, this one included (the reaper counts down as it stops the longest idle)."""
+    if fleet.policy_in_effect != PoolPolicy.ADAPTIVE or view is None:
+        return float(fleet.idle_timeout_s)
+    cold = view.cold_start_s
+    gap = max(serving, 1) / view.arrivals_per_s if view.arrivals_per_s > 0 else math.inf
+    if gap <= cold:
+        timeout = KEEP_COLD_STARTS * cold  # the next job is likely sooner than a cold start: keep it
+    elif gap >= 2 * cold:
+        timeout = cold / 4  # seldom needed: stop it soon after a follow-up has had its minute
+    else:  # in between, from keeping to stopping, geometrically
+        timeout = KEEP_COLD_STARTS * cold * (1 / (4 * KEEP_COLD_STARTS)) ** (gap / cold - 1)
+    if view.credit_used_pct is not None and view.credit_used_pct >= TIGHT_PCT:
+        timeout /= 2
+    return timeout
+
+
+def vm_ceiling(*, fleet: Fleet) -> int:
+    """The most VMs the pool may have up now."""
+    used = fleet.credit_used_pct
+    if fleet.policy_in_effect == PoolPolicy.ADAPTIVE and used is not None and used >= ONE_VM_PCT:
+        return min(fleet.max_vms, 1)
+    return fleet.max_vms
+
+
+def in_prewarm_hours(*, fleet: Fleet, at: datetime) -> bool:
+    hour = at.hour + at.minute / 60
+    for first, last in prewarm_ranges(fleet.prewarm_hours or ""):
+        inside = first <= hour < last if first < last else (hour >= first or hour < last)
+        if inside:
+            return True
+    return False
+
+
+def vm_floor(*, fleet: Fleet, view: PoolView | None, now: datetime) -> int:
+    """VMs the pool keeps up even without work (started ahead of demand when missing); none at the
+    hard stop (billing stops warm VMs of paid pools then)."""
+    if not fleet.enabled or (fleet.credit_used_pct is not None and fleet.credit_used_pct >= HARD_STOP_PCT):
+        return 0
+    policy = fleet.policy_in_effect
+    if policy == PoolPolicy.ALWAYS_ON:
+        return min(max(fleet.min_vms, 1), fleet.max_vms)
+    if policy == PoolPolicy.ADAPTIVE and fleet.prewarm_hours:
+        ahead = view.cold_start_s if view is not None else DEFAULT_COLD_START_S
+        if in_prewarm_hours(fleet=fleet, at=now) or in_prewarm_hours(fleet=fleet, at=now + timedelta(seconds=ahead)):
+            return min(1, fleet.max_vms)
+    return 0
+
+
+def needs_view(fleet: Fleet) -> bool:
+    return fleet.policy_in_effect == PoolPolicy.ADAPTIVE
+
+
+def expected_wait_s(*, view: PoolView, serving: list[VMInstance], queued: int, now: datetime) -> float:
+    """The newest of `queued` jobs' wait if no VM is added: each goes to the VM that frees first."""
+    job = view.mean_job_s
+    free_at = []
+    for vm in serving:
+        if vm.state == VMState.BUSY:
+            elapsed = (now - (vm.last_used_at or vm.state_changed_at)).total_seconds()
+            free_at.append(max(job - elapsed, job / 4))
+        elif vm.state == VMState.PROVISIONING:
+            starting = max(view.cold_start_s - (now - vm.created_at).total_seconds(), 0.0)
+            free_at.append(starting + (job if vm.job_ref else 0.0))
+        else:
+            free_at.append(0.0)
+    if not free_at:
+        return float("inf")
+    heapq.heapify(free_at)
+    wait = 0.0
+    for _ in range(max(queued, 1)):
+        wait = heapq.heappop(free_at)
+        heapq.heappush(free_at, wait + job)
+    return wait
+
+
+class Scale(Enum):
+    WAIT = "wait"  # the job waits for a VM that is serving or starting
+    BIND = "bind"  # start a VM for this job (its cold start)
+    PRESTART = "prestart"  # start a VM for the pool; the job waits for whichever frees first
+
+
+def scale_decision(*, fleet: Fleet, live: list[VMInstance], queued: int, now: datetime) -> Scale:
+    """A job found no warm VM: what to do. `live` are the pool's VMs that count against max_vms."""
+    view = pool_view(fleet=fleet, now=now) if needs_view(fleet) else None
+    if len(live) >= vm_ceiling(fleet=fleet):
+        return Scale.WAIT
+    serving = [vm for vm in live if vm.state in SERVING_VM_STATES]
+    if view is None or not serving:
+        return Scale.BIND
+    if expected_wait_s(view=view, serving=serving, queued=queued, now=now) > view.cold_start_s:
+        return Scale.PRESTART
+    return Scale.WAIT
+
+
+@dataclass(frozen=True)
+class ReapPlan:
+    stop: list[tuple[VMInstance, str]]
+    start: int  # VMs to start ahead of demand (always-on, pre-warm)
+
+
+def _idle_since(vm: VMInstance) -> datetime:
+    return vm.last_used_at or vm.ready_at or vm.created_at
+
+
+def _reap_view(*, fleet: Fleet, live: list[VMInstance], now: datetime) -> PoolView | None:
+    """The view reap_plan reads: only an adaptive pool's, and only with a warm VM or pre-warm hours."""
+    warm = any(vm.state == VMState.WARM for vm in live)
+    return pool_view(fleet=fleet, now=now) if needs_view(fleet) and (warm or fleet.prewarm_hours) else None
+
+
+def reap_plan(*, fleet: Fleet, live: list[VMInstance], now: datetime) -> ReapPlan:
+    """Which warm VMs of the pool to stop now (longest idle first), and how many to start."""
+    return _reap_plan(fleet=fleet, live=live, now=now, view=_reap_view(fleet=fleet, live=live, now=now))
+
+
+def _reap_plan(*, fleet: Fleet, live: list[VMInstance], now: datetime, view: PoolView | None) -> ReapPlan:
+    warm = sorted((vm for vm in live if vm.state == VMState.WARM), key=_idle_since)
+    ceiling, floor = vm_ceiling(fleet=fleet), vm_floor(fleet=fleet, view=view, now=now)
+    serving = sum(vm.state in SERVING_VM_STATES for vm in live)
+    up = len(live)
+    stop: list[tuple[VMInstance, str]] = []
+    for vm in warm:
+        # With `serving` VMs up, this one (the longest idle left) is the one the pool needs least.
+        timeout = idle_timeout_s(fleet=fleet, view=view, serving=serving)
+        if up > ceiling:
+            stop.append((vm, f"The credit is {fleet.credit_used_pct} % used: the pool keeps at most {ceiling} VM."))
+        elif up > floor and (now - _idle_since(vm)).total_seconds() >= timeout:
+            stop.append((vm, _idle_reason(timeout, view)))
+        else:
+            continue
+        up, serving = up - 1, serving - 1
+    return ReapPlan(stop=stop, start=max(0, min(floor, ceiling) - up))
+
+
+def _seconds_after(since: datetime, seconds: float) -> datetime:
+    """The first microsecond at which `seconds` have passed since `since` as reap_plan compares them
+    (timedelta rounds to the microsecond, possibly down)."""
+    at = since + timedelta(seconds=seconds)
+    return at if (at - since).total_seconds() >= seconds else at + timedelta(microseconds=1)
+
+
+def _window_starts(*, fleet: Fleet, now: datetime) -> list[datetime]:
+    """The job starts pool_view counts as the last hour's arrivals at `now`, oldest first."""
+    return sorted(VMJob.objects.filter(fleet=fleet, started_at__gt=now - RATE_WINDOW).values_list(
+        "started_at", flat=True))
+
+
+def _floor_changes(*, fleet: Fleet, ahead_s: float, now: datetime) -> list[datetime]:
+    """Instants after `now` (within two days) at which vm_floor may change: a pre-warm range's ends,
+    and a cold start before them."""
+    if fleet.policy_in_effect != PoolPolicy.ADAPTIVE or not fleet.prewarm_hours:
+        return []
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    ends = {hour for pair in prewarm_ranges(fleet.prewarm_hours) for hour in pair}
+    out = []
+    for day in range(3):
+        for hour in ends:
+            edge = midnight + timedelta(days=day, hours=hour)
+            out += [at for at in (edge, edge - timedelta(seconds=ahead_s)) if at > now]
+    return out
+
+
+def reap_due_at(*, fleet: Fleet, live: list[VMInstance], now: datetime) -> datetime | None:
+    """The earliest instant from `now` at which reap_plan would stop or start a VM of the pool if
+    nothing else happened meanwhile (no job, no VM change, no change to the credit used); None when
+    that never comes. Between such happenings only the clock moves: an idle VM's idle time grows, and
+    the adaptive timeout changes only when a job start leaves the hour pool_view counts (it shortens
+    then), or at a pre-warm edge. A caller may skip the reaper until then (the simulator does)."""
+    view = _reap_view(fleet=fleet, live=live, now=now)
+    plan = _reap_plan(fleet=fleet, live=live, now=now, view=view)
+    if plan.stop or plan.start:
+        return now
+    edges = _floor_changes(fleet=fleet, ahead_s=view.cold_start_s if view else DEFAULT_COLD_START_S, now=now)
+    due = min(edges, default=None)
+    warm = sorted((vm for vm in live if vm.state == VMState.WARM), key=_idle_since)
+    if not warm or len(live) <= vm_floor(fleet=fleet, view=view, now=now):
+        return due  # nothing to stop before the floor changes (the ceiling changes only with the credit)
+    # Only the longest idle VM matters: the others wait as long, having waited less.
+    idle_since, serving = _idle_since(warm[0]), sum(vm.state in SERVING_VM_STATES for vm in live)
+    if view is None:
+        stop_at = _seconds_after(idle_since, idle_timeout_s(fleet=fleet, view=None, serving=serving))
+        return min(stop_at, due) if due else stop_at
+    # The hour's count falls by one as each start in it turns an hour old: walk those steps.
+    leaving = [started + RATE_WINDOW for started in _window_starts(fleet=fleet, now=now)]
+    step_start = now
+    for index in range(len(leaving) + 1):
+        count = len(leaving) - index
+        stepped = PoolView(cold_start_s=view.cold_start_s, arrivals_per_s=count / RATE_WINDOW.total_seconds(),
+                           mean_job_s=view.mean_job_s, credit_used_pct=view.credit_used_pct)
+        stop_at = max(step_start, _seconds_after(idle_since, idle_timeout_s(fleet=fleet, view=stepped,
+                                                                             serving=serving)))
+        if index == len(leaving) or stop_at < leaving[index]:
+            return min(stop_at, due) if due else stop_at
+        step_start = leaving[index]
+    return due  # (not reached: the last step has no end)
+
+
+def _idle_reason(timeout: float, view: PoolView | None) -> str:
+    if view is None:
+        return f"Idle for more than {timeout:.0f} s."
+    return (f"Idle for more than {timeout:.0f} s (adaptive: cold start ~{view.cold_start_s:.0f} s, "
+            f"{view.arrivals_per_h:.1f} jobs in the last hour).")
+
+
+def policy_summary(*, fleet: Fleet, now: datetime) -> str:
+    """What the pool's policy does right now, in a sentence or two (the admin shows it)."""
+    policy = fleet.policy_in_effect
+    if policy == PoolPolicy.FIXED:
+        return f"Fixed: a warm VM stops after {fleet.idle_timeout_s} s idle; a job with no warm VM gets a cold start."
+    if policy == PoolPolicy.ALWAYS_ON:
+        return (f"Always on: {vm_floor(fleet=fleet, view=None, now=now)} VM(s) kept up; any others stop after "
+                f"{fleet.idle_timeout_s} s idle.")
+    view = pool_view(fleet=fleet, now=now)
+    one = idle_timeout_s(fleet=fleet, view=view, serving=1)
+    parts = [f"Adaptive: cold start ~{view.cold_start_s:.0f} s, {view.arrivals_per_h:.0f} job(s) in the last hour, "
+             f"jobs ~{view.mean_job_s:.0f} s; one idle VM now waits {one:.0f} s; a new VM starts only when the "
+             f"expected wait exceeds {view.cold_start_s:.0f} s."]
+    if fleet.prewarm_hours:
+        parts.append(f"One VM kept warm {fleet.prewarm_hours} UTC.")
+    if fleet.credit_used_pct is not None and fleet.credit_used_pct >= TIGHT_PCT:
+        cap = " and at most one VM" if fleet.credit_used_pct >= ONE_VM_PCT else ""
+        parts.append(f"Credit {fleet.credit_used_pct} % used: idle timeout halved{cap}.")
+    return " ".join(parts)

@@ -1,0 +1,98 @@
+"""Who may see a ranked result: staff approve a result held for review, invalidate a submission
+with a reason (hidden from the leaderboard, never deleted, its owner reads why) or restore it;
+owners withdraw their own submissions from the leaderboard (and undo it) and choose whether
+anyone may read their source."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from core.exceptions import ApplicationError, ConflictError, NotFoundError
+from core.logs import log_event_on_commit
+from submissions.models import Mode, Review, Submission
+from submissions.services import lock_submission
+
+log = logging.getLogger(__name__)
+MAX_REASON = 500
+
+
+def _locked(submission_id: uuid.UUID | str) -> Submission:
+    submission = lock_submission(submission_id)
+    if submission is None:
+        raise NotFoundError("No such submission.")
+    return submission
+
+
+def _logged(action: str, submission: Submission, by: User, reason: str = "") -> None:
+    log_event_on_commit(log, f"submission.{action}", "submission %s %s by %s%s", submission.pk, action, by.pk,
+                        f": {reason}" if reason else "", submission=submission.pk, user=submission.user_id)
+
+
+def submission_approve(*, submission_id: uuid.UUID | str, by: User) -> Submission:
+    """Staff let a result held for review onto the leaderboard."""
+    with transaction.atomic():
+        submission = _locked(submission_id)
+        if submission.review != Review.HELD:
+            raise ConflictError("This submission's result is not under review.", {"review": submission.review})
+        submission.review, submission.reviewed_by, submission.reviewed_at = Review.APPROVED, by, timezone.now()
+        submission.save(update_fields=["review", "reviewed_by", "reviewed_at"])
+        _logged("approved", submission, by)
+    return submission
+
+
+def submission_invalidate(*, submission_id: uuid.UUID | str, by: User, reason: str) -> Submission:
+    """Staff take a submission off every leaderboard for good (until restored); the row, its
+    judgings and its events stay, and its owner reads the reason."""
+    reason = " ".join(str(reason or "").split())
+    if not reason:
+        raise ApplicationError("reason: say why (the submission's owner reads it).", {"field": "reason"})
+    if len(reason) > MAX_REASON:
+        raise ApplicationError(f"reason: at most {MAX_REASON} characters.", {"field": "reason"})
+    with transaction.atomic():
+        submission = _locked(submission_id)
+        submission.invalidated_at, submission.invalidated_by = timezone.now(), by
+        submission.invalidated_reason = reason
+        submission.save(update_fields=["invalidated_at", "invalidated_by", "invalidated_reason"])
+        _logged("invalidated", submission, by, reason)
+    return submission
+
+
+def submission_restore(*, submission_id: uuid.UUID | str, by: User) -> Submission:
+    """Undo an invalidation."""
+    with transaction.atomic():
+        submission = _locked(submission_id)
+        if submission.invalidated_at is None:
+            raise ConflictError("This submission is not invalidated.")
+        submission.invalidated_at, submission.invalidated_by, submission.invalidated_reason = None, None, ""
+        submission.save(update_fields=["invalidated_at", "invalidated_by", "invalidated_reason"])
+        _logged("restored", submission, by)
+    return submission
+
+
+def submission_update(*, user: User, submission_id: uuid.UUID | str, withdrawn: bool | None = None,
+                      public_source: bool | None = None) -> Submission:
+    """The owner withdraws their submission from the leaderboard (or puts it back) and says whether
+    its source is public. Nobody else may: others get 404, as for any lookup of what is not theirs."""
+    with transaction.atomic():
+        submission = lock_submission(submission_id)
+        if submission is None or submission.user_id != user.pk:
+            raise NotFoundError("No such submission.")
+        fields = []
+        if withdrawn is not None:
+            if submission.mode != Mode.LEADERBOARD:
+                raise ConflictError("Only leaderboard submissions can be withdrawn from the leaderboard.",
+                                    {"mode": submission.mode})
+            if withdrawn != (submission.withdrawn_at is not None):
+                submission.withdrawn_at = timezone.now() if withdrawn else None
+                fields.append("withdrawn_at")
+        if public_source is not None and public_source != submission.public_source:
+            submission.public_source = public_source
+            fields.append("public_source")
+        if fields:
+            submission.save(update_fields=fields)
+    return submission

@@ -1,0 +1,188 @@
+"""The leaderboard through the API: `GET /api/v1/problems/<slug>/leaderboard`, and the parts of a
+submission's detail about its ranked pass: its standing and rank, its ranked result with the
+cases, and its judging history. Nothing here ever reads the ranked seed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from drf_spectacular.utils import extend_schema, extend_schema_field
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core.exceptions import NotFoundError
+from fleets.models import Fleet
+from submissions.models import Judging, RankedCaseResult, Submission
+from submissions.ranking import SCORING
+from submissions.selectors import (
+    leaderboard_rows,
+    problem_get,
+    submission_history,
+    submission_ranked,
+    submission_standing,
+)
+
+MAX_ROWS = 100
+
+
+def _interval(low: float | None, high: float | None) -> list[float] | None:
+    return None if low is None or high is None else [low, high]
+
+
+class IntervalField(serializers.ListField):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(child=serializers.FloatField(), min_length=2, max_length=2, allow_null=True,
+                         help_text="The 95 % confidence interval [low, high] in ms.", **kwargs)
+
+
+class RankedCaseOutput(serializers.Serializer):
+    case = serializers.CharField()
+    runs = serializers.IntegerField()
+    mean_ms = serializers.FloatField()
+    median_ms = serializers.FloatField()
+    ci95_ms = serializers.SerializerMethodField()
+    reference_mean_ms = serializers.FloatField(allow_null=True)
+    speedup = serializers.FloatField(allow_null=True)
+    gflops = serializers.FloatField(allow_null=True)
+    gbps = serializers.FloatField(allow_null=True)
+
+    @extend_schema_field(IntervalField())
+    def get_ci95_ms(self, case: RankedCaseResult) -> list[float]:
+        return [case.ci95_lo_ms, case.ci95_hi_ms]
+
+
+class RankedOutput(serializers.Serializer):
+    score_ms = serializers.FloatField(help_text="Geometric mean of the ranked cases' mean times.")
+    ci95_ms = IntervalField()
+    speedup = serializers.FloatField(allow_null=True, help_text="Against the problem's own solution.")
+    ranked_at = serializers.DateTimeField(allow_null=True)
+    cases = RankedCaseOutput(many=True)
+
+
+class StandingOutput(serializers.Serializer):
+    state = serializers.ChoiceField(choices=["not_entered", "pending", "not_ranked", "invalidated", "under_review",
+                                             "withdrawn", "ranked", "outranked"])
+    reason = serializers.CharField(help_text="Why, in a sentence (the judge's or staff's words).")
+    rank = serializers.IntegerField(allow_null=True)
+
+
+class JudgingOutput(serializers.Serializer):
+    number = serializers.IntegerField(help_text="1: the submission itself; then one per rejudge.")
+    kind = serializers.CharField(help_text="user | rejudge")
+    reason = serializers.CharField(help_text="Why staff rejudged it.")
+    problem_version = serializers.CharField(source="problem_version.content_hash")
+    status = serializers.CharField()
+    status_reason = serializers.CharField()
+    score_ms = serializers.FloatField(allow_null=True)
+    speedup = serializers.FloatField(allow_null=True)
+    ranked_passed = serializers.BooleanField(allow_null=True)
+    ranked_score_ms = serializers.FloatField(allow_null=True)
+    ranked_ci95_ms = serializers.SerializerMethodField()
+    ranked_speedup = serializers.FloatField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+    @extend_schema_field(IntervalField())
+    def get_ranked_ci95_ms(self, judging: Judging) -> list[float] | None:
+        return _interval(judging.ranked_ci95_lo_ms, judging.ranked_ci95_hi_ms)
+
+
+class RankedDetailFields(serializers.Serializer):
+    """What a submission's detail adds for the leaderboard."""
+
+    public_source = serializers.BooleanField(help_text="Its owner lets anyone read the source.")
+    withdrawn = serializers.SerializerMethodField(help_text="Its owner took it off the leaderboard.")
+    rank = serializers.SerializerMethodField(help_text="Its place on the leaderboard of its problem and pool; "
+                                                       "null when it is not shown there (`leaderboard` says why).")
+    leaderboard = serializers.SerializerMethodField()
+    ranked = serializers.SerializerMethodField()
+    history = serializers.SerializerMethodField(help_text="Every judging, the first and each rejudge, oldest first.")
+
+    def _standing(self, obj: Submission) -> Any:
+        cache = self.context.setdefault("standings", {})
+        if obj.pk not in cache:
+            cache[obj.pk] = submission_standing(submission=obj)
+        return cache[obj.pk]
+
+    def get_withdrawn(self, obj: Submission) -> bool:
+        return obj.withdrawn_at is not None
+
+    def get_rank(self, obj: Submission) -> int | None:
+        return self._standing(obj).rank
+
+    @extend_schema_field(StandingOutput())
+    def get_leaderboard(self, obj: Submission) -> dict[str, Any]:
+        return StandingOutput(self._standing(obj)).data
+
+    @extend_schema_field(RankedOutput(allow_null=True))
+    def get_ranked(self, obj: Submission) -> dict[str, Any] | None:
+        ranked = submission_ranked(submission=obj)
+        return None if ranked is None else RankedOutput(ranked).data
+
+    @extend_schema_field(JudgingOutput(many=True))
+    def get_history(self, obj: Submission) -> list[Any]:
+        return list(JudgingOutput(submission_history(submission=obj), many=True).data)
+
+
+class LeaderboardRowOutput(serializers.Serializer):
+    rank = serializers.IntegerField()
+    user = serializers.CharField(source="user.username")
+    score_ms = serializers.FloatField(source="ranked_score_ms")
+    ci95_ms = serializers.SerializerMethodField()
+    speedup = serializers.FloatField(source="ranked_speedup", allow_null=True)
+    language = serializers.CharField()
+    submitted_at = serializers.DateTimeField(source="created_at")
+    ranked_at = serializers.DateTimeField(allow_null=True)
+    submission = serializers.SerializerMethodField(help_text="Its id, only where its owner made the source public.")
+
+    @extend_schema_field(IntervalField())
+    def get_ci95_ms(self, row: Submission) -> list[float] | None:
+        return _interval(row.ranked_ci95_lo_ms, row.ranked_ci95_hi_ms)
+
+    @extend_schema_field(serializers.UUIDField(allow_null=True))
+    def get_submission(self, row: Submission) -> str | None:
+        return str(row.pk) if row.public_source else None
+
+
+class LeaderboardOutput(serializers.Serializer):
+    problem = serializers.CharField()
+    pool = serializers.CharField()
+    scoring = serializers.CharField(help_text="How the score is computed.")
+    rows = LeaderboardRowOutput(many=True)
+
+
+class LeaderboardApi(APIView):
+    """Each user's best ranked result on a problem and pool, fastest first. Public, like the page: no
+    credentials are read (a stale token does not turn a public read into a 401)."""
+
+    authentication_classes: list[type] = []
+    permission_classes = [AllowAny]
+
+    class FilterSerializer(serializers.Serializer):
+        pool = serializers.CharField(required=False, allow_blank=True, max_length=63,
+                                     help_text="A pool's name (GET /pools); empty or absent: the default pool.")
+        limit = serializers.IntegerField(required=False, default=50, min_value=1, max_value=MAX_ROWS)
+
+        class Meta:
+            ref_name = "LeaderboardFilter"
+
+    @extend_schema(parameters=[FilterSerializer], responses=LeaderboardOutput)
+    def get(self, request: Request, slug: str) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        problem = problem_get(slug=slug)
+        if problem is None:
+            raise NotFoundError(f"No problem {slug!r}.")
+        name = filters.validated_data.get("pool") or settings.HIPJUDGE_DEFAULT_POOL
+        fleet = Fleet.objects.filter(name=name).first()
+        if fleet is None:
+            raise NotFoundError(f"No pool {name!r}.")
+        rows = leaderboard_rows(problem_id=problem.pk, fleet_id=fleet.pk, limit=filters.validated_data["limit"])
+        for position, row in enumerate(rows, start=1):
+            row.rank = position  # type: ignore[attr-defined]
+        return Response(LeaderboardOutput({"problem": problem.slug, "pool": fleet.name, "scoring": SCORING,
+                                           "rows": rows}).data)

@@ -1,0 +1,107 @@
+"""The parts a verdict and a score rest on: comparing outputs with the reference (tolerance,
+exactness, NaN poison, shapes, the first mismatch named) and the benchmark statistics."""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+import numpy as np
+import pytest
+
+from agent.problems import Tolerance
+from agent.stats import geometric_mean, summarize
+from agent.verify import compare
+
+# ---- compare -------------------------------------------------------------------------------------
+
+FLOAT_TOL = Tolerance(rtol=1e-4, atol=1e-6)
+
+
+def test_compare_accepts_values_within_tolerance():
+    want = np.array([1.0, -2.0, 3.0], dtype=np.float32)
+    assert compare("c", want * np.float32(1 + 1e-5), want, FLOAT_TOL) is None
+    assert compare("c", want.copy(), want, Tolerance(exact=True)) is None
+
+
+def test_compare_names_the_first_mismatch_with_index_got_expected_and_count():
+    want = np.arange(10, dtype=np.float32)
+    got = want.copy()
+    got[3], got[7] = 99.0, -1.0
+    assert compare("c", got, want, FLOAT_TOL) == ("c[3] = 99 but expected 3; 2 of 10 elements differ "
+                                                 "(rtol 0.0001, atol 1e-06)")
+
+
+def test_compare_gives_a_multi_dimensional_index():
+    want = np.zeros((3, 4), dtype=np.float32)
+    got = want.copy()
+    got[2, 1] = 0.5
+    assert compare("out", got, want, FLOAT_TOL).startswith("out[2, 1] = 0.5 but expected 0;")
+
+
+def test_compare_says_when_an_element_still_holds_the_nan_poison():
+    want = np.ones(4, dtype=np.float32)
+    got = want.copy()
+    got[1:] = np.nan
+    message = compare("c", got, want, FLOAT_TOL)
+    assert message == ("c[1] = nan (never written: it still holds the poison value) but expected 1; "
+                       "3 of 4 elements differ (rtol 0.0001, atol 1e-06)")
+
+
+def test_compare_refuses_inf_and_nan_where_numbers_are_expected():
+    want = np.ones(3, dtype=np.float32)
+    assert compare("c", np.array([1, np.inf, 1], dtype=np.float32), want, FLOAT_TOL).startswith("c[1] = inf")
+    assert compare("c", np.array([1, 1, -np.inf], dtype=np.float32), want, FLOAT_TOL).startswith("c[2] = -inf")
+
+
+def test_compare_reports_a_shape_mismatch():
+    want = np.zeros((4, 3), dtype=np.float32)
+    assert compare("out", np.zeros((3, 4), dtype=np.float32), want, FLOAT_TOL) == \
+        "out has shape (3, 4), expected (4, 3)"
+
+
+def test_compare_checks_integers_exactly_whatever_the_tolerance():
+    want = np.array([10, 20, 30], dtype=np.int32)
+    got = np.array([10, 21, 30], dtype=np.int32)
+    loose = Tolerance(rtol=0.5, atol=5)
+    assert compare("hist", got, want, loose) == \
+        "hist[1] = 21 but expected 20; 1 of 3 elements differ (exact comparison)"
+    poisoned = np.frombuffer(b"\xa5" * 12, dtype=np.int32).copy()
+    assert "(never written: it still holds the poison value)" in compare("hist", poisoned, want, loose)
+
+
+def test_compare_exact_floats_allow_no_rounding():
+    want = np.array([1.0, 2.0], dtype=np.float32)
+    got = np.nextafter(want, np.float32(3))
+    # 7 digits would print "1 but expected 1": an exact check shows every digit instead.
+    assert compare("out", got, want, Tolerance(exact=True)).startswith(
+        "out[0] = 1.0000001192092896 but expected 1.0; 2 of 2 elements differ")
+
+
+# ---- statistics ----------------------------------------------------------------------------------
+
+def test_summarize_reports_runs_mean_median_spread_and_throughput():
+    stats = summarize([1.0, 2.0, 3.0, 4.0], flops=2e6, nbytes=4e6)
+    assert (stats.runs, stats.mean_ms, stats.median_ms, stats.min_ms, stats.max_ms) == (4, 2.5, 2.5, 1.0, 4.0)
+    assert stats.std_ms == pytest.approx(statistics.stdev([1, 2, 3, 4]))
+    assert stats.rel_stderr == pytest.approx(stats.std_ms / 2 / 2.5)
+    assert stats.gflops == pytest.approx(0.8) and stats.gbps == pytest.approx(1.6)
+    assert set(stats.as_dict()) >= {"runs", "mean_ms", "median_ms", "std_ms", "min_ms", "max_ms", "gflops", "gbps"}
+
+
+def test_summarize_handles_one_run_no_flops_and_no_runs():
+    one = summarize([2.0], flops=0, nbytes=8e6)
+    assert one.std_ms == 0.0 and one.rel_stderr == 0.0 and one.gflops is None and one.gbps == pytest.approx(4.0)
+    with pytest.raises(ValueError):
+        summarize([], flops=1, nbytes=1)
+
+
+def test_geometric_mean_is_the_score_and_needs_positive_times():
+    assert geometric_mean([1.0, 4.0]) == pytest.approx(2.0)
+    assert geometric_mean([2.0, 8.0, 4.0]) == pytest.approx(4.0)
+    assert geometric_mean([0.5]) == pytest.approx(0.5)
+    assert geometric_mean([1e-3, 1e3]) == pytest.approx(1.0)
+    for bad in ([], [1.0, 0.0], [-1.0, 2.0]):
+        with pytest.raises(ValueError):
+            geometric_mean(bad)
+    assert not math.isnan(geometric_mean([1e-9] * 100))

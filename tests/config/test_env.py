@@ -1,0 +1,80 @@
+"""Configuration: a malformed value stops the process with its name, and README.md documents every
+variable the code reads."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from config.env import env_bool, env_float, env_int, env_list, env_opt_str, env_str
+from tests.conftest import ROOT
+
+
+def test_unset_or_blank_means_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HJ_TEST_BLANK", "  ")
+    monkeypatch.delenv("HJ_TEST_UNSET", raising=False)
+    assert env_str("HJ_TEST_BLANK", "d") == "d" and env_opt_str("HJ_TEST_UNSET") is None
+    assert env_int("HJ_TEST_BLANK", 3) == 3 and env_list("HJ_TEST_UNSET", ["a"]) == ["a"]
+
+
+@pytest.mark.parametrize(("read", "value", "words"), [
+    (lambda: env_int("HJ_TEST", 1), "1OO", "HJ_TEST='1OO': expected an integer"),
+    (lambda: env_int("HJ_TEST", 1, minimum=1), "0", "HJ_TEST=0: must be at least 1"),
+    (lambda: env_int("HJ_TEST", 1, maximum=64), "65", "HJ_TEST=65: must be at most 64"),
+    (lambda: env_float("HJ_TEST", 1.0), "nan", "HJ_TEST='nan': expected a number"),
+    (lambda: env_bool("HJ_TEST", True), "maybe", "HJ_TEST='maybe': expected one of"),
+])
+def test_a_malformed_value_names_the_variable(monkeypatch: pytest.MonkeyPatch, read: object, value: str,
+                                              words: str) -> None:
+    monkeypatch.setenv("HJ_TEST", value)
+    with pytest.raises(ImproperlyConfigured, match=re.escape(words)):
+        read()  # type: ignore[operator]
+
+
+def test_a_malformed_setting_stops_the_process_at_start_up() -> None:
+    result = subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=ROOT, capture_output=True,
+                            text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "HIPJUDGE_QUOTA_DAILY": "1OO",
+                                                        "DJANGO_SETTINGS_MODULE": "config.settings",
+                                                        "HIPJUDGE_VAR_DIR": str(ROOT / "var")})
+    assert result.returncode != 0
+    assert "HIPJUDGE_QUOTA_DAILY='1OO': expected an integer" in result.stderr
+
+
+@pytest.mark.parametrize(("argv", "pooled"), [(["manage.py", "qcluster"], False), (["uvicorn"], True)])
+def test_a_worker_cluster_opens_plain_connections_and_a_web_process_pools_them(argv: list[str], pooled: bool) -> None:
+    """django-q2 forks its workers from the cluster process: a pool inherited across the fork hands two
+    processes one connection (the ORM broker then found it inside a transaction and took no task)."""
+    code = (f"import sys; sys.argv = {argv!r}; import django; django.setup(); "
+            "from django.conf import settings; print('pool' in settings.DATABASES['default']['OPTIONS'])")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                            env={"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "config.settings",
+                                 "DATABASE_URL": "postgres://nobody@127.0.0.1:9/none",
+                                 "HIPJUDGE_VAR_DIR": str(ROOT / "var")})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == str(pooled)
+
+
+def _variables_read() -> set[str]:
+    names: set[str] = set()
+    settings = (ROOT / "config" / "settings.py").read_text()
+    names |= set(re.findall(r'\benv_[a-z_]+\("([A-Z0-9_]+)"', settings))  # every typed reader of config.env
+    packages = [init.parent for init in ROOT.glob("*/__init__.py") if init.parent.name != "tests"]
+    for package in packages:
+        for path in package.rglob("*.py"):
+            names |= set(re.findall(r'(?:os\.environ\.get\(|os\.environ\[|os\.getenv\()"([A-Z0-9_]+)"',
+                                    path.read_text()))
+    for script in (ROOT / "scripts").glob("*.sh"):
+        names |= set(re.findall(r"\$\{([A-Z][A-Z0-9_]*):-", script.read_text()))
+    return names - {"XDG_CACHE_HOME", "XDG_CONFIG_HOME"}  # the standard ones, named in the defaults
+
+
+def test_the_readme_documents_every_variable_the_code_reads() -> None:
+    readme = (ROOT / "README.md").read_text()
+    documented = set(re.findall(r"`([A-Z][A-Z0-9_]+)`", readme))
+    names = _variables_read()
+    assert len(names) > 50  # the scan found the code's variables
+    assert sorted(names - documented) == []

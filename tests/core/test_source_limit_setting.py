@@ -1,0 +1,31 @@
+"""HIPJUDGE_MAX_SOURCE_BYTES above what the agents accept stops the process at start-up with a
+clear message (security review L8): accepted by the API, every such source would end ERROR."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from typing import Any
+
+from agent.judge import MAX_SOURCE_BYTES
+from tests.conftest import ROOT
+
+
+def start_with(limit: int) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "HIPJUDGE_MAX_SOURCE_BYTES": str(limit)}
+    code = "import django; django.setup(); from django.conf import settings; print(settings.HIPJUDGE_MAX_SOURCE_BYTES)"
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
+
+
+def test_the_default_is_the_agents_limit(settings: Any) -> None:
+    assert settings.HIPJUDGE_MAX_SOURCE_BYTES == MAX_SOURCE_BYTES
+
+
+def test_a_limit_above_the_agents_is_refused_at_start_up() -> None:
+    refused = start_with(MAX_SOURCE_BYTES + 1)
+    assert refused.returncode != 0
+    assert f"HIPJUDGE_MAX_SOURCE_BYTES={MAX_SOURCE_BYTES + 1}: the agents refuse sources above" in refused.stderr
+    accepted = start_with(MAX_SOURCE_BYTES - 1)
+    assert accepted.returncode == 0 and accepted.stdout.strip() == str(MAX_SOURCE_BYTES - 1)

@@ -1,0 +1,155 @@
+"""/healthz and /readyz: no auth, JSON, any host name, 503 naming the part that fails."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.db import OperationalError
+from django.test import Client
+from django.utils import timezone
+
+from core.heartbeat import heartbeat_beat
+from fleets.models import Backend, Fleet
+from ops import readiness
+
+# Checks run in threads with their own connections: the rows they read must be committed.
+pytestmark = pytest.mark.django_db(transaction=True)
+PROBE = {"HTTP_HOST": "10.0.0.5:8000"}  # a load balancer probes by address, not by the site's name
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches(settings: Any) -> None:
+    readiness._redis.cache_clear()
+    readiness._dstack._result = None
+    # The longest deadline allowed: on a loaded machine a check that answers must not be cut off by
+    # the clock (only the test of the deadline itself sets a short one).
+    settings.HIPJUDGE_READY_TIMEOUT = 30
+
+
+def ready() -> tuple[int, dict[str, Any]]:
+    response = Client().get("/readyz", **PROBE)
+    assert response["Content-Type"] == "application/json" and response["Cache-Control"] == "no-store"
+    return response.status_code, response.json()
+
+
+def test_liveness_answers_any_host_without_touching_the_database(django_assert_num_queries: Any) -> None:
+    with django_assert_num_queries(0):
+        response = Client().get("/healthz", **PROBE)
+    assert response.status_code == 200 and response.json() == {"status": "ok"}
+
+
+def test_ready_when_the_database_broker_and_a_worker_answer() -> None:
+    heartbeat_beat(name="host:1")
+    status, body = ready()
+    assert status == 200 and body["status"] == "ok" and body["failing"] == []
+    assert set(body["checks"]) == {"database", "broker", "worker_heartbeat"}  # no dstack pool: no dstack check
+    assert all(check["ok"] for check in body["checks"].values())
+    assert body["checks"]["worker_heartbeat"]["age_s"] >= 0
+
+
+@pytest.mark.parametrize(("age", "words"), [(None, "no worker has reported yet"), (600, "600 s old")])
+def test_not_ready_without_a_recent_worker_heartbeat(age: int | None, words: str) -> None:
+    if age is not None:
+        heartbeat_beat(name="host:1", now=timezone.now() - timedelta(seconds=age))
+    status, body = ready()
+    assert status == 503 and body["failing"] == ["worker_heartbeat"]
+    assert words in body["checks"]["worker_heartbeat"]["error"]
+
+
+def test_a_database_that_does_not_answer_is_named(monkeypatch: Any) -> None:
+    def refused() -> dict:
+        raise OperationalError("connection to server at 10.9.9.9 refused")
+
+    monkeypatch.setitem(readiness.CHECKS, "database", refused)
+    monkeypatch.setitem(readiness.CHECKS, "worker_heartbeat", refused)
+    status, body = ready()
+    assert status == 503 and body["failing"] == ["database", "worker_heartbeat"]
+    assert body["checks"]["database"]["error"] == "OperationalError"  # never the message: it names hosts
+    assert body["checks"]["worker_heartbeat"]["error"] == "not checked: the database does not answer"
+
+
+def test_a_redis_broker_that_does_not_answer_is_named(settings: Any) -> None:
+    heartbeat_beat(name="host:1")
+    settings.REDIS_URL = f"redis://127.0.0.1:{closed_port()}/0"
+    status, body = ready()
+    assert status == 503 and body["failing"] == ["broker"] and body["checks"]["broker"]["error"] == "ConnectionError"
+
+
+@pytest.mark.timeout(60)  # were the probe to wait for the hung check, it would hang until this
+def test_a_check_that_hangs_fails_after_the_deadline(monkeypatch: Any, settings: Any) -> None:
+    settings.HIPJUDGE_READY_TIMEOUT = 0.2
+    heartbeat_beat(name="host:1")
+    release, finished = threading.Event(), threading.Event()
+
+    def hangs() -> dict[str, Any]:
+        release.wait(timeout=50)
+        finished.set()
+        return {}
+
+    monkeypatch.setitem(readiness.CHECKS, "broker", hangs)
+    try:
+        status, body = ready()
+        assert not finished.is_set()  # the probe answered while the check still hung
+    finally:
+        release.set()
+    assert status == 503 and body["checks"]["broker"]["error"] == "no answer within 0.2 s"
+
+
+class FakeDstack:
+    def __init__(self, fail: bool) -> None:
+        self.fail, self.calls, self.options = fail, 0, {}
+
+    def __call__(self, **options: Any) -> FakeDstack:
+        self.options = options
+        return self
+
+    def server_version(self) -> str:
+        self.calls += 1
+        if self.fail:
+            from fleets.dstack import DstackUnreachableError
+
+            raise DstackUnreachableError("http://10.9.9.9:3000", "connection refused")
+        return "0.22.5"
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_dstack_pools_add_a_cached_dstack_check(monkeypatch: Any, settings: Any, fail: bool) -> None:
+    heartbeat_beat(name="host:1")
+    Fleet.objects.create(name="mi300x", backend=Backend.DSTACK, device="hip")
+    fake = FakeDstack(fail)
+    monkeypatch.setattr("fleets.dstack_config.dstack_client", fake)
+    first, second = ready(), ready()
+    assert fake.calls == 1 and first[0] == second[0]  # the second probe reused the answer
+    assert fake.options["timeout_s"] == settings.HIPJUDGE_READY_TIMEOUT and fake.options["connect_retries"] == 0
+    status, body = second
+    assert body["checks"]["dstack"]["pools"] == ["mi300x"] and body["checks"]["dstack"]["ok"] is not fail
+    if fail:
+        assert status == 503 and body["failing"] == ["dstack"]
+        assert "DstackUnreachableError" in body["checks"]["dstack"]["error"] and "10.9.9.9" not in str(body)
+    else:
+        assert status == 200 and body["checks"]["dstack"]["cached"] is True
+
+
+def test_only_get_is_allowed() -> None:
+    response = Client().post("/readyz", **PROBE)
+    assert response.status_code == 405 and response["Allow"] == "GET, HEAD"
+
+
+def test_a_database_outage_answers_503_with_retry_after_not_500(monkeypatch: Any, owner: Any, api_as: Any) -> None:
+    def down(*args: Any, **kwargs: Any) -> Any:
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr("submissions.apis.problem_list", down)
+    response = api_as(owner).get("/api/v1/problems")
+    assert response.status_code == 503 and response["Retry-After"] == "5"
+    assert response.json()["message"] == "The database is not answering; retry in a few seconds."

@@ -1,0 +1,46 @@
+"""Helpers for the leaderboard tests: leaderboard submissions judged as the runner would end them
+(the row locked, the agent's RESULT in the contract's shape), without an agent process."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from submissions.models import Status, Submission
+from submissions.services import finish_locked, lock_submission, submission_create
+from tests import fake_agent
+from tests.conftest import read_source
+
+HOST_CASE = "n=3000017"  # vector-add's ranked case on the host device class
+
+
+def submit(user: Any, *, pool: str | None = None, problem: str = "vector-add", mode: str = "leaderboard") -> Submission:
+    return submission_create(user=user, problem=problem, language="cpp", mode=mode, fleet_name=pool,
+                             source=read_source("cpp.cpp", problem))
+
+
+def end(submission: Submission, result: dict[str, Any]) -> Submission:
+    """End the submission with the agent's RESULT payload, as the runner does."""
+    with transaction.atomic():
+        locked = lock_submission(submission.pk)
+        assert locked is not None
+        if locked.status == Status.IN_QUEUE:  # as if it had been dispatched and run
+            Submission.objects.filter(pk=locked.pk).update(status=Status.RANKING, attempt=locked.attempt + 1)
+            locked.refresh_from_db()
+        finish_locked(locked, status=result["status"], reason=result.get("reason", ""),
+                      score_ms=result.get("score_ms"), summary=result.get("summary"))
+    submission.refresh_from_db()
+    return submission
+
+
+def rank(submission: Submission, mean_ms: float, reference_ms: float | None = None,
+         case: str = HOST_CASE) -> Submission:
+    """End it ACCEPTED with a ranked pass of one case at `mean_ms`."""
+    script = fake_agent.leaderboard_script([(case, mean_ms, reference_ms if reference_ms is not None else mean_ms)])
+    return end(submission, script[-1][1])
+
+
+def ranked(user: Any, mean_ms: float, **kwargs: Any) -> Submission:
+    """A new leaderboard submission of `user`, ranked at `mean_ms`."""
+    return rank(submit(user, **{k: v for k, v in kwargs.items() if k in ("pool", "problem")}), mean_ms)

@@ -1,0 +1,27 @@
+"""Settings of the test run: the project's own, with a fast password hasher and loose throttles.
+
+Django's default PBKDF2 costs ~0.3 s per user created or logged in; MD5 is fine for throw-away test
+users. The live servers the integration tests start (uvicorn, qcluster) inherit
+DJANGO_SETTINGS_MODULE from pytest-django, so they verify those passwords with the same hasher.
+
+Throttles count in each process's own memory (never a Redis shared with other test runs), at rates
+no test reaches unless it tightens one (tests/limits/test_throttles.py).
+
+Under pytest-xdist each worker process has its own test database (pytest-django) and its own task
+queue name: on a shared Redis broker a worker's qcluster must never take another worker's tasks. The
+servers a test starts get the name through HIPJUDGE_Q_NAME (tests/integration/conftest.py) and are no
+xdist workers themselves, so they keep it as it is.
+"""
+
+import os
+
+from config.settings import *  # noqa: F403
+from config.settings import Q_CLUSTER
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    Q_CLUSTER["name"] = f"{Q_CLUSTER['name']}-{os.environ['PYTEST_XDIST_WORKER']}"
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "hipjudge-tests"}}
+HIPJUDGE_THROTTLE_LOGIN_IP = HIPJUDGE_THROTTLE_LOGIN_ACCOUNT = HIPJUDGE_THROTTLE_SIGNUP_IP = (100_000, 60)
+HIPJUDGE_THROTTLE_RESET_IP = HIPJUDGE_THROTTLE_RESET_EMAIL = (100_000, 60)

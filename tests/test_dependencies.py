@@ -1,0 +1,69 @@
+"""The app dependency graph drawn in README.md, checked against the imports of the code."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+APPS = ("core", "accounts", "fleets", "submissions", "billing", "limits", "ops", "web")
+# app -> the apps (and first-party packages) its modules may import.
+ALLOWED = {
+    "core": set(),
+    "accounts": {"core"},
+    "fleets": {"core"},
+    "submissions": {"core", "accounts", "fleets", "billing", "limits", "agent"},
+    "billing": {"core", "fleets", "submissions"},
+    "limits": {"core", "fleets", "billing", "submissions"},
+    "ops": {"core", "fleets", "billing", "submissions"},
+    "web": {"core", "accounts", "fleets", "submissions", "billing", "limits"},
+    "agent": set(),
+    "cli": set(),
+}
+# Edges the README names as exceptions: fleets' admin page shows billing's cost per VM.
+EXCEPTIONS = {("fleets/admin.py", "billing")}
+FIRST_PARTY = {*APPS, "agent", "cli", "config"}
+
+
+def imported_packages(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+    return found
+
+
+def modules(package: str) -> list[Path]:
+    return [p for p in sorted((ROOT / package).rglob("*.py")) if "migrations" not in p.parts]
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_each_app_imports_only_what_the_readme_allows(package: str) -> None:
+    wrong = []
+    for path in modules(package):
+        relative = str(path.relative_to(ROOT))
+        for imported in (imported_packages(path) & FIRST_PARTY) - {package} - ALLOWED[package]:
+            if (relative, imported) not in EXCEPTIONS:
+                wrong.append(f"{relative} imports {imported}")
+    assert wrong == []
+
+
+def test_billing_only_reads_submissions() -> None:
+    writes = []
+    for path in modules("billing"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("submissions."):
+                if node.module not in ("submissions.models", "submissions.selectors"):
+                    writes.append(f"{path.relative_to(ROOT)}: from {node.module}")
+    assert writes == []
+
+
+def test_the_agent_and_the_cli_never_import_django() -> None:
+    for package in ("agent", "cli"):
+        for path in modules(package):
+            assert not imported_packages(path) & {"django", "rest_framework"}, path
