@@ -133,8 +133,11 @@ def vm_provision(*, vm: VMInstance) -> VMInstance:
     with transaction.atomic():
         if not _set_state(vm, expect=(VMState.PROVISIONING,), to=VMState.BUSY if vm.job_ref else VMState.WARM,
                           **fields):
-            # Failed or stopped meanwhile (reaper, staff): do not leave the new agent running.
             vm.refresh_from_db()
+            started = vm.state in (VMState.WARM, VMState.BUSY, VMState.DRAINING)
+            if started and (vm.pid, vm.handle) == (done.pid, done.handle):
+                return vm  # another runner (this one's lease had lapsed) finished the same start-up
+            # Failed or stopped meanwhile (reaper, staff): do not leave the new agent running.
             backend.stop(vm)
             raise ProvisionError(f"The VM was {vm.state.lower()} while it started: {vm.state_reason}")
     return vm

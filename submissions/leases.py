@@ -3,8 +3,12 @@ runner that died lets go by letting its lease lapse (the sweep then starts a new
 
 from __future__ import annotations
 
+import threading
 import uuid
 from datetime import timedelta
+from types import TracebackType
+
+from django.db import DatabaseError, connection
 
 from core import clock
 from submissions.models import RUNNING_STATUSES, Submission
@@ -27,3 +31,35 @@ def lease_release(*, submission_id: uuid.UUID | str, owner: str) -> None:
     # Expired at once: if the submission is still running, the next sweep resumes it.
     Submission.objects.filter(pk=submission_id, lease_owner=owner).update(
         lease_owner="", lease_expires_at=clock.now())
+
+
+class LeaseHeartbeat:
+    """Renew a lease from a thread while the runner blocks in one long call (a cold start takes
+    minutes). One lease taken for the whole start-up would outlive a runner killed mid-way: the sweep
+    could not resume the job before the reaper failed the VM for starting too slowly, and the job
+    would cost an attempt. With the heartbeat a dead runner's lease lapses within `seconds`."""
+
+    def __init__(self, *, submission_id: uuid.UUID | str, owner: str, seconds: float) -> None:
+        self.submission_id, self.owner, self.seconds = submission_id, owner, seconds
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name=f"lease-{submission_id}", daemon=True)
+
+    def __enter__(self) -> LeaseHeartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _beat(self) -> None:
+        try:
+            while not self._stop.wait(self.seconds / 3):
+                try:
+                    if not lease_claim(submission_id=self.submission_id, owner=self.owner, seconds=self.seconds):
+                        return  # lost (cancelled, finished, taken over): the runner finds out itself
+                except DatabaseError:
+                    continue  # away for now; the next beat tries again before the lease lapses
+        finally:
+            connection.close()  # this thread's own connection

@@ -25,7 +25,7 @@ from fleets.backends import CapacityError, ProvisionError, get_backend
 from fleets.models import VMInstance, VMState
 from fleets.services import vm_fail, vm_provision, vm_release
 from submissions.capacity import submissions_refuse_for_capacity
-from submissions.leases import lease_claim, lease_release
+from submissions.leases import LeaseHeartbeat, lease_claim, lease_release
 from submissions.models import AGENT_FINAL_STATUSES, AGENT_STATUSES, RUNNING_STATUSES, Mode, Status, Submission
 from submissions.redaction import redact
 from submissions.services import (
@@ -144,11 +144,12 @@ class Runner:
 
     # ---- steps -------------------------------------------------------------------------------
     def _provision(self) -> None:
-        # Cold starts take minutes on cloud backends: hold the lease for the whole start-up.
-        lease_claim(submission_id=self.submission_id, owner=self.owner,
-                    seconds=self.vm.fleet.provision_timeout_s + settings.HIPJUDGE_POLL_LEASE)
+        # Cold starts take minutes on cloud backends: the lease is renewed all along the start-up,
+        # and lapses soon if this worker dies (the next runner adopts the VM being started).
         try:
-            self.vm = vm_provision(vm=self.vm)
+            with LeaseHeartbeat(submission_id=self.submission_id, owner=self.owner,
+                                seconds=settings.HIPJUDGE_POLL_LEASE):
+                self.vm = vm_provision(vm=self.vm)
         except CapacityError as exc:
             # The pool has no VM to give: end it (and the pool's queue) REJECTED unless another VM can serve.
             submissions_refuse_for_capacity(fleet_id=self.vm.fleet_id, reason=str(exc), vm_id=self.vm.pk,

@@ -63,6 +63,25 @@ def test_a_failed_provisioning_leaves_a_failed_vm_with_the_reason(pool: Any, bac
     assert vm_acquire(fleet=pool, job_ref="job-2") is not None  # a failed VM frees its slot
 
 
+def test_two_runners_that_start_the_same_vm_keep_it_and_one_that_was_failed_stops_it(
+        pool: Any, backend: StandInBackend) -> None:
+    """Two runners may start one VM (the first one's lease lapsed while the database was away): the
+    backend adopts the same process for both, and the slower one must not stop the VM the faster
+    one already handed to the job. A start-up that the reaper failed meanwhile is stopped."""
+    vm, _ = vm_acquire(fleet=pool, job_ref="job-1") or (None, None)
+    stale = VMInstance.objects.get(pk=vm.pk)
+    vm_provision(vm=vm)
+    assert vm_provision(vm=stale).state == VMState.BUSY and not backend.stopped  # the slower runner
+
+    other, _ = vm_acquire(fleet=pool, job_ref="job-2") or (None, None)
+    stale = VMInstance.objects.get(pk=other.pk)
+    vm_fail(vm=other, reason="Provisioning took too long.")
+    backend.stopped.clear()
+    with pytest.raises(ProvisionError, match="failed while it started"):
+        vm_provision(vm=stale)
+    assert backend.stopped == [str(other.pk)]
+
+
 def test_the_reaper_stops_vms_idle_past_the_timeout_only(pool: Any, backend: StandInBackend) -> None:
     now = timezone.now()
     idle = VMInstance.objects.create(fleet=pool, state=VMState.WARM, last_used_at=now - timedelta(seconds=61))

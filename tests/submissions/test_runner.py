@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from fleets.models import VMInstance, VMState
 from submissions.dispatch import submission_dispatch_next
@@ -170,6 +173,37 @@ def test_a_database_blip_mid_job_leaves_the_job_to_be_resumed_not_requeued(owner
     assert submission.status == Status.ACCEPTED and submission.attempt == 1
     assert [s for _, s in agent_events(submission)] == list(range(1, len(agent.script) + 1))
     assert list(agent.jobs) == [f"{submission.pk}-1"]  # judged once
+
+
+@pytest.mark.django_db(transaction=True)  # the heartbeat thread must see the rows
+def test_a_cold_start_holds_a_short_lease_renewed_all_along(owner: Any, local_pool: Any, agent: fake_agent.FakeAgent,
+                                                            settings: Any, monkeypatch: Any) -> None:
+    """A lease taken for the whole start-up would outlive a worker killed mid-way: the sweep could
+    not resume the job before the reaper failed the VM for starting too slowly, and the job would cost
+    an attempt (the fault test saw it). The lease is one poll lease long, renewed while the VM starts."""
+    settings.HIPJUDGE_POLL_LEASE = 2
+    local_pool.provision_timeout_s = 600
+    local_pool.save()
+    submission = submission_create(user=owner, problem="vector-add", language="cpp", source=read_source("cpp.cpp"))
+    assert submission_dispatch_next(fleet=local_pool) is not None  # no warm VM: a cold start
+    seen: list[tuple[datetime, datetime]] = []
+
+    def slow_start(*, vm: VMInstance) -> VMInstance:
+        deadline = time.monotonic() + 20
+        while len({until for _, until in seen}) < 4 and time.monotonic() < deadline:
+            until = Submission.objects.values_list("lease_expires_at", flat=True).get(pk=submission.pk)
+            seen.append((timezone.now(), until))
+            time.sleep(0.1)
+        VMInstance.objects.filter(pk=vm.pk).update(state=VMState.BUSY, base_url=agent.url, token=fake_agent.TOKEN)
+        vm.refresh_from_db()
+        return vm
+
+    monkeypatch.setattr("submissions.runner.vm_provision", slow_start)
+    submission_run(submission_id=str(submission.pk))
+    assert len({until for _, until in seen}) >= 4, "the lease was not renewed while the VM started"
+    assert all(until <= at + timedelta(seconds=2.5) for at, until in seen), "a lease longer than one poll lease"
+    submission.refresh_from_db()
+    assert submission.status == Status.ACCEPTED and submission.attempt == 1
 
 
 # ---- what the platform stores of what a job said ------------------------------------------------
