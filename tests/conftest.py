@@ -38,12 +38,12 @@ def xdist_group(item: pytest.Item) -> str | None:
     return None
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the marks
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        group = xdist_group(item)
-        if group:
-            item.add_marker(pytest.mark.xdist_group(group))
+def pytest_itemcollected(item: pytest.Item) -> None:
+    # Marked as each item is collected, before pytest-xdist reads the marks (pytest_collection_modifyitems).
+    # tests/test_xdist_groups.py checks that the groups form (pytest 9.2 broke them: pyproject.toml).
+    group = xdist_group(item)
+    if group:
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(autouse=True)
