@@ -21,6 +21,7 @@ from core import clock
 from core.logs import log_event_on_commit
 from core.queue import enqueue
 from fleets.backends import Backend, ProvisionError, get_backend
+from fleets.backends.local import LOCAL_PROVISION_TIMEOUT_S
 from fleets.models import LIVE_VM_STATES, Fleet, PoolPolicy, VMInstance, VMJob, VMState
 from fleets.policy import Scale, reap_due_at, reap_plan, scale_decision
 from fleets.signals import vm_lost, vm_state_changed
@@ -335,7 +336,7 @@ def _reconcile_fleet(fleet: Fleet, backend: Backend) -> tuple[int, int]:
 # ---- pools -------------------------------------------------------------------------------------
 def fleet_ensure(*, name: str, backend: str, device: str, max_vms: int, idle_timeout_s: int,
                  hourly_rate: Decimal = Decimal("0"), languages: list[str] | None = None,
-                 provision_timeout_s: int = 120, config: dict[str, Any] | None = None,
+                 provision_timeout_s: int = LOCAL_PROVISION_TIMEOUT_S, config: dict[str, Any] | None = None,
                  title: str = "") -> tuple[Fleet, bool]:
     return Fleet.objects.update_or_create(name=name, defaults={
         "backend": backend, "device": device, "max_vms": max_vms, "idle_timeout_s": idle_timeout_s,

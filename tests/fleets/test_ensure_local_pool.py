@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
-from fleets.backends.local import local_agent_health
+from fleets.backends.local import HEALTH_PROBE_TIMEOUT, local_agent_health
 from fleets.models import Fleet
 
 
@@ -33,6 +33,19 @@ def test_it_offers_what_the_agent_reports_as_emulated(settings: Any) -> None:
     assert fleet.config["emulated_languages"] == ["hip", "cuda"]  # what it names beyond those is ignored
     assert fleet.emulated_languages == ["hip", "cuda"] and err == ""
     assert "checks hip, cuda on the emulated device (CPU)" in out
+
+
+@pytest.mark.django_db
+def test_the_pools_provisioning_limit_outlasts_a_slow_start_and_a_resumed_runner(settings: Any) -> None:
+    """The reaper fails a VM still starting after the pool's limit. A local agent may take its start
+    timeout to report ready and HEALTH_PROBE_TIMEOUT to answer its first health check; if the worker
+    starting it dies, its lease lapses and the next sweep (every minute) resumes it. A limit shorter
+    than all of that costs the job an attempt (the fault test saw it with 120 s)."""
+    settings.HIPJUDGE_LOCAL_AGENT_MODULE = "tests.fleets.emulating_agent"
+    fleet, _, _ = ensure()
+    sweep_every_s = 60
+    slowest_start = settings.HIPJUDGE_LOCAL_AGENT_START_TIMEOUT + HEALTH_PROBE_TIMEOUT
+    assert fleet.provision_timeout_s >= slowest_start + settings.HIPJUDGE_POLL_LEASE + sweep_every_s
 
 
 @pytest.mark.django_db

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from fleets.backends.local import HealthProbeError, local_agent_health
+from fleets.backends.local import LOCAL_PROVISION_TIMEOUT_S, HealthProbeError, local_agent_health
 from fleets.models import EMULABLE_LANGUAGES, Backend, Fleet
 from fleets.services import fleet_ensure
 
@@ -36,7 +36,7 @@ class Command(BaseCommand):
         config["emulated_languages"] = [] if chosen is None else chosen
         fleet, created = fleet_ensure(
             name=opts["name"], backend=Backend.LOCAL, device=opts["device"], max_vms=opts["max_vms"],
-            idle_timeout_s=opts["idle_timeout"], provision_timeout_s=120, config=config,
+            idle_timeout_s=opts["idle_timeout"], provision_timeout_s=LOCAL_PROVISION_TIMEOUT_S, config=config,
             title=f"This machine ({opts['device']})",
         )
         if chosen is None:  # auto: what this machine's agent reports, asked with the pool's own settings
