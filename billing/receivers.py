@@ -9,7 +9,7 @@ from typing import Any
 from billing.alerts import budget_check
 from billing.hard_stop import budget_enforce, credit_used_for_pools, pools_credit_note
 from billing.selectors import budget_status, fleet_is_paid
-from billing.services import ledger_accrue
+from billing.services import ledger_accrue_read
 from fleets.models import Fleet, VMState
 from fleets.services import whole_pct
 from fleets.signals import vm_state_changed
@@ -19,8 +19,10 @@ log = logging.getLogger(__name__)
 
 def on_vm_state_changed(sender: Any, vm_id: Any, fleet_id: Any, old: str | None, new: str, **kwargs: Any) -> None:
     try:
-        booked = ledger_accrue(vm_id=vm_id)
-        fleet = Fleet.objects.filter(pk=fleet_id).first()
+        accrued = ledger_accrue_read(vm_id=vm_id)
+        booked, fleet = accrued.entries, accrued.fleet
+        if fleet is None or fleet.pk != fleet_id:  # (the accrual read the pool with the VM, just now)
+            fleet = Fleet.objects.filter(pk=fleet_id).first()
         if fleet is None or not fleet_is_paid(fleet):
             return
         status = budget_status()

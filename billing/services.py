@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
@@ -85,37 +86,103 @@ def vm_price_record(*, vm_id: uuid.UUID | str, price_per_hour: Decimal, source: 
 # ---- accrual -----------------------------------------------------------------------------------
 def _lock_cursor(vm: VMInstance) -> VMAccrual:
     cursor = VMAccrual.objects.select_for_update().filter(pk=vm.pk).first()
-    if cursor is None:
-        VMAccrual.objects.get_or_create(vm=vm, defaults={"accrued_until": vm.created_at})
-        cursor = VMAccrual.objects.select_for_update().get(pk=vm.pk)
-    return cursor
+    return cursor if cursor is not None else _cursor_create_locked(vm)
 
 
-def _observe(vm: VMInstance) -> None:
-    """Record the VM's current state as of its last change, if not recorded yet."""
-    last = VMStateChange.objects.filter(vm=vm).order_by("-at", "-id").first()
-    if last is None:
+def _cursor_create_locked(vm: VMInstance) -> VMAccrual:
+    """The VM's first cursor, locked. The caller found none under its lock; a concurrent first
+    accrual may create it meanwhile, so the insert yields to one that exists (ON CONFLICT DO NOTHING)
+    and the lock is taken on whichever row won."""
+    VMAccrual.objects.bulk_create([VMAccrual(vm=vm, accrued_until=vm.created_at)], ignore_conflicts=True)
+    return VMAccrual.objects.select_for_update().get(pk=vm.pk)
+
+
+# How many of a VM's latest recorded changes one accrual reads at once: enough for the changes since
+# the last accrual (one per state change, as a rule) and the state and job before them.
+RECENT_CHANGES = 6
+
+
+@dataclass(frozen=True)
+class _History:
+    """The VM's latest recorded changes, newest first (by at, then id); `complete` when that is all
+    of them."""
+    recent: list[VMStateChange]
+    complete: bool
+
+
+def _observe(vm: VMInstance) -> _History:
+    """Record the VM's current state as of its last change, if not recorded yet. Returns the latest
+    changes recorded (those just written included), for _segments. Runs under the cursor lock: no
+    other accrual of this VM records changes meanwhile."""
+    recent = list(VMStateChange.objects.filter(vm=vm).order_by("-at", "-id")[:RECENT_CHANGES])
+    complete = len(recent) < RECENT_CHANGES
+    if not recent:
         # First sight: it was created provisioning; a ready VM seen later was warm or busy since
         # ready_at (the states in between were not observed, so they count as idle).
         reserved_for = vm.job_ref if vm.state == VMState.PROVISIONING else ""
-        last = VMStateChange.objects.create(vm=vm, state=VMState.PROVISIONING, at=vm.created_at, job_ref=reserved_for)
+        recent.insert(0, VMStateChange.objects.create(vm=vm, state=VMState.PROVISIONING, at=vm.created_at,
+                                                      job_ref=reserved_for))
         if vm.ready_at and vm.created_at < vm.ready_at < vm.state_changed_at:
-            last = VMStateChange.objects.create(vm=vm, state=VMState.WARM, at=vm.ready_at)
+            recent.insert(0, VMStateChange.objects.create(vm=vm, state=VMState.WARM, at=vm.ready_at))
+    last = recent[0]
     if vm.state_changed_at >= last.at and (vm.state, vm.job_ref) != (last.state, last.job_ref):
-        VMStateChange.objects.get_or_create(vm=vm, at=vm.state_changed_at, state=vm.state,
-                                            defaults={"job_ref": vm.job_ref})
+        if vm.state_changed_at > last.at:  # later than every recorded change: not recorded yet
+            recent.insert(0, VMStateChange.objects.create(vm=vm, at=vm.state_changed_at, state=vm.state,
+                                                          job_ref=vm.job_ref))
+        else:  # at the same instant as the last one: this state may be recorded already
+            change, created = VMStateChange.objects.get_or_create(vm=vm, at=vm.state_changed_at, state=vm.state,
+                                                                  defaults={"job_ref": vm.job_ref})
+            if created:  # (the ids grow: it sorts after every change at the same instant)
+                recent.insert(0, change)
+    return _History(recent=recent, complete=complete)
 
 
-def _segments(vm: VMInstance, start: datetime, end: datetime) -> list[_Segment]:
+def _segments_from(history: _History, start: datetime, end: datetime
+                   ) -> tuple[VMStateChange | None, str, list[VMStateChange]] | None:
+    """What _segments reads (the change in force at `start`, the last job served by then, the changes
+    between `start` and `end` in order) when the recent history holds all of it, else None."""
+    between: list[VMStateChange] = []
+    before = None
+    older: list[VMStateChange] = []
+    for i, change in enumerate(history.recent):
+        if change.at >= end:
+            continue
+        if change.at > start:
+            between.append(change)
+        else:
+            before, older = change, history.recent[i + 1:]
+            break
+    if before is None:
+        return (None, "", between[::-1]) if history.complete else None
+    last_job = before.job_ref
+    if not last_job:
+        last_job = next((c.job_ref for c in older if c.job_ref), "")
+        if not last_job and not history.complete:
+            return None
+    return before, last_job, between[::-1]
+
+
+def _segments(vm: VMInstance, start: datetime, end: datetime, history: _History | None = None) -> list[_Segment]:
+    known = _segments_from(history, start, end) if history is not None else None
+    if known is not None:
+        before_known, last_job, between = known
+        state, job_ref = (before_known.state, before_known.job_ref) if before_known else (VMState.PROVISIONING, "")
+        return _segments_walk(start, end, state, job_ref, last_job, between)
     before = VMStateChange.objects.filter(vm=vm, at__lte=start).order_by("-at", "-id").first()
     state, job_ref = (before.state, before.job_ref) if before else (VMState.PROVISIONING, "")
     last_job = job_ref
     if not last_job and before is not None:  # idle at the start: whose job did the VM serve last?
         last_job = (VMStateChange.objects.filter(vm=vm, at__lte=start).exclude(job_ref="")
                     .order_by("-at", "-id").values_list("job_ref", flat=True).first() or "")
+    changes = VMStateChange.objects.filter(vm=vm, at__gt=start, at__lt=end).order_by("at", "id")
+    return _segments_walk(start, end, state, job_ref, last_job, changes)
+
+
+def _segments_walk(start: datetime, end: datetime, state: str, job_ref: str, last_job: str,
+                   changes: Iterable[VMStateChange]) -> list[_Segment]:
     segments: list[_Segment] = []
     cursor = start
-    for change in VMStateChange.objects.filter(vm=vm, at__gt=start, at__lt=end).order_by("at", "id"):
+    for change in changes:
         if change.at > cursor:
             segments.append(_Segment(cursor, change.at, state, job_ref or last_job))
             cursor = change.at
@@ -142,20 +209,33 @@ def _submissions_by_ref(job_refs: set[str]) -> dict[str, tuple[uuid.UUID, int | 
 def ledger_accrue(*, vm_id: uuid.UUID | str, now: datetime | None = None) -> list[LedgerEntry]:
     """Book the VM's time since it was last accrued up to `now` (or its end), one entry per phase
     period. Safe to run any number of times, concurrently: each instant is booked once."""
+    return ledger_accrue_read(vm_id=vm_id, now=now).entries
+
+
+@dataclass(frozen=True)
+class Accrued:
+    entries: list[LedgerEntry]
+    fleet: Fleet | None  # the VM's pool as read by the accrual; None when it read no VM
+
+
+def ledger_accrue_read(*, vm_id: uuid.UUID | str, now: datetime | None = None) -> Accrued:
+    """ledger_accrue, and the VM's pool as it read it (for billing's receiver: one read of the row)."""
     now = now or clock.now()
+    fleet = None
     try:
         with transaction.atomic():
             # The cursor is locked before the VM row is read: the state read is the one as of the lock.
             cursor = VMAccrual.objects.select_for_update().filter(pk=uuid.UUID(str(vm_id))).first()
             if cursor is not None and cursor.closed:
-                return []
+                return Accrued([], None)
             vm = VMInstance.objects.select_related("fleet").filter(pk=vm_id).first()
             if vm is None:
-                return []
+                return Accrued([], None)
             if cursor is None:  # first accrual of this VM: create the cursor, lock it, read again
-                cursor = _lock_cursor(vm)
-                vm.refresh_from_db()
-            _observe(vm)
+                cursor = _cursor_create_locked(vm)
+                vm.refresh_from_db(from_queryset=VMInstance.objects.select_related("fleet"))
+            fleet = vm.fleet
+            history = _observe(vm)
             ended = vm.state in ENDED_VM_STATES
             end = min(vm.state_changed_at, now) if ended else now
             start = cursor.accrued_until
@@ -163,8 +243,8 @@ def ledger_accrue(*, vm_id: uuid.UUID | str, now: datetime | None = None) -> lis
                 if ended and end == vm.state_changed_at:
                     cursor.closed = True
                     cursor.save(update_fields=["closed", "updated_at"])
-                return []
-            entries = _book(vm, cursor, _segments(vm, start, end))
+                return Accrued([], fleet)
+            entries = _book(vm, cursor, _segments(vm, start, end, history))
             cursor.accrued_until = end
             cursor.closed = ended and end == vm.state_changed_at
             cursor.save(update_fields=["accrued_until", "closed", "updated_at"])
@@ -172,8 +252,8 @@ def ledger_accrue(*, vm_id: uuid.UUID | str, now: datetime | None = None) -> lis
         # Another worker booked this period between our read and our insert (only possible if
         # the cursor lock was bypassed): the constraint kept it single; nothing to do.
         log.warning("accrual of VM %s up to %s was already booked", vm_id, now)
-        return []
-    return entries
+        return Accrued([], fleet)
+    return Accrued(entries, fleet)
 
 
 def _book(vm: VMInstance, cursor: VMAccrual, segments: list[_Segment]) -> list[LedgerEntry]:

@@ -89,6 +89,45 @@ def test_a_vm_started_ahead_of_demand_is_charged_to_nobody_until_it_serves_a_job
     assert LedgerEntry.objects.filter(phase=Phase.IDLE, user=owner).get().submission_id == job.pk
 
 
+@pytest.mark.parametrize("recent", [1, 2, 3, 100])
+def test_the_ledger_is_the_same_however_much_recent_history_an_accrual_reads(
+        paid_pool: Any, make_vm: Any, make_submission: Any, owner: Any, other_user: Any,
+        monkeypatch: pytest.MonkeyPatch, recent: int) -> None:
+    """Accrual reads the VM's latest recorded changes in one query and falls back to reading the
+    history when they do not reach back to the start of the period (billing.services.RECENT_CHANGES)."""
+    import billing.services
+
+    first, second = make_submission(owner, paid_pool), make_submission(other_user, paid_pool)
+    entries = {}
+    for window in (recent, 1000):
+        monkeypatch.setattr(billing.services, "RECENT_CHANGES", window)
+        vm = make_vm(paid_pool, job_ref=str(first.pk))
+        ledger_accrue(vm_id=vm.pk, now=s(0))
+        move(vm, "BUSY", s(60), job_ref=str(first.pk))
+        move(vm, "WARM", s(120))
+        ledger_accrue(vm_id=vm.pk, now=s(180))  # idle since a job: charged to it
+        # Changes recorded (an accrual observes the state) while the time is not yet booked: the
+        # period booked next spans several of them.
+        for at, state, job in ((240, "BUSY", second), (300, "WARM", None), (300, "BUSY", first),
+                               (360, "WARM", None), (420, "BUSY", second), (480, "WARM", None)):
+            move(vm, state, s(at), job_ref=str(job.pk) if job else "", accrue=False)
+            ledger_accrue(vm_id=vm.pk, now=s(180))
+        ledger_accrue(vm_id=vm.pk, now=s(540))
+        move(vm, "DRAINING", s(600))
+        move(vm, "STOPPED", s(610))
+        entries[window] = [(e.phase, e.period_start, e.period_end, e.submission_id, e.user_id, e.amount)
+                           for e in LedgerEntry.objects.filter(vm=vm).order_by("period_start")]
+    assert entries[recent] == entries[1000]
+    assert [(phase, start, end) for phase, start, end, *_ in entries[recent]] == [
+        (Phase.PROVISIONING, s(0), s(60)), (Phase.BUSY, s(60), s(120)), (Phase.IDLE, s(120), s(180)),
+        (Phase.IDLE, s(180), s(240)), (Phase.BUSY, s(240), s(300)), (Phase.BUSY, s(300), s(360)),
+        (Phase.IDLE, s(360), s(420)), (Phase.BUSY, s(420), s(480)), (Phase.IDLE, s(480), s(540)),
+        (Phase.IDLE, s(540), s(600)), (Phase.DRAINING, s(600), s(610))]
+    assert [job for _, _, _, job, _, _ in entries[recent]] == [
+        first.pk, first.pk, first.pk, first.pk, second.pk, first.pk, first.pk, second.pk, second.pk, second.pk,
+        second.pk]
+
+
 def test_running_the_accrual_twice_never_charges_twice(paid_pool: Any, make_vm: Any) -> None:
     vm = make_vm(paid_pool)
     move(vm, "WARM", s(30))
