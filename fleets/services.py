@@ -43,7 +43,10 @@ def _set_state(vm: VMInstance, *, expect: tuple[str, ...], to: str, reason: str 
         old = vm.state
         if job_before and fields.get("job_ref") == "":
             VMJob.objects.filter(vm_id=vm.pk, job_ref=job_before, ended_at__isnull=True).update(ended_at=now)
+        fleet = vm.fleet if VMInstance.fleet.is_cached(vm) else None
         vm.refresh_from_db()
+        if fleet is not None and fleet.pk == vm.fleet_id:
+            vm.fleet = fleet  # the pool read with the VM in this call path (refresh_from_db forgets it)
         log_event_on_commit(log, "vm.state", "VM %s %s -> %s%s", vm.pk, old, to, f": {reason}" if reason else "",
                             level=logging.WARNING if to == VMState.FAILED else logging.INFO,
                             vm=vm.pk, pool=vm.fleet_id, job=vm.job_ref or job_before, old=old, new=to)
