@@ -280,13 +280,16 @@ def vm_reap_due_at(*, now: datetime | None = None) -> datetime | None:
     meanwhile (fleets.policy.reap_due_at per pool, and provisioning time limits); None: never. A read
     for a caller that wants to skip reaper runs that provably do nothing (bench/costsim.py)."""
     now = now or clock.now()
+    fleets = list(Fleet.objects.all())
+    timeout_s = {fleet.pk: fleet.provision_timeout_s for fleet in fleets}
     live_by_fleet: dict[Any, list[VMInstance]] = {}
     due: list[datetime] = []
-    for vm in VMInstance.objects.filter(state__in=LIVE_VM_STATES).select_related("fleet"):
+    for vm in VMInstance.objects.filter(state__in=LIVE_VM_STATES):
         live_by_fleet.setdefault(vm.fleet_id, []).append(vm)
         if vm.state == VMState.PROVISIONING:
-            due.append(vm.created_at + timedelta(seconds=vm.fleet.provision_timeout_s))
-    for fleet in Fleet.objects.all():
+            seconds = timeout_s[vm.fleet_id] if vm.fleet_id in timeout_s else vm.fleet.provision_timeout_s
+            due.append(vm.created_at + timedelta(seconds=seconds))
+    for fleet in fleets:
         live = live_by_fleet.get(fleet.pk, [])
         if not live and not (fleet.enabled and (fleet.policy == PoolPolicy.ALWAYS_ON or fleet.prewarm_hours)):
             continue
