@@ -27,6 +27,25 @@ from fleets.dstack.errors import (
 )
 from fleets.dstack.specs import FleetSettings, fleet_configuration, fleet_spec, fleet_yaml
 
+# dstack locks a fleet while its background task processes it (right after it is created, for one) and
+# refuses changes meanwhile with "... is being processed currently. Try again later.": we do, for a while.
+BUSY_REFUSAL = "being processed currently"
+BUSY_RETRY_S = 20.0
+BUSY_POLL_S = 0.5
+
+
+def retry_while_busy(call: Callable[[], Any], *, wait_s: float = BUSY_RETRY_S, poll_s: float = BUSY_POLL_S,
+                     sleep: Callable[[float], None] = time.sleep) -> Any:
+    """call(), again while dstack refuses it because the fleet is being processed, for at most wait_s."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            return call()
+        except DstackRequestError as error:
+            if BUSY_REFUSAL not in error.detail or time.monotonic() + poll_s > deadline:
+                raise
+        sleep(poll_s)
+
 
 @dataclass(frozen=True)
 class Difference:
@@ -155,9 +174,9 @@ def apply_fleet(
             f"plan fleet {settings.name}", lambda: client.low.fleets.get_plan(client.project, spec)
         )
     if action != "none":
-        client.call(
+        retry_while_busy(lambda: client.call(
             f"apply fleet {settings.name}", lambda: client.low.fleets.apply_plan(client.project, plan)
-        )
+        ))
     fleet = get_fleet(client, settings.name)
     differences = diff_fleet(settings, fleet)
     if differences:
@@ -205,7 +224,8 @@ def delete_fleet(
     busy = [i.name for i in fleet.instances if enum_value(i.status) == "busy" or i.busy_blocks > 0]
     if busy and not force:
         raise FleetBusyError(name, busy)
-    client.call(f"delete fleet {name}", lambda: client.low.fleets.delete(client.project, [name]))
+    retry_while_busy(lambda: client.call(f"delete fleet {name}",
+                                         lambda: client.low.fleets.delete(client.project, [name])), sleep=sleep)
     deadline = time.monotonic() + wait_s
     while True:
         if not fleet_exists(client, name):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from dstack._internal.core.errors import ServerClientError
 
 from fleets.dstack import (
     BackendNotConfiguredError,
@@ -106,6 +107,31 @@ def test_apply_updates_in_place_what_dstack_can_update(
     assert (updated.action, updated.id) == ("update", created.id)
     assert verify_fleet(dstack, bigger) == []
     delete_fleet(dstack, settings.name, wait_s=0)  # cleanup: no need to wait
+
+
+def test_apply_and_delete_wait_while_dstack_processes_the_fleet(
+    dstack: DstackClient, make_fleet_settings: MakeFleet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """dstack refuses to change a fleet its background task holds (right after it was created, for one):
+    apply and delete try again until it lets go, instead of failing the admin's action."""
+    settings = make_fleet_settings()
+    created = apply_fleet(dstack, settings, require_backends=False)
+    refusals = {"apply_plan": 2, "delete": 2}
+    api = type(dstack.low.fleets)  # a new object at each access: patch its class
+    for name in refusals:
+        real = getattr(api, name)
+
+        def held_then_real(*args: object, _name: str = name, _real: Callable[..., object] = real) -> object:
+            if refusals[_name]:
+                refusals[_name] -= 1
+                raise ServerClientError("Failed to update fleet: fleet is being processed currently. Try again later.")
+            return _real(*args)
+
+        monkeypatch.setattr(api, name, held_then_real)
+    bigger = FleetSettings.from_mapping({**settings.__dict__, "nodes_max": 3})
+    assert apply_fleet(dstack, bigger, require_backends=False).id == created.id
+    assert delete_fleet(dstack, settings.name, wait_s=30) == "gone"
+    assert refusals == {"apply_plan": 0, "delete": 0}
 
 
 def test_apply_recreates_only_when_asked(dstack: DstackClient, make_fleet_settings: MakeFleet) -> None:
