@@ -16,6 +16,11 @@ from agent.compiler import newest_hip_arch, toolchain_versions
 from agent.sandbox import Sandbox, detect_sandbox
 
 DEVICES = ("host", "hip", "cuda")
+# A folder for the agent's own builds (the emulator's runtime, the eviction helper), shared by the agents
+# of one machine: they are compiled from the agent's code, never a user's, and keyed by toolchain and
+# source, so one build serves every agent. The local pool's agents share one (a local VM then starts
+# without compiling the emulator again); unset, they go in the workdir's cache.
+BUILD_DIR_ENV = "HIPJUDGE_AGENT_BUILD_DIR"
 # What `hipcc --offload-arch` / `nvcc -arch` get when the GPU cannot tell us (MI300X, H100).
 DEFAULT_ARCH = {"hip": "gfx942", "cuda": "sm_90"}
 
@@ -28,6 +33,7 @@ class AgentConfig:
     arch: str | None
     started: float = field(default_factory=time.monotonic)
     cache_max_bytes: int = DEFAULT_MAX_BYTES  # the compile cache, least recently used out first
+    shared_build_dir: Path | None = None  # BUILD_DIR_ENV's folder, if set
 
     @property
     def jobs_dir(self) -> Path:
@@ -36,6 +42,11 @@ class AgentConfig:
     @property
     def cache_dir(self) -> Path:
         return self.workdir / "cache"
+
+    @property
+    def build_dir(self) -> Path:
+        """Where the agent's own builds go (users' builds stay in cache_dir, scoped per user)."""
+        return self.shared_build_dir or self.cache_dir
 
     def arch_for(self, language: str) -> str | None:
         """The target to compile a language for: this GPU's, or for a compile-only check elsewhere
@@ -84,7 +95,13 @@ def build_config(*, workdir: Path, device: str = "auto", arch: str | None = None
     (workdir / "cache").mkdir(parents=True, exist_ok=True)
     sandbox.hide(workdir)  # other jobs' boxes and the cache, wherever a bound tree holds them
     remove_legacy_entries(workdir / "cache")
-    return AgentConfig(workdir=workdir, device=device, sandbox=sandbox, arch=arch or detect_arch(device))
+    shared = os.environ.get(BUILD_DIR_ENV)
+    shared_build_dir = Path(shared).resolve() if shared else None
+    if shared_build_dir is not None:
+        shared_build_dir.mkdir(parents=True, exist_ok=True)
+        sandbox.hide(shared_build_dir)  # our own code only, but no child has business there
+    return AgentConfig(workdir=workdir, device=device, sandbox=sandbox, arch=arch or detect_arch(device),
+                       shared_build_dir=shared_build_dir)
 
 
 def health_info(config: AgentConfig) -> dict[str, Any]:
@@ -104,7 +121,7 @@ def health_info(config: AgentConfig) -> dict[str, Any]:
         "compile_cache_bytes": config.cache_max_bytes,
         "host": platform.node(),
         "uptime_s": round(time.monotonic() - config.started, 1),
-        **health_fields(config.device, config.cache_dir),
+        **health_fields(config.device, config.build_dir),
     }
 
 

@@ -118,7 +118,7 @@ def run_device(spec: JobSpec, config: AgentConfig) -> str | None:
         return "host"
     if config.device == spec.language:
         return spec.language
-    if would_emulate(spec.language, config.device) and spec.mode == "check" and emulator_runtime(config.cache_dir):
+    if would_emulate(spec.language, config.device) and spec.mode == "check" and emulator_runtime(config.build_dir):
         return f"emulated-{spec.language}"
     return None
 
@@ -187,11 +187,11 @@ def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.
                      limits=spec.limits, secret=secrets.token_bytes(32) + (spec.seed or 0).to_bytes(16, "little",
                                                                                                        signed=True),
                      emit=emit, cancel=cancel, libraries=[fds[0]], job_deadline=job_deadline,
-                     native_helper=build_evict_helper(config.cache_dir))
+                     native_helper=build_evict_helper(config.build_dir))
     if emulated:
         from agent.emulator.toolchain import emulator_runtime
 
-        job.emulator_runtime = emulator_runtime(config.cache_dir)
+        job.emulator_runtime = emulator_runtime(config.build_dir)
         if job.emulator_runtime is None:
             return "ERROR", "the emulator's runtime could not be built on this agent", summary
         fds.append(sealed_memfd(job.emulator_runtime, "libhjemu.so"))

@@ -101,7 +101,7 @@ class BareLoop:
 def bare_loop(problem: Problem, language: str, config: Any) -> BareLoop | None:
     """The host yardstick, or None where it does not apply (a GPU device, no g++)."""
     tc = toolchain(language)
-    helper = build_evict_helper(config.cache_dir)
+    helper = build_evict_helper(config.build_dir)
     if config.device != "host" or language != "cpp" or tc is None or helper is None:
         return None
     source = ROOT / "problems" / problem.slug / "solutions" / "cpp.cpp"
@@ -113,7 +113,7 @@ def bare_loop(problem: Problem, language: str, config: Any) -> BareLoop | None:
 def evict_figure(config: Any, rounds: int = 15) -> None:
     """Reading 1 MiB (it fits in L2) right after the parent evicted it, and again from cache:
     medians over `rounds` pairs. The eviction is what makes every timed call start from memory."""
-    helper = build_evict_helper(config.cache_dir)
+    helper = build_evict_helper(config.build_dir)
     spec = BufferSpec("data", np.dtype(np.int64), (1 << 17,), False)
     access = HostAccess(HostAccess.arena_bytes([[spec]]), helper)
     access.case_message([spec])

@@ -42,6 +42,12 @@ LOCAL_PROVISION_TIMEOUT_S = 300
 ENV_PASSTHROUGH = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "LD_LIBRARY_PATH",
                    "XDG_CACHE_HOME")
 ENV_PREFIXES = ("ROCM", "HIP_", "HIPCC", "HSA_", "CUDA", "NVIDIA", "HIPJUDGE_AGENT_")
+# The agents' own builds (agent.config.BUILD_DIR_ENV: the emulator's runtime, the eviction helper), shared by
+# every local agent unless the environment names another folder: a local VM's first health check then
+# need not compile the emulator again (a few seconds of both cores). Not a fleet name: those never start
+# with a dot.
+BUILD_DIR_ENV = "HIPJUDGE_AGENT_BUILD_DIR"
+SHARED_BUILDS = ".builds"
 
 # Popen objects of agents this process started: polled so that exited agents do not stay zombies.
 _children: dict[int, subprocess.Popen] = {}
@@ -69,6 +75,7 @@ def vm_dir(vm: VMInstance) -> Path:
 def _agent_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k in ENV_PASSTHROUGH or k.startswith(ENV_PREFIXES)}
     env["PYTHONUNBUFFERED"] = "1"
+    env.setdefault(BUILD_DIR_ENV, str(Path(settings.HIPJUDGE_LOCAL_AGENT_ROOT) / SHARED_BUILDS))
     return env
 
 

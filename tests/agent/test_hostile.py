@@ -109,7 +109,8 @@ def judge_target(judge_config: AgentConfig, tmp_path_factory: pytest.TempPathFac
     agent_dir = PROBLEMS_DIR.parent / "agent"
     write_targets = [host_dir / "escaped.txt", agent_dir / "pwned.py",
                      Path(sys.prefix).resolve() / "pwned-by-hipjudge-corpus",
-                     judge_config.cache_dir / "pwned.so", Path("/usr/pwned-by-hipjudge-corpus")]
+                     judge_config.cache_dir / "pwned.so", judge_config.build_dir / "pwned.so",
+                     Path("/usr/pwned-by-hipjudge-corpus")]
     # Canaries where the H1 symlinks point: the workdir (relative to a box), a stand-in for the
     # platform's database, and a file by its absolute path. hj-canary2 must never appear.
     (judge_config.workdir / "var").mkdir(exist_ok=True)
@@ -129,6 +130,7 @@ def judge_target(judge_config: AgentConfig, tmp_path_factory: pytest.TempPathFac
         "AGENT_DIR": str(agent_dir),
         "PYTHON_PREFIX": str(Path(sys.prefix).resolve()),
         "CACHE_DIR": str(judge_config.cache_dir),
+        "BUILD_DIR": str(judge_config.build_dir),
         "TOKEN_PATH": str(token_path),
         "HIDDEN_TOKEN_PATH": str(hidden_token_path),
         "WORKDIR": str(judge_config.workdir),

@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
+from agent.config import BUILD_DIR_ENV as AGENTS_BUILD_DIR_ENV
 from fleets.agent_client import AgentClient
 from fleets.backends import ProvisionError
-from fleets.backends.local import LocalBackend, vm_dir
+from fleets.backends.local import BUILD_DIR_ENV, SHARED_BUILDS, LocalBackend, _agent_env, vm_dir
 from fleets.models import VMInstance, VMState
 from tests.integration.conftest import wait_for
 
@@ -110,3 +111,12 @@ def test_orphans_are_agents_without_a_live_row(pool: Any, backend: LocalBackend)
     assert orphan.handle == str(done.pid) and str(vm.pk) in orphan.description
     backend.kill_orphan(pool, orphan)
     assert not running(done.pid)
+
+
+def test_local_agents_share_one_folder_for_their_own_builds_unless_told_another(
+        pool: Any, settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert BUILD_DIR_ENV == AGENTS_BUILD_DIR_ENV  # the variable the agent reads (fleets does not import agent)
+    monkeypatch.delenv(BUILD_DIR_ENV, raising=False)
+    assert _agent_env()[BUILD_DIR_ENV] == str(Path(settings.HIPJUDGE_LOCAL_AGENT_ROOT) / SHARED_BUILDS)
+    monkeypatch.setenv(BUILD_DIR_ENV, "/elsewhere/builds")
+    assert _agent_env()[BUILD_DIR_ENV] == "/elsewhere/builds"

@@ -1,6 +1,6 @@
 // Write outside /tmp: create files on host paths (the test's tmp dir, the agent package, the
-// Python tree, /usr, the agent's compile cache). Any success poisons the result; the test also
-// checks that none of the files exists afterwards.
+// Python tree, /usr, the agent's compile cache and the agents' shared builds). Any success poisons
+// the result; the test also checks that none of the files exists afterwards.
 #include <cstddef>
 #include <fcntl.h>
 #include <unistd.h>
@@ -11,6 +11,7 @@ static const char* const TARGETS[] = {
     "/opt/hipjudge/agent/pwned.py",
     "@PYTHON_PREFIX@/pwned-by-hipjudge-corpus",
     "@CACHE_DIR@/pwned.so",
+    "@BUILD_DIR@/pwned.so",  // the agents' shared builds (the emulator's runtime): a plant there would reach every agent
     "/usr/pwned-by-hipjudge-corpus",
 };
 

@@ -36,10 +36,10 @@ def emu_agent_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def emu_runtime(emu_agent_workdir: Path) -> Path:
+def emu_runtime(shared_agent_builds: Path) -> Path:
     if gxx_version() is None:
         pytest.skip("g++ is not installed")
-    runtime = build_runtime(emu_agent_workdir / "cache")  # where emu_config's agent looks for it
+    runtime = build_runtime(shared_agent_builds)  # where emu_config's agent (every agent of the run) looks for it
     assert runtime is not None, "building libhjemu.so failed (see the log)"
     return runtime
 
