@@ -28,7 +28,9 @@ _USR_LOCAL_DIRS = ("bin", "sbin", "lib", "lib64", "libexec", "include", "share")
 _ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "passwd", "group",
               "nsswitch.conf", "localtime", "hipcc", "OpenCL")
 _GPU_NODES = {"hip": ("/dev/kfd", "/dev/dri"), "cuda": ()}  # cuda nodes are globbed below
-_OPTIONAL_TREES = ("/opt/rocm", "/usr/local/cuda")
+# Toolchains and GPU drivers where they live outside the standard directories. /usr/local/nvidia is
+# where NVIDIA's container and VM images mount the driver (libcuda.so.1; ld.so.cache points there).
+_OPTIONAL_TREES = ("/opt/rocm", "/usr/local/cuda", "/usr/local/nvidia")
 _MASK_BYTES = 4096
 
 
@@ -66,6 +68,9 @@ class BwrapSandbox(Sandbox):
             if os.path.exists(real) and not _inside_any(real, bound):
                 args += ["--ro-bind", real, real]
                 bound.append(real)
+            if real != tree and os.path.exists(real) and not _inside_any(os.path.dirname(tree), bound):
+                # /usr/local/cuda -> cuda-13.0: ld.so.cache and LD_LIBRARY_PATH may name the link
+                args += ["--symlink", real, tree]
         binary, trees = interpreter_paths()
         for tree in trees:
             args += ["--ro-bind", tree, tree]

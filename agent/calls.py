@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from agent.channel import AWAKE, BUFFERS, CASE, FREE, GO_EMPTY, WAKE, ParentChannel, call_elapsed_ns
+from agent.channel import AWAKE, BUFFERS, CASE, FREE, GO_EMPTY, WAKE, ParentChannel, call_elapsed_ns, close_fds
 from agent.devices.base import DeviceAccess
 from agent.devices.gpu import IPC_HANDLE_BYTES
 from agent.shared import BufferSpec, is_poison
@@ -49,11 +49,15 @@ class Caller:
 
     def setup_case(self, specs: list[BufferSpec], args: list[dict[str, Any]]) -> None:
         self.outputs = [s for s in specs if s.output]
-        message = {"buffers": self.access.case_message(specs), "args": args}
-        self.channel.send(CASE, json.dumps(message).encode())
-        body = self.channel.expect(BUFFERS, self.alive).body
+        case = {"buffers": self.access.case_message(specs), "args": args}
+        self.channel.send(CASE, json.dumps(case).encode())
+        shared = self.channel.expect(BUFFERS, self.alive, max_fds=len(specs))
+        body = shared.body
         handles = [body[i: i + IPC_HANDLE_BYTES] for i in range(0, len(body), IPC_HANDLE_BYTES)]
-        self.access.attach(handles)
+        try:
+            self.access.attach(handles, shared.fds)
+        finally:
+            close_fds(shared.fds)  # mapped where they were due; the parent keeps no descriptor
 
     def end_case(self) -> None:
         self.channel.send(FREE)
@@ -72,6 +76,7 @@ class Caller:
              awake: bool = False) -> CallTime:
         """One call; with `awake`, after a wake(): GO goes out the moment the child says it runs."""
         self.seq += 1
+        self.access.settle()  # the inputs, the poison and the guards are in place before the child runs
         if awake:
             self.channel.expect(AWAKE, self.alive)
         started = self.channel.go(self.seq, GO_EMPTY if empty else 0, library)

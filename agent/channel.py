@@ -5,7 +5,9 @@ SEQPACKET keeps message boundaries, so a message is read whole into a buffer of 
 longer one arrives truncated (MSG_TRUNC) and is refused, never buffered. What the child sends is a
 one-byte kind and a fixed binary layout (`struct`), never JSON or pickle: nothing it writes can
 make the parent recurse, allocate without bound or raise past the parser. File descriptors the
-child tries to pass (SCM_RIGHTS) find no room in the ancillary buffer: the kernel closes them.
+child tries to pass (SCM_RIGHTS) find no room in the ancillary buffer: the kernel closes them. The
+one exception is BUFFERS on a real CUDA GPU, which may carry one descriptor per buffer (the buffers
+themselves, agent/devices/cuda_vmm.py); more than asked for is refused, and the device checks each.
 
 Times: the parent's socket asks the kernel for SO_TIMESTAMPNS, so every message from the child
 carries the moment the child's `send` queued it (the kernel's clock, which user code cannot set).
@@ -21,7 +23,7 @@ import os
 import socket
 import struct
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,6 +62,7 @@ class Message:
     body: bytes
     sent_ns: int  # CLOCK_REALTIME when the child queued it (kernel stamp), or 0 when none came
     received_mono_ns: int
+    fds: tuple[int, ...] = ()  # passed with it, where the receiver allowed any; the receiver closes them
 
 
 @dataclass(frozen=True)
@@ -127,15 +130,15 @@ class ParentChannel:
         self.send(message[:1], message[1:])
         return started
 
-    def receive(self, alive: object = None, poll_s: float = 0.25) -> Message:
+    def receive(self, alive: object = None, poll_s: float = 0.25, max_fds: int = 0) -> Message:
         """The next message. Blocks, waking every poll_s to ask `alive()` (the watchdog) whether
         the child still runs; raises ChildGone at EOF or when it does not, ProtocolError for a
-        message that breaks the size or ancillary-data rules."""
+        message that breaks the size or ancillary-data rules (more than `max_fds` descriptors)."""
         self.sock.settimeout(poll_s)
+        room = socket.CMSG_SPACE(_TIMESPEC.size) + (socket.CMSG_SPACE(4 * max_fds) if max_fds else 0)
         while True:
             try:
-                data, ancdata, flags, _ = self.sock.recvmsg(MAX_MESSAGE, socket.CMSG_SPACE(_TIMESPEC.size),
-                                                            socket.MSG_CMSG_CLOEXEC)
+                data, ancdata, flags, _ = self.sock.recvmsg(MAX_MESSAGE, room, socket.MSG_CMSG_CLOEXEC)
             except TimeoutError:
                 if callable(alive) and not alive():
                     raise ChildGone("the child was stopped") from None
@@ -143,23 +146,30 @@ class ParentChannel:
             except OSError as exc:
                 raise ChildGone(str(exc)) from None
             received = time.monotonic_ns()
-            sent = 0
+            sent, fds = 0, []
             for level, kind, payload in ancdata:
                 if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                    _close_passed_fds(payload)
+                    fds += _passed_fds(payload)
                 elif level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS and len(payload) == _TIMESPEC.size:
                     seconds, nanos = _TIMESPEC.unpack(payload)
                     sent = seconds * 1_000_000_000 + nanos
+            problem: Exception | None = None
             if not data:
-                raise ChildGone("the child closed the channel")
-            if flags & socket.MSG_TRUNC:
-                raise ProtocolError(f"a message longer than {MAX_MESSAGE} bytes")
-            if flags & socket.MSG_CTRUNC:
-                raise ProtocolError("a message carrying file descriptors")
-            return Message(data[:1], data[1:], sent, received)
+                problem = ChildGone("the child closed the channel")
+            elif flags & socket.MSG_TRUNC:
+                problem = ProtocolError(f"a message longer than {MAX_MESSAGE} bytes")
+            elif flags & socket.MSG_CTRUNC or len(fds) > max_fds:
+                problem = ProtocolError("a message carrying file descriptors" if not max_fds
+                                        else f"a message carrying more than {max_fds} file descriptors")
+            if problem is not None:
+                close_fds(fds)
+                raise problem
+            return Message(data[:1], data[1:], sent, received, tuple(fds))
 
-    def expect(self, kind: bytes, alive: object = None) -> Message:
-        message = self.receive(alive)
+    def expect(self, kind: bytes, alive: object = None, max_fds: int = 0) -> Message:
+        message = self.receive(alive, max_fds=max_fds)
+        if message.kind != kind:
+            close_fds(message.fds)
         if message.kind == FATAL:
             raise ChildFailed(clean_text(message.body) or "the harness in the sandbox failed")
         if message.kind != kind:
@@ -191,9 +201,13 @@ def call_elapsed_ns(started: tuple[int, int], done: Done) -> int:
     return stamped if done.sent_ns and 0 <= stamped <= upper else upper
 
 
-def _close_passed_fds(payload: bytes) -> None:
+def _passed_fds(payload: bytes) -> list[int]:
     usable = len(payload) - len(payload) % 4
-    for (fd,) in struct.iter_unpack("i", payload[:usable]):
+    return [fd for (fd,) in struct.iter_unpack("i", payload[:usable])]
+
+
+def close_fds(fds: Iterable[int]) -> None:
+    for fd in fds:
         try:
             os.close(fd)
         except OSError:
@@ -206,8 +220,11 @@ class ChildChannel:
     def __init__(self, fd: int) -> None:
         self.sock = socket.socket(fileno=fd)
 
-    def send(self, kind: bytes, body: bytes = b"") -> None:
-        self.sock.send(kind + body)
+    def send(self, kind: bytes, body: bytes = b"", fds: list[int] | None = None) -> None:
+        if fds:
+            socket.send_fds(self.sock, [kind + body], fds)
+        else:
+            self.sock.send(kind + body)
 
     def receive(self) -> bytes:
         data = self.sock.recv(MAX_MESSAGE)

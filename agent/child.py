@@ -63,8 +63,8 @@ class HostBuffers:
         self._map = mmap.mmap(arena_fd, size, flags=mmap.MAP_SHARED)
         self._base = ctypes.addressof(ctypes.c_char.from_buffer(self._map))
 
-    def setup(self, buffers: list[dict[str, Any]]) -> tuple[dict[str, int], bytes]:
-        return {b["name"]: self._base + int(b["offset"]) for b in buffers}, b""
+    def setup(self, buffers: list[dict[str, Any]]) -> tuple[dict[str, int], bytes, list[int]]:
+        return {b["name"]: self._base + int(b["offset"]) for b in buffers}, b"", []
 
     def call(self, fn: Callable[[], None]) -> float:
         fn()
@@ -80,9 +80,11 @@ class GpuBuffers:
     def __init__(self, device: GpuDevice) -> None:
         self.device = device
 
-    def setup(self, buffers: list[dict[str, Any]]) -> tuple[dict[str, int], bytes]:
+    def setup(self, buffers: list[dict[str, Any]]) -> tuple[dict[str, int], bytes, list[int]]:
+        """(pointers, one IPC handle per buffer, the fds that share them where the device uses fds)."""
         ptrs = {b["name"]: self.device.alloc(int(b["alloc"]), b["name"], int(b["element"])) for b in buffers}
-        return ptrs, b"".join(self.device.ipc_handle(ptr) for ptr in ptrs.values())
+        shared = [self.device.share(ptr) for ptr in ptrs.values()]
+        return ptrs, b"".join(handle for handle, _ in shared), [fd for _, fd in shared if fd is not None]
 
     def call(self, fn: Callable[[], None]) -> float:
         event_ms = self.device.timed_call(fn)
@@ -154,12 +156,14 @@ def serve(channel: ChildChannel, buffers: HostBuffers | GpuBuffers, libraries: l
         elif kind == CASE:
             spec = json.loads(body)
             try:
-                ptrs, handles = buffers.setup(spec["buffers"])
+                ptrs, handles, fds = buffers.setup(spec["buffers"])
             except DeviceError as exc:
                 channel.send(FATAL, f"cannot allocate the buffers: {exc}".encode())
                 return 4
             calls = [_bound(fn, call_args(spec, ptrs)) for fn in solutions]
-            channel.send(BUFFERS, handles)
+            channel.send(BUFFERS, handles, fds)
+            for fd in fds:  # the parent holds its own copies now
+                os.close(fd)
         elif kind == FREE:
             buffers.free()
         elif kind == QUIT:

@@ -25,6 +25,7 @@ from agent.imports import LOADER_SYMBOLS, NotAnElfLibrary, imported_symbols
 from agent.limits import MIB, Limits, ProcessLimits
 from agent.problems import C_TYPES, SOURCE_SUFFIX, Param, Problem
 from agent.sandbox import BOX, BoxLayout, Sandbox
+from agent.sandbox_core import SANDBOX_PATH
 
 # The newest AMD target first: Debian's hipcc (ROCm 5.2) only knows gfx90a.
 HIP_ARCH_CANDIDATES = ("gfx942", "gfx940", "gfx90a")
@@ -54,7 +55,14 @@ class Toolchain:
 
     def env(self) -> dict[str, str]:
         # nvcc is often installed beside hipcc, and hipcc would then pick the NVIDIA platform.
-        return {"HIP_PLATFORM": "amd"} if self.language == "hip" else {}
+        env = {"HIP_PLATFORM": "amd"} if self.language == "hip" else {}
+        # The sandbox's PATH is the standard one; nvcc lives in /usr/local/cuda/bin and hipcc in
+        # /opt/rocm/bin (the real directory: the sandbox binds the tree, not the link to it).
+        found = shutil.which(self.command)
+        folder = os.path.dirname(os.path.realpath(found)) if found else None
+        if folder and folder not in SANDBOX_PATH.split(":"):
+            env["PATH"] = f"{folder}:{SANDBOX_PATH}"
+        return env
 
     def prepare(self, source: str) -> str:
         """The text the compiler gets (the emulated device's toolchain rewrites launches)."""

@@ -174,10 +174,13 @@ class Sandbox:
         return argv, str(box), ()
 
 
+SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"  # a toolchain elsewhere puts its own folder first (compiler.py)
+
+
 def _child_env(extra: dict[str, str]) -> dict[str, str]:
     """A minimal environment: nothing of the agent's own (its token, cloud credentials) leaks in."""
     env = {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "PATH": SANDBOX_PATH,
         "HOME": "/tmp",
         "TMPDIR": "/tmp",
         "LANG": "C.UTF-8",
@@ -192,7 +195,7 @@ def _child_env(extra: dict[str, str]) -> dict[str, str]:
 
 
 def _outer_env() -> dict[str, str]:
-    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+    return {"PATH": SANDBOX_PATH, "LANG": "C.UTF-8"}
 
 
 def _tasks_of_uid(uid: int) -> int:

@@ -28,8 +28,9 @@ class DeviceAccess(Protocol):
     def case_message(self, specs: list[BufferSpec]) -> list[dict[str, Any]]:
         """How the child should set the case's buffers up (offsets, or sizes to allocate)."""
 
-    def attach(self, handles: list[bytes]) -> None:
-        """Take hold of the buffers the child set up; arm their guard zones."""
+    def attach(self, handles: list[bytes], fds: tuple[int, ...] = ()) -> None:
+        """Take hold of the buffers the child set up (IPC handles, or fds that share them, which
+        the caller closes afterwards); arm their guard zones."""
 
     def write(self, name: str, values: np.ndarray) -> None: ...
 
@@ -49,6 +50,9 @@ class DeviceAccess(Protocol):
         """Start the next call from memory: evict the buffers (host) or flush the GPU's caches."""
 
     def evict_elements(self, name: str, indices: np.ndarray) -> None: ...
+
+    def settle(self) -> None:
+        """Before the child runs: the parent's own writes to the buffers have landed."""
 
     def flush_bytes(self) -> int: ...
 

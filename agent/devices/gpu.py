@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.devices.base import DeviceError
+from agent.devices.cuda_vmm import VmmMemory
 
 _MEMCPY_HOST_TO_DEVICE = 1
 _MEMCPY_DEVICE_TO_HOST = 2
@@ -74,6 +75,16 @@ class GpuDevice:
         self._flush_value = 0
         self._call("SetDevice", ctypes.c_int(0))
         self._events: tuple[ctypes.c_void_p, ctypes.c_void_p] | None = None
+        # A real CUDA GPU shares buffers as file descriptors (agent/devices/cuda_vmm.py): its legacy
+        # IPC handles do not cross the sandbox's PID namespace. HIP and the emulator keep IPC handles.
+        self.vmm: VmmMemory | None = None
+        if api == "cuda" and not emulated:
+            self._call("Free", ctypes.c_void_p(0))  # the primary context exists before the driver API runs
+            self.vmm = VmmMemory(load_runtime("cuda", "libcuda.so.1"), lambda: self._call("SetDevice", ctypes.c_int(0)))
+
+    @property
+    def shares_fds(self) -> bool:
+        return self.vmm is not None
 
     # ---- plumbing ----------------------------------------------------------------------------
     def _fn(self, name: str) -> Any:
@@ -95,6 +106,8 @@ class GpuDevice:
 
     # ---- the child's side --------------------------------------------------------------------
     def alloc(self, nbytes: int, name: str = "", element_bytes: int = 0) -> int:
+        if self.vmm is not None:
+            return self.vmm.allocate(nbytes)
         ptr = ctypes.c_void_p()
         self._call("Malloc", ctypes.byref(ptr), ctypes.c_size_t(max(nbytes, 1)))
         assert ptr.value is not None
@@ -108,12 +121,18 @@ class GpuDevice:
         for ptr in self._buffers:
             self._fn("Free")(ctypes.c_void_p(ptr))
         self._buffers.clear()
+        if self.vmm is not None:
+            self.vmm.free_all()
         self._flush_ptr = None
 
-    def ipc_handle(self, ptr: int) -> bytes:
+    def share(self, ptr: int) -> tuple[bytes, int | None]:
+        """What the parent needs to open a buffer: an IPC handle, or (a real CUDA GPU) an empty
+        handle and a new file descriptor that the caller passes on and closes."""
+        if self.vmm is not None:
+            return bytes(IPC_HANDLE_BYTES), self.vmm.export(ptr)
         handle = IpcHandle()
         self._call("IpcGetMemHandle", ctypes.byref(handle), ctypes.c_void_p(ptr))
-        return bytes(handle)
+        return bytes(handle), None
 
     def synchronize(self) -> None:
         # A launch error (bad grid) shows in GetLastError, a fault inside the kernel at synchronize.
@@ -170,9 +189,19 @@ class GpuDevice:
                 raise DeviceError(f"cuMemGetAddressRange failed (code {code})")
         return int(size.value) - (ptr - int(base.value or 0))
 
+    def open_fd(self, fd: int, nbytes: int) -> int:
+        """A child's buffer shared as a file descriptor, `nbytes` of it mapped in this process."""
+        assert self.vmm is not None
+        ptr = self.vmm.import_fd(fd, nbytes)
+        self._opened.append(ptr)
+        return ptr
+
     def close_handles(self) -> None:
         for ptr in self._opened:
-            self._fn("IpcCloseMemHandle")(ctypes.c_void_p(ptr))
+            if self.vmm is not None:
+                self.vmm.free(ptr)
+            else:
+                self._fn("IpcCloseMemHandle")(ctypes.c_void_p(ptr))
         self._opened.clear()
 
     def upload(self, ptr: int, address: int, nbytes: int) -> None:
@@ -185,6 +214,10 @@ class GpuDevice:
 
     def memset(self, ptr: int, byte: int, nbytes: int) -> None:
         self._call("Memset", ctypes.c_void_p(ptr), ctypes.c_int(byte), ctypes.c_size_t(nbytes))
+
+    def wait_idle(self) -> None:
+        """Until this process's work on the GPU is done."""
+        self._call("DeviceSynchronize")
 
     def flush_bytes(self) -> int:
         if self._flush_size is None:

@@ -48,15 +48,19 @@ class GpuAccess:
         return [{"name": s.name, "nbytes": s.nbytes, "alloc": s.nbytes + self.guard, "element": s.dtype.itemsize}
                 for s in specs]
 
-    def attach(self, handles: list[bytes]) -> None:
-        """Open the child's handles; refuse one that names too little memory (the parent would
-        otherwise write past it in its own context)."""
-        if len(handles) != len(self._specs):
-            raise DeviceError(f"{len(handles)} buffers shared where {len(self._specs)} were asked for")
-        for spec, handle in zip(self._specs.values(), handles, strict=True):
-            ptr, size = self.device.open_handle(handle)
-            if size < spec.nbytes + self.guard:
-                raise DeviceError(f"the buffer shared for {spec.name} holds {size} bytes, not {spec.nbytes}")
+    def attach(self, handles: list[bytes], fds: tuple[int, ...] = ()) -> None:
+        """Open the child's handles (or map the fds a real CUDA GPU shares them by); refuse one
+        that names too little memory (the parent would otherwise write past it in its own context)."""
+        shared = len(fds) if self.device.shares_fds else len(handles)
+        if shared != len(self._specs) or (fds and not self.device.shares_fds):
+            raise DeviceError(f"{shared} buffers shared where {len(self._specs)} were asked for")
+        for k, spec in enumerate(self._specs.values()):
+            if self.device.shares_fds:  # an allocation smaller than asked for fails to map
+                ptr = self.device.open_fd(fds[k], spec.nbytes + self.guard)
+            else:
+                ptr, size = self.device.open_handle(handles[k])
+                if size < spec.nbytes + self.guard:
+                    raise DeviceError(f"the buffer shared for {spec.name} holds {size} bytes, not {spec.nbytes}")
             self._ptrs[spec.name] = ptr
             if self.guard:
                 self.device.memset(ptr + spec.nbytes, CANARY_BYTE, self.guard)
@@ -104,6 +108,15 @@ class GpuAccess:
     def evict(self) -> None:
         if not self.device.emulated:  # the emulator has no device cache; its times mean nothing anyway
             self.device.flush_cache()
+
+    def settle(self) -> None:
+        """A real GPU runs the parent's memsets (poison, canaries) and copies from pageable memory
+        after the calls return, in the parent's context, which the GPU orders with nothing the
+        child does: without a wait here the poison landed on a finished output now and then (seen on
+        an H100 with 8 jobs at once) and a kernel could read inputs not yet written. The emulator's
+        writes are plain stores, done when they return."""
+        if not self.device.emulated:
+            self.device.wait_idle()
 
     def evict_elements(self, name: str, indices: np.ndarray) -> None:
         return None  # a few changed elements stay in the GPU's cache: one line per element at most

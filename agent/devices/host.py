@@ -114,7 +114,7 @@ class HostAccess:
         self._placements = {p.spec.name: p for p in placements}
         return [{"name": p.spec.name, "offset": p.offset, "nbytes": p.spec.nbytes} for p in placements]
 
-    def attach(self, handles: list[bytes]) -> None:
+    def attach(self, handles: list[bytes], fds: tuple[int, ...] = ()) -> None:
         """The child mapped the arena (the host device shares no handles). Every byte outside the
         buffers becomes canary."""
         self.arena.bytes[:] = CANARY_BYTE
@@ -160,6 +160,9 @@ class HostAccess:
     # ---- caches ------------------------------------------------------------------------------
     def evict(self) -> None:
         self.evictor.evict([(self.arena.address(p.offset), p.spec.nbytes) for p in self._placements.values()])
+
+    def settle(self) -> None:
+        return None  # the arena's writes are plain stores, visible to the child when they return
 
     def evict_elements(self, name: str, indices: np.ndarray) -> None:
         placement = self._placements[name]

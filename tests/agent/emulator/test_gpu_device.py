@@ -86,7 +86,7 @@ spec = BufferSpec("c", np.dtype(np.float32), (10,), True)
 parent = GpuAccess(child, arena=arena, guard_bytes=4096)
 message = parent.case_message([spec])[0]
 ptr = child.alloc(message["alloc"], "c", 4)
-parent.attach([child.ipc_handle(ptr)])
+parent.attach([child.share(ptr)[0]])
 parent.write("c", np.arange(10, dtype=np.float32))
 assert parent.read("c").tolist() == list(range(10))
 assert parent.check_guards() is None
@@ -95,7 +95,7 @@ print(parent.check_guards())
 parent.release()
 parent.case_message([spec])
 try:
-    parent.attach([child.ipc_handle(child.alloc(16))])
+    parent.attach([child.share(child.alloc(16))[0]])
 except DeviceError as exc:
     print(exc)
 """
