@@ -51,7 +51,8 @@ class Caller:
         self.outputs = [s for s in specs if s.output]
         case = {"buffers": self.access.case_message(specs), "args": args}
         self.channel.send(CASE, json.dumps(case).encode())
-        shared = self.channel.expect(BUFFERS, self.alive, max_fds=len(specs))
+        # Only a device that shares buffers as descriptors takes any; elsewhere the kernel closes them.
+        shared = self.channel.expect(BUFFERS, self.alive, max_fds=len(specs) if self.access.shares_fds else 0)
         body = shared.body
         handles = [body[i: i + IPC_HANDLE_BYTES] for i in range(0, len(body), IPC_HANDLE_BYTES)]
         try:

@@ -22,6 +22,10 @@ class DeviceAccess(Protocol):
     name: str
 
     @property
+    def shares_fds(self) -> bool:
+        """The child passes each buffer as a descriptor (a real CUDA GPU)."""
+
+    @property
     def arena(self) -> Arena | None:
         """Shared memory the child maps (its fd is passed at spawn), if any."""
 

@@ -35,6 +35,10 @@ class GpuAccess:
         if arena is not None:
             device.attach_arena(arena.fd)
 
+    @property
+    def shares_fds(self) -> bool:
+        return self.device.shares_fds
+
     @staticmethod
     def arena_bytes(cases: list[list[BufferSpec]], guard_bytes: int = 0) -> int:
         def pages(spec: BufferSpec) -> int:

@@ -98,6 +98,7 @@ class HostAccess:
     case, the current case's buffers laid out in it."""
 
     name = "host"
+    shares_fds = False
 
     def __init__(self, arena_bytes: int, evict_helper: Path | None) -> None:
         self.arena = Arena(arena_bytes)
