@@ -75,8 +75,8 @@ class GpuDevice:
         self._flush_value = 0
         self._call("SetDevice", ctypes.c_int(0))
         self._events: tuple[ctypes.c_void_p, ctypes.c_void_p] | None = None
-        # A real CUDA GPU shares buffers as file descriptors (agent/devices/cuda_vmm.py): its legacy
-        # IPC handles do not cross the sandbox's PID namespace. HIP and the emulator keep IPC handles.
+        # A real CUDA GPU shares buffers as file descriptors (agent/devices/cuda_vmm.py has why): they
+        # cross the sandbox's PID namespace by design. HIP and the emulator keep IPC handles.
         self.vmm: VmmMemory | None = None
         if api == "cuda" and not emulated:
             self._call("Free", ctypes.c_void_p(0))  # the primary context exists before the driver API runs
