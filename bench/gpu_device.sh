@@ -10,6 +10,13 @@
 #
 # LOGS (default /tmp/hipjudge-gpu-logs) keeps every job's full report; JOB_TIMEOUT (default 120 s)
 # bounds each job; SECTIONS (default "check corpus bench leaderboard") picks what runs.
+#
+# With the lent device of a session: here, `mkdir -p .devcarry && echo /.devcarry/ >> .git/info/exclude
+# && (cd .devcarry && apt-get download bubblewrap)`; there, with .devcarry carried,
+# `BWRAP_DEB=$(ls .devcarry/bubblewrap_*.deb) bash bench/gpu_device.sh`. On the H100 the checks took
+# 8 s a round, the corpus 5 s, a benchmark 13-60 s (vector-add's 2^28 inputs are 1 GiB each) and the
+# leaderboard judging over 60 s: the whole script is about 7 minutes, so split SECTIONS where one
+# device call must stay short.
 # Figures of a run on an H100 are in the README (The agent > On a real NVIDIA GPU).
 set -uo pipefail
 cd "$(dirname "$0")/.."
