@@ -7,7 +7,6 @@ It is built a piece at a time so that `close()`, called on every path, ends what
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -95,5 +94,5 @@ class PhaseChild:
 
 
 def _runtime_env(device: str) -> dict[str, str]:
-    paths = [os.path.realpath(p) for p in ("/opt/rocm/lib", "/usr/local/cuda/lib64") if Path(p).is_dir()]
+    paths = [p for p in ("/opt/rocm/lib", "/usr/local/cuda/lib64") if Path(p).is_dir()]
     return {"LD_LIBRARY_PATH": ":".join(paths)} if paths and device in ("hip", "cuda") else {}
