@@ -1,7 +1,7 @@
 # HIPJudge: two commands do everything on a fresh machine: `make run` and `make test`.
 PY := .venv/bin/python
 
-.PHONY: setup run test test-faults lint bench-agent
+.PHONY: setup run test test-faults test-pg lint bench-agent
 
 setup:
 	@bash scripts/setup.sh
@@ -12,7 +12,10 @@ run: setup
 test: setup
 	@bash scripts/test.sh
 
-# Also run by `make test` when PostgreSQL answers; a few minutes.
+# Both also run by `make test` when PostgreSQL answers; a few minutes each.
+test-pg: setup
+	@bash scripts/test-pg.sh
+
 test-faults: setup
 	@bash scripts/test-faults.sh
 

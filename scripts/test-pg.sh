@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The PostgreSQL pass of `make test`: the tests marked `integration` (they start real processes on the
+# database) again on PostgreSQL (HIPJUDGE_TEST_PG_URL), with the Redis broker when Redis answers
+# (HIPJUDGE_TEST_REDIS_URL). Arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+PG_URL=${HIPJUDGE_TEST_PG_URL:-postgres://postgres@127.0.0.1:5432/test}
+REDIS_TEST_URL=${HIPJUDGE_TEST_REDIS_URL:-redis://127.0.0.1:6379/9}
+source scripts/testlib.sh
+
+# The agent and the dstack layer never touch Django's database: no second run for them.
+# The API contract (Schemathesis, a generated client) does not depend on the database: once is enough.
+procs=${HIPJUDGE_TEST_PG_PROCESSES:-2}
+again=(-n "$procs" --dist loadgroup -m "integration and not contract" --ignore=tests/agent
+       --ignore=tests/fleets/dstack --ignore=tests/browser --ignore=tests/faults)
+if answers 127.0.0.1 6379; then
+  echo "== pytest -m integration: PostgreSQL ($PG_URL), Redis broker ($REDIS_TEST_URL), $procs processes"
+  # A queue name of our own: other runs sharing this Redis never take our tasks.
+  DATABASE_URL=$PG_URL REDIS_URL=$REDIS_TEST_URL HIPJUDGE_Q_NAME="hipjudge-test-$$" pytest_run "${again[@]}" "$@"
+else
+  echo "== pytest -m integration: PostgreSQL ($PG_URL), ORM broker (Redis does not answer on 6379), $procs processes"
+  DATABASE_URL=$PG_URL REDIS_URL= pytest_run "${again[@]}" "$@"
+fi

@@ -1,0 +1,21 @@
+# Sourced by scripts/test.sh and scripts/test-pg.sh (from the repository root, PY set).
+
+answers() {  # host port: does a server answer there?
+  $PY - "$1" "$2" <<'PYEOF'
+import socket, sys
+try:
+    socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=1).close()
+except OSError:
+    sys.exit(1)
+PYEOF
+}
+
+pytest_run() {  # pytest exit 5 means nothing was collected: never a silent success
+  local rc=0
+  $PY -m pytest "$@" || rc=$?
+  if [ "$rc" -eq 5 ]; then
+    echo "test.sh: pytest collected no tests for: $*" >&2
+    return 1
+  fi
+  return "$rc"
+}
