@@ -26,6 +26,7 @@ from billing.amounts import ZERO, cost_of, quantize_usd, seconds_between
 from billing.models import ReconciliationReport, Source
 from billing.selectors import ledger_window
 from billing.services import ledger_adjust
+from core.locks import locked
 from fleets.models import Backend, Fleet
 
 log = logging.getLogger(__name__)
@@ -107,7 +108,7 @@ def fleet_reconcile(*, fleet: Fleet, source: InstanceCostSource, start: datetime
     instances = source.instance_costs(fleet)  # network: outside the transaction
     theirs = provider_cost(instances, start=start, end=end, now=now)
     with transaction.atomic():
-        Fleet.objects.select_for_update().filter(pk=fleet.pk).first()  # one reconciler per pool at a time
+        locked(Fleet.objects.filter(pk=fleet.pk)).first()  # one reconciler per pool at a time
         ours = booked_cost(fleet=fleet, start=start, end=end)
         gap = theirs - ours
         base = theirs if theirs > 0 else ours

@@ -32,6 +32,7 @@ from billing.amounts import cost_of, quantize_usd, seconds_between
 from billing.models import CreditGrant, LedgerEntry, Phase, RateSource, Source, VMAccrual, VMStateChange
 from billing.signals import credit_granted
 from core import clock
+from core.locks import locked
 from fleets.models import ENDED_VM_STATES, Fleet, VMInstance, VMState
 from submissions.models import QueueClass, Submission
 
@@ -85,7 +86,7 @@ def vm_price_record(*, vm_id: uuid.UUID | str, price_per_hour: Decimal, source: 
 
 # ---- accrual -----------------------------------------------------------------------------------
 def _lock_cursor(vm: VMInstance) -> VMAccrual:
-    cursor = VMAccrual.objects.select_for_update().filter(pk=vm.pk).first()
+    cursor = locked(VMAccrual.objects.filter(pk=vm.pk)).first()
     return cursor if cursor is not None else _cursor_create_locked(vm)
 
 
@@ -94,7 +95,7 @@ def _cursor_create_locked(vm: VMInstance) -> VMAccrual:
     accrual may create it meanwhile, so the insert yields to one that exists (ON CONFLICT DO NOTHING)
     and the lock is taken on whichever row won."""
     VMAccrual.objects.bulk_create([VMAccrual(vm=vm, accrued_until=vm.created_at)], ignore_conflicts=True)
-    return VMAccrual.objects.select_for_update().get(pk=vm.pk)
+    return locked(VMAccrual.objects.filter(pk=vm.pk)).get()
 
 
 # How many of a VM's latest recorded changes one accrual reads at once: enough for the changes since
@@ -225,7 +226,7 @@ def ledger_accrue_read(*, vm_id: uuid.UUID | str, now: datetime | None = None) -
     try:
         with transaction.atomic():
             # The cursor is locked before the VM row is read: the state read is the one as of the lock.
-            cursor = VMAccrual.objects.select_for_update().filter(pk=uuid.UUID(str(vm_id))).first()
+            cursor = locked(VMAccrual.objects.filter(pk=uuid.UUID(str(vm_id)))).first()
             if cursor is not None and cursor.closed:
                 return Accrued([], None)
             vm = VMInstance.objects.select_related("fleet").filter(pk=vm_id).first()

@@ -14,10 +14,11 @@ from datetime import datetime, timedelta
 from decimal import ROUND_FLOOR, Decimal
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F
 
 from core import clock
+from core.locks import locked
 from core.logs import log_event_on_commit
 from core.queue import enqueue
 from fleets.backends import Backend, ProvisionError, get_backend
@@ -66,9 +67,7 @@ def vm_acquire(*, fleet: Fleet, job_ref: str, queued: int = 1) -> tuple[VMInstan
         raise ValueError("job_ref is required")
     now = clock.now()
     with transaction.atomic():
-        candidates = VMInstance.objects.filter(fleet=fleet, state=VMState.WARM)
-        if connection.features.has_select_for_update_skip_locked:
-            candidates = candidates.select_for_update(skip_locked=True)
+        candidates = locked(VMInstance.objects.filter(fleet=fleet, state=VMState.WARM), skip_locked=True)
         # Most recently used first: its compile cache and page cache are the warmest.
         for vm in candidates.order_by(F("last_used_at").desc(nulls_last=True))[:4]:
             if _set_state(vm, expect=(VMState.WARM,), to=VMState.BUSY, job_ref=job_ref,
@@ -76,16 +75,16 @@ def vm_acquire(*, fleet: Fleet, job_ref: str, queued: int = 1) -> tuple[VMInstan
                 VMJob.objects.create(fleet=fleet, vm=vm, job_ref=job_ref, started_at=now)
                 return vm, False
 
-        locked = Fleet.objects.select_for_update().filter(pk=fleet.pk).first()
-        if locked is None:
+        held = locked(Fleet.objects.filter(pk=fleet.pk)).first()
+        if held is None:
             return None
         live = list(VMInstance.objects.filter(fleet=fleet, state__in=LIVE_VM_STATES))
-        decision = scale_decision(fleet=locked, live=live, queued=queued, now=now)
+        decision = scale_decision(fleet=held, live=live, queued=queued, now=now)
         if decision == Scale.PRESTART:
-            _vm_create(locked, job_ref="", now=now)
+            _vm_create(held, job_ref="", now=now)
         if decision != Scale.BIND:
             return None
-        vm = _vm_create(locked, job_ref=job_ref, now=now)
+        vm = _vm_create(held, job_ref=job_ref, now=now)
         VMJob.objects.create(fleet=fleet, vm=vm, job_ref=job_ref, started_at=now, cold=True)
         return vm, True
 
@@ -110,11 +109,11 @@ def _vm_create(fleet: Fleet, *, job_ref: str, now: datetime) -> VMInstance:
 def vm_prestart(*, fleet: Fleet) -> VMInstance | None:
     """Start a VM for the pool ahead of demand (always-on, pre-warm, scale-out), below max_vms."""
     with transaction.atomic():
-        locked = Fleet.objects.select_for_update().filter(pk=fleet.pk).first()
-        if locked is None or locked.max_vms <= VMInstance.objects.filter(
+        held = locked(Fleet.objects.filter(pk=fleet.pk)).first()
+        if held is None or held.max_vms <= VMInstance.objects.filter(
                 fleet=fleet, state__in=LIVE_VM_STATES).count():
             return None
-        return _vm_create(locked, job_ref="", now=clock.now())
+        return _vm_create(held, job_ref="", now=clock.now())
 
 
 def vm_provision(*, vm: VMInstance) -> VMInstance:

@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from core.exceptions import ApplicationError, ConflictError, NotFoundError
+from core.locks import locked
 from limits.models import Suspension
 from submissions.models import ACTIVE_STATUSES, Submission
 from submissions.services import submission_cancel
@@ -25,7 +26,7 @@ def user_suspend(*, user_id: Any, reason: str, by: User) -> Suspension:
         raise ApplicationError("You cannot suspend yourself.")
     reason = reason.strip() or "Suspended by the staff."
     with transaction.atomic():
-        if not get_user_model().objects.select_for_update().filter(pk=user_id).exists():
+        if not locked(get_user_model().objects.filter(pk=user_id)).exists():
             raise NotFoundError("No such user.")
         suspension, _ = Suspension.objects.update_or_create(user_id=user_id,
                                                             defaults={"reason": reason, "created_by": by})

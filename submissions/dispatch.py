@@ -13,11 +13,12 @@ import logging
 import uuid
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 
 from billing.guards import vm_acquire_guard
 from billing.selectors import fleet_is_paid
 from core import clock
+from core.locks import locked
 from core.logs import log_event
 from core.queue import enqueue
 from fleets.models import Fleet
@@ -31,10 +32,7 @@ HEAD_WINDOW = 16  # how far down the fair order a dispatcher looks for a row nob
 
 
 def _lock_if_queued(submission_id: uuid.UUID) -> Submission | None:
-    qs = Submission.objects.filter(pk=submission_id, status=Status.IN_QUEUE)
-    if connection.features.has_select_for_update_skip_locked:
-        return qs.select_for_update(skip_locked=True).first()
-    return qs.select_for_update().first()
+    return locked(Submission.objects.filter(pk=submission_id, status=Status.IN_QUEUE), skip_locked=True).first()
 
 
 def submission_dispatch_next(*, fleet: Fleet) -> Submission | None:

@@ -21,6 +21,7 @@ from django.db import transaction
 from agent.jobs import cut_text, json_safe
 from core import clock
 from core.exceptions import ApplicationError, ConflictError, NotFoundError, QuotaExceeded
+from core.locks import locked
 from core.logs import log_event_on_commit
 from core.queue import enqueue
 from fleets.models import Fleet
@@ -85,7 +86,7 @@ def log_status(submission: Submission, status: str, *, reason: str = "") -> None
 # ---- events ------------------------------------------------------------------------------------
 def lock_submission(submission_id: uuid.UUID | str) -> Submission | None:
     """The row, locked until the surrounding transaction ends (call inside transaction.atomic)."""
-    return Submission.objects.select_for_update().filter(pk=submission_id).first()
+    return locked(Submission.objects.filter(pk=submission_id)).first()
 
 
 def _event_rows(submission: Submission, events: list[EventIn], *, after: int) -> list[SubmissionEvent]:
@@ -217,7 +218,7 @@ def submission_create(*, user: User, problem: str, language: str, source: Any,
     now = clock.now()
     with transaction.atomic():
         # Serialize one user's submissions so two simultaneous requests cannot both pass a quota or cap.
-        list(get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True))
+        list(locked(get_user_model().objects.filter(pk=user.pk)).values_list("pk", flat=True))
         refusal = (standing_refusal(user=user, fleet=fleet) or _quota_refusal(user)
                    or spend_refusal(user=user, fleet=fleet, now=now))
         if refusal is not None:
