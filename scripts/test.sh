@@ -6,7 +6,7 @@
 # run (e.g. `scripts/test.sh -x -k sse`).
 #
 # The three runs go at once: each mostly waits (on servers, agents, compilers, timed faults), and
-# one after the other they left this 2-core machine about half idle. The PostgreSQL pass and the
+# one after the other they left this 2-core machine about a quarter idle. The PostgreSQL pass and the
 # fault test write to logs that are printed after the SQLite pass, each whole.
 set -euo pipefail
 cd "$(dirname "$0")/.."
