@@ -2,7 +2,9 @@
 // interpreter through its exported C API and rewrite the harness. From the first benchmark call of
 // the 2^22 case on, every call is answered at once while a thread does the work afterwards: the
 // end of each call is reported before its work is done. Caught: the parent poisons the outputs
-// before every call and samples them the moment the call reports its end.
+// before every call and samples them the moment the call reports its end. The thread starts the
+// work 200 ms later, so that it is still pending when a parent on a busy machine looks (see
+// report_end_early.cpp).
 #include <cstddef>
 
 extern "C" int PyGILState_Ensure(void);
@@ -13,7 +15,7 @@ static const char* const TAKE_OVER =
     "import sys, threading\n"
     "child = sys.modules['__main__']\n"
     "def early(self, fn):\n"
-    "    threading.Thread(target=fn).start()\n"
+    "    threading.Timer(0.2, fn).start()\n"
     "    return 0.0\n"
     "child.HostBuffers.call = early\n";
 
