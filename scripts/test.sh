@@ -20,6 +20,9 @@ export PYTHONDONTWRITEBYTECODE=
 bash scripts/lint.sh
 
 logs=$(mktemp -d)
+# The three runs' agents share one folder for their own builds (agent.config.BUILD_DIR_ENV): the
+# emulator's runtime is compiled once per make test, not once per run (tests/conftest.py).
+export HIPJUDGE_AGENT_BUILD_DIR=${HIPJUDGE_AGENT_BUILD_DIR:-$logs/agent-builds}
 background=()
 stop_background() {
   for pid in "${background[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
