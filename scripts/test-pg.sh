@@ -10,10 +10,9 @@ REDIS_TEST_URL=${HIPJUDGE_TEST_REDIS_URL:-redis://127.0.0.1:6379/9}
 source scripts/testlib.sh
 
 # The agent and the dstack layer never touch Django's database: no second run for them.
-# The API contract (Schemathesis, a generated client) does not depend on the database: once is enough,
-# and so is what the agent does with a language (agent_path: the emulated device, a compile-only check).
+# The API contract (Schemathesis, a generated client) does not depend on the database: once is enough.
 procs=${HIPJUDGE_TEST_PG_PROCESSES:-2}
-again=(-n "$procs" --dist loadgroup -m "integration and not contract and not agent_path" --ignore=tests/agent
+again=(-n "$procs" --dist loadgroup -m "integration and not contract" --ignore=tests/agent
        --ignore=tests/fleets/dstack --ignore=tests/browser --ignore=tests/faults)
 if answers 127.0.0.1 6379; then
   echo "== pytest -m integration: PostgreSQL ($PG_URL), Redis broker ($REDIS_TEST_URL), $procs processes"

@@ -117,7 +117,6 @@ def test_pools_and_submit_offer_a_hip_check_on_the_emulated_device(stack: Stack,
 
 
 @pytest.mark.integration
-@pytest.mark.agent_path
 @pytest.mark.usefixtures("problems_loaded")
 def test_submit_checks_a_hip_kernel_on_the_emulated_device(stack: Stack, emulating_pool: Any, owner: Any,
                                                            tmp_path: Path) -> None:
