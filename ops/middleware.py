@@ -77,6 +77,15 @@ ENDPOINTS: dict[str, Callable[[HttpRequest], HttpResponse]] = {
     "/healthz": healthz, "/readyz": readyz, "/metrics": metrics}
 # Django wraps the driver's errors, psycopg_pool's PoolTimeout (no connection in time) included.
 DATABASE_DOWN = (OperationalError, InterfaceError)
+# PostgreSQL's SQLSTATEs of a database that answered but gave up on this request for another's sake:
+# serialization failure, deadlock, lock not available. SQLite says "database is locked".
+DATABASE_BUSY_SQLSTATES = {"40001", "40P01", "55P03"}
+
+
+def _database_busy(exception: Exception) -> bool:
+    driver_error = exception.__cause__
+    return (getattr(driver_error, "sqlstate", None) in DATABASE_BUSY_SQLSTATES
+            or "database is locked" in str(exception))
 
 
 class OpsMiddleware:
@@ -101,9 +110,12 @@ class OpsMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not isinstance(exception, DATABASE_DOWN):
             return None
-        log.warning("%s %s: the database does not answer (%s)", request.method, request.path,
+        busy = _database_busy(exception)
+        log.warning("%s %s: the database %s (%s)", request.method, request.path,
+                    "gave up on it for another request's sake" if busy else "does not answer",
                     type(exception).__name__)
-        response = _json({"message": "The database is not answering; retry in a few seconds.",
-                          "extra": {"retry_after_s": RETRY_AFTER_S}}, 503)
+        message = ("The database was busy with other requests; retry in a few seconds." if busy
+                   else "The database is not answering; retry in a few seconds.")
+        response = _json({"message": message, "extra": {"retry_after_s": RETRY_AFTER_S}}, 503)
         response["Retry-After"] = str(RETRY_AFTER_S)
         return response

@@ -153,3 +153,26 @@ def test_a_database_outage_answers_503_with_retry_after_not_500(monkeypatch: Any
     response = api_as(owner).get("/api/v1/problems")
     assert response.status_code == 503 and response["Retry-After"] == "5"
     assert response.json()["message"] == "The database is not answering; retry in a few seconds."
+
+
+class DriverError(Exception):
+    """What psycopg raises under Django's OperationalError: its SQLSTATE says why."""
+
+    def __init__(self, sqlstate: str) -> None:
+        super().__init__(sqlstate)
+        self.sqlstate = sqlstate
+
+
+@pytest.mark.parametrize("cause", [DriverError("40P01"), DriverError("40001"), DriverError("55P03"), None],
+                         ids=["deadlock", "serialization", "lock-timeout", "sqlite-locked"])
+def test_a_request_the_database_gave_up_on_answers_503_saying_it_was_busy(
+        monkeypatch: Any, owner: Any, api_as: Any, cause: Any) -> None:
+    def busy(*args: Any, **kwargs: Any) -> Any:
+        error = OperationalError("database is locked" if cause is None else "deadlock detected")
+        error.__cause__ = cause
+        raise error
+
+    monkeypatch.setattr("submissions.apis.problem_list", busy)
+    response = api_as(owner).get("/api/v1/problems")
+    assert response.status_code == 503 and response["Retry-After"] == "5"
+    assert response.json()["message"] == "The database was busy with other requests; retry in a few seconds."
