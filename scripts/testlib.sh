@@ -14,7 +14,7 @@ pytest_run() {  # pytest exit 5 means nothing was collected: never a silent succ
   local rc=0
   $PY -m pytest "$@" || rc=$?
   if [ "$rc" -eq 5 ]; then
-    echo "test.sh: pytest collected no tests for: $*" >&2
+    echo "${0##*/}: pytest collected no tests for: $*" >&2
     return 1
   fi
   return "$rc"
