@@ -307,6 +307,10 @@ if HIPJUDGE_MAX_SOURCE_BYTES > AGENT_MAX_SOURCE_BYTES:  # accepted here, every j
 # Seconds a web process reuses the problem and pool rows it read for a new submission (0: never).
 # Edits made in the same process apply at once; edits made elsewhere after at most this long.
 HIPJUDGE_LOOKUP_CACHE_TTL = env_float("HIPJUDGE_LOOKUP_CACHE_TTL", 2.0, minimum=0)
+# Seconds of timed runs the agent spends on each benchmark case at most (its stopping rule's cap; the
+# agents clamp it to 30 s). 0: the agent's own default, 2 s. Less costs fewer GPU-seconds per
+# benchmark or leaderboard submission and gives wider confidence intervals.
+HIPJUDGE_CASE_BUDGET_S = env_float("HIPJUDGE_CASE_BUDGET_S", 0.0, minimum=0, maximum=30)
 # A submission waits at most this long for a VM before it ends with a reason.
 HIPJUDGE_QUEUE_TIMEOUT = env_int("HIPJUDGE_QUEUE_TIMEOUT", 3600, minimum=10)
 # Dispatch attempts per submission: a VM lost mid-job re-queues it once, then it ends in ERROR.

@@ -63,6 +63,13 @@ def compile_cache_scope(*, user_id: int) -> str:
     return hmac.new(key, f"compile-cache-scope/{user_id}".encode(), hashlib.sha256).hexdigest()[:32]
 
 
+def job_limits() -> dict[str, float]:
+    """What the job asks of the agent's limits (agent.limits.Limits): only what is configured here;
+    the agent's defaults hold for the rest."""
+    budget = settings.HIPJUDGE_CASE_BUDGET_S
+    return {"case_budget_s": budget} if budget > 0 else {}
+
+
 def job_payload(submission: Submission) -> dict[str, Any]:
     payload = {
         "id": submission.job_id,
@@ -70,7 +77,7 @@ def job_payload(submission: Submission) -> dict[str, Any]:
         "language": submission.language,
         "source": submission.source,
         "mode": submission.mode,
-        "limits": {},
+        "limits": job_limits(),
         "seed": None,
         "cache_scope": compile_cache_scope(user_id=submission.user_id),
     }
