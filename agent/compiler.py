@@ -103,11 +103,36 @@ def toolchain_versions() -> dict[str, str | None]:
 
 
 @cache
-def newest_hip_arch() -> str | None:
-    """The newest of gfx942/gfx940/gfx90a this hipcc accepts (a tiny compile per candidate)."""
+def newest_hip_arch(cache_dir: Path | None = None) -> str | None:
+    """The newest of gfx942/gfx940/gfx90a this hipcc accepts: a tiny compile per candidate (about
+    0.5 s of CPU each), remembered per hipcc version in `cache_dir` when given, like the eviction
+    helper, so that each new agent process does not probe again."""
     tc = toolchain("hip")
     if tc is None:
         return None
+    if cache_dir is None:
+        return _probe_hip_arch(tc)
+    key = hashlib.sha256("\0".join([tc.version, *HIP_ARCH_CANDIDATES]).encode()).hexdigest()[:24]
+    remembered = cache_dir / f"hip-arch-{key}.txt"
+    try:
+        known = remembered.read_text().strip()
+        if known in HIP_ARCH_CANDIDATES:
+            return known
+    except OSError:
+        pass
+    arch = _probe_hip_arch(tc)
+    if arch is not None:  # a failed probe (a timeout on a busy machine) is tried again next time
+        tmp = remembered.with_suffix(f".tmp{os.getpid()}")
+        try:
+            cache_dir.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(arch)
+            os.replace(tmp, remembered)  # atomic: another agent never reads half a name
+        except OSError:
+            tmp.unlink(missing_ok=True)  # not remembered: the next agent probes again
+    return arch
+
+
+def _probe_hip_arch(tc: Toolchain) -> str | None:
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:

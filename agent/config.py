@@ -52,7 +52,7 @@ class AgentConfig:
         """The target to compile a language for: this GPU's, or for a compile-only check elsewhere
         the newest target the local toolchain knows."""
         if language == "hip":
-            return self.arch if self.device == "hip" else (newest_hip_arch() or DEFAULT_ARCH["hip"])
+            return self.arch if self.device == "hip" else (newest_hip_arch(self.build_dir) or DEFAULT_ARCH["hip"])
         if language == "cuda":
             return self.arch if self.device == "cuda" else "sm_80"
         return None

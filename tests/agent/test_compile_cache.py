@@ -106,3 +106,28 @@ def test_whether_a_build_was_cached_is_never_shown_across_users(judge_config: Ag
     assert cached(first_user) is True  # the author's own rebuild is served from the cache
     assert cached(second_user) is False  # another user learns nothing: a real compile
     assert cached(None) is False and cached(None) is False  # no scope (agent run): never cached
+
+
+def test_the_hip_target_probe_is_remembered_per_hipcc_in_the_build_folder(tmp_path, monkeypatch):
+    """Each agent process would otherwise compile a probe per candidate target (~0.5 s of CPU each)."""
+    from agent import compiler
+
+    probes: list[str] = []
+    monkeypatch.setattr(compiler, "toolchain", lambda language: compiler.Toolchain("hip", "hipcc", "HIP 6.1"))
+    monkeypatch.setattr(compiler, "_probe_hip_arch", lambda tc: probes.append(tc.version) or "gfx90a")
+    compiler.newest_hip_arch.cache_clear()
+    try:
+        assert compiler.newest_hip_arch(tmp_path) == "gfx90a" and probes == ["HIP 6.1"]
+        compiler.newest_hip_arch.cache_clear()  # a new agent process
+        assert compiler.newest_hip_arch(tmp_path) == "gfx90a" and probes == ["HIP 6.1"]  # read, not probed
+
+        (remembered,) = tmp_path.glob("hip-arch-*.txt")
+        remembered.write_text("gfx1337; rm -rf /")  # not a name the agent would have written: probed again
+        compiler.newest_hip_arch.cache_clear()
+        assert compiler.newest_hip_arch(tmp_path) == "gfx90a" and len(probes) == 2
+
+        monkeypatch.setattr(compiler, "toolchain", lambda language: compiler.Toolchain("hip", "hipcc", "HIP 6.2"))
+        compiler.newest_hip_arch.cache_clear()  # another hipcc: its own probe
+        assert compiler.newest_hip_arch(tmp_path) == "gfx90a" and probes[-1] == "HIP 6.2"
+    finally:
+        compiler.newest_hip_arch.cache_clear()

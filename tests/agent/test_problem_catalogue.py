@@ -31,6 +31,7 @@ import numpy as np
 import pytest
 import yaml
 
+from agent.compiler import HIP_ARCH_CANDIDATES, newest_hip_arch
 from agent.problems import (
     LANGUAGES,
     SOURCE_SUFFIX,
@@ -49,7 +50,6 @@ SLUGS = sorted(d.name for d in PROBLEMS.iterdir() if (d / "problem.yaml").is_fil
 REQUIRED = {"vector-add", "leaky-relu", "softmax", "sum-reduction", "matrix-transpose", "prefix-sum",
             "matmul-fp32", "histogram"}
 SOLUTION_FILES = {"cpp": "cpp.cpp", "hip": "hip.hip", "cuda": "cuda.cu", "wrong": "wrong.cpp"}
-HIP_ARCHS = ("gfx942", "gfx940", "gfx90a")  # newest first
 CUDA_ARCH = "sm_80"  # no GPU here, so no -arch=native
 JOBS = 2  # compilers run at most two at a time (small shared CI machines)
 COMPILE_TIMEOUT = 300
@@ -221,12 +221,6 @@ def test_wrong_solution_mismatches(slug: str, host_libs: dict[tuple[str, str], P
 
 # ---- (c) hip and (d) cuda / cpp templates compile --------------------------------------------------
 
-TINY_HIP = """#include <hip/hip_runtime.h>
-__global__ void k(float* x) { x[threadIdx.x] = 1.0f; }
-extern "C" void f(float* x) { hipLaunchKernelGGL(k, dim3(1), dim3(64), 0, 0, x); }
-"""
-
-
 def hip_env(scratch: Path) -> dict[str, str]:
     # nvcc is installed too: without HIP_PLATFORM=amd, hipcc would hand the source to nvcc. hipcc also
     # leaves scratch directories in TMPDIR: point it at the test's own temporary directory.
@@ -238,18 +232,15 @@ def hipcc_cmd(arch: str, src: Path, out: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def hip_arch(tmp_path_factory: pytest.TempPathFactory) -> str:
+def hip_arch(shared_agent_builds: Path) -> str:
+    """The target the agent compiles HIP for without a GPU: its probe, remembered in the run's
+    shared build folder like every agent's."""
     if shutil.which("hipcc") is None:
         pytest.skip("hipcc is not installed (apt-get install hipcc): HIP sources not compiled")
-    work = tmp_path_factory.mktemp("hip-arch")
-    src = work / "tiny.hip"
-    src.write_text(TINY_HIP)
-    for arch in HIP_ARCHS:
-        done = subprocess.run(hipcc_cmd(arch, src, work / f"{arch}.so"), capture_output=True, text=True,
-                              env=hip_env(work), timeout=COMPILE_TIMEOUT)
-        if done.returncode == 0:
-            return arch
-    pytest.skip(f"this hipcc accepts none of {', '.join(HIP_ARCHS)}")
+    arch = newest_hip_arch(shared_agent_builds)
+    if arch is None:
+        pytest.skip(f"this hipcc accepts none of {', '.join(HIP_ARCH_CANDIDATES)}")
+    return arch
 
 
 @pytest.fixture(scope="module")
