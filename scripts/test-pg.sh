@@ -9,11 +9,17 @@ PG_URL=${HIPJUDGE_TEST_PG_URL:-postgres://postgres@127.0.0.1:5432/test}
 REDIS_TEST_URL=${HIPJUDGE_TEST_REDIS_URL:-redis://127.0.0.1:6379/9}
 source scripts/testlib.sh
 
-# The agent and the dstack layer never touch Django's database: no second run for them.
-# The API contract (Schemathesis, a generated client) does not depend on the database: once is enough.
+# Once is enough, in the SQLite pass, for what the database cannot change:
+# - the agent, the dstack layer and the browser never touch Django's database;
+# - the API contract (Schemathesis, a generated client) and the CLI are clients of the API, whose
+#   server side the real path (tests/integration/test_real_path.py) drives here on PostgreSQL;
+# - the dstack backend against a local dstack server does one step at a time in one process, on row
+#   locks that the racing tests here prove (test_row_locks, test_concurrent_dispatch, test_policy),
+#   and its two dstack servers cost about 25 s of CPU.
 procs=${HIPJUDGE_TEST_PG_PROCESSES:-2}
 again=(-n "$procs" --dist loadgroup -m "integration and not contract" --ignore=tests/agent
-       --ignore=tests/fleets/dstack --ignore=tests/browser --ignore=tests/faults)
+       --ignore=tests/fleets/dstack --ignore=tests/browser --ignore=tests/faults --ignore=tests/cli
+       --ignore=tests/fleets/test_dstack_backend.py)
 if answers 127.0.0.1 6379; then
   echo "== pytest -m integration: PostgreSQL ($PG_URL), Redis broker ($REDIS_TEST_URL), $procs processes"
   # A queue name of our own: other runs sharing this Redis never take our tasks.
