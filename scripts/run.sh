@@ -7,6 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
+# Keep compiled bytecode even where the environment says not to: make setup compiles none, and each
+# of the web, worker and agent processes would otherwise compile everything it imports at each start.
+export PYTHONDONTWRITEBYTECODE=
 HOST=${HIPJUDGE_HOST:-127.0.0.1}
 PORT=${HIPJUDGE_PORT:-8000}
 

@@ -14,6 +14,9 @@ cd "$(dirname "$0")/.."
 
 PY=${HIPJUDGE_PYTHON:-.venv/bin/python}
 [ -x "$PY" ] || PY=$(command -v python3)
+# make setup compiles no bytecode: the first process to import a module writes it (silently skipped
+# where the environment is read-only), even where the environment says not to.
+export PYTHONDONTWRITEBYTECODE=
 role=${1:-}
 
 need() {  # the variables without which several hosts cannot work together

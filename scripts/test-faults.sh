@@ -7,6 +7,8 @@
 # Arguments go to pytest. Prints the figures at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+source scripts/testlib.sh
 PG_URL=${HIPJUDGE_TEST_PG_URL:-postgres://postgres@127.0.0.1:5432/test}
 if ! command -v redis-server >/dev/null; then
   echo "test-faults.sh: redis-server is not installed: the fault test is skipped" >&2
@@ -15,7 +17,7 @@ fi
 echo "== pytest tests/faults: PostgreSQL ($PG_URL) through the test's proxy, the test's own redis-server"
 rc=0
 # REDIS_URL empty: the pytest process itself needs no broker; the servers it starts get their own.
-DATABASE_URL=$PG_URL REDIS_URL= .venv/bin/python -m pytest tests/faults -m faults -s "$@" || rc=$?
+DATABASE_URL=$PG_URL REDIS_URL= $PY -m pytest tests/faults -m faults -s "$@" || rc=$?
 if [ "$rc" -eq 5 ]; then  # nothing collected: fine when arguments (e.g. -k sse from make test's) chose other tests
   [ $# -gt 0 ] && exit 0
   echo "test-faults.sh: pytest collected no tests" >&2

@@ -12,10 +12,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 source scripts/testlib.sh
-# A run starts hundreds of Python processes (pytest's, servers, agents) that import the same modules:
-# let them keep compiled bytecode and pytest's rewritten test modules (in __pycache__, ignored by git)
-# even where the environment says not to, which costs about 3 s of CPU per pytest process alone.
-export PYTHONDONTWRITEBYTECODE=
 
 bash scripts/lint.sh
 

@@ -1,4 +1,10 @@
-# Sourced by scripts/test.sh and scripts/test-pg.sh (from the repository root, PY set).
+# Sourced by scripts/test.sh, test-pg.sh and test-faults.sh (from the repository root, PY set).
+
+# A run starts hundreds of Python processes (pytest's, servers, agents) that import the same modules:
+# let them keep compiled bytecode (make setup compiles none) and pytest's rewritten test modules (in
+# __pycache__, ignored by git) even where the environment says not to, which costs about 3 s of CPU
+# per pytest process alone.
+export PYTHONDONTWRITEBYTECODE=
 
 answers() {  # host port: does a server answer there?
   $PY - "$1" "$2" <<'PYEOF'
