@@ -13,6 +13,7 @@ the sandbox may not see, and one compiled solution works with any build of the s
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import logging
 import os
@@ -90,6 +91,21 @@ def build_runtime(cache_dir: Path) -> Path | None:
     if library.is_file():
         return library
     library.parent.mkdir(parents=True, exist_ok=True)
+    # One build at a time per folder (a lock on the folder itself: nothing left behind): agents that
+    # start together on one shared folder (make test's runs) wait for the first build instead of
+    # each compiling the same units again.
+    folder = os.open(library.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        try:
+            fcntl.flock(folder, fcntl.LOCK_EX)
+        except OSError:  # a file system without locks: builds may overlap, each still atomic
+            pass
+        return library if library.is_file() else _build(library)
+    finally:
+        os.close(folder)  # releases the lock
+
+
+def _build(library: Path) -> Path | None:
     with tempfile.TemporaryDirectory(dir=library.parent, prefix=".hjemu-build-") as tmp:
         units = sorted(RUNTIME_DIR.glob("*.cpp"))
         objects = [Path(tmp, f"{unit.stem}.o") for unit in units]

@@ -33,6 +33,31 @@ def test_the_key_follows_the_compiler_and_the_sources(monkeypatch: pytest.Monkey
     assert build.runtime_key("g++ 12") != first
 
 
+def test_agents_starting_together_build_the_runtime_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    commands: list[list[str]] = []
+    lock = threading.Lock()
+
+    def compile_slowly(command: list[str]) -> bool:
+        with lock:
+            commands.append(command)
+        time.sleep(0.05)  # long enough for the other agent to look for the library meanwhile
+        Path(command[command.index("-o") + 1]).write_bytes(b"built")
+        return True
+
+    monkeypatch.setattr(build, "gxx_version", lambda: "g++ 12")
+    monkeypatch.setattr(build, "_run", compile_slowly)
+    with ThreadPoolExecutor(max_workers=3) as agents:
+        built = list(agents.map(build.build_runtime, [tmp_path] * 3))
+    assert built[0] is not None and built == [built[0]] * 3 and built[0].read_bytes() == b"built"
+    units = len(list(build.RUNTIME_DIR.glob("*.cpp")))
+    assert len(commands) == units + 1  # one build: each unit, then the link
+    assert sorted(p.name for p in tmp_path.iterdir()) == [built[0].name]  # no lock file, no scratch
+
+
 def test_no_compiler_no_runtime(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(build, "gxx_version", lambda: None)
     assert build.build_runtime(tmp_path) is None
