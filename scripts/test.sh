@@ -1,19 +1,17 @@
 #!/usr/bin/env bash
-# The whole test suite: ruff, mypy, then pytest on SQLite with the ORM broker (the embedded
+# The whole test suite: ruff and mypy, and pytest on SQLite with the ORM broker (the embedded
 # default). When PostgreSQL answers on this machine, the tests that touch the database with real
 # processes (-m integration) run again against it and Redis (scripts/test-pg.sh), as the repository
 # contract asks, and so does the fault test (scripts/test-faults.sh). Arguments go to every pytest
 # run (e.g. `scripts/test.sh -x -k sse`).
 #
 # The three runs go at once: each mostly waits (on servers, agents, compilers, timed faults), and
-# one after the other they left this 2-core machine about a quarter idle. The PostgreSQL pass and the
-# fault test write to logs that are printed after the SQLite pass, each whole.
+# one after the other they left this 2-core machine about a quarter idle. The lint, the PostgreSQL
+# pass and the fault test write to logs that are printed after the SQLite pass, each whole.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 source scripts/testlib.sh
-
-bash scripts/lint.sh
 
 logs=$(mktemp -d)
 # The three runs' agents share one folder for their own builds (agent.config.BUILD_DIR_ENV): the
@@ -25,6 +23,9 @@ stop_background() {
   rm -rf "$logs"
 }
 trap stop_background EXIT
+# Lint beside the tests: mypy keeps one core busy for about 10 s while the tests start up.
+setsid bash scripts/lint.sh >"$logs/lint" 2>&1 &
+background+=($!)
 if answers 127.0.0.1 5432; then
   # Each in a process group of its own, so that an interrupted run stops everything it started.
   setsid bash scripts/test-pg.sh "$@" >"$logs/pg" 2>&1 &
@@ -48,7 +49,7 @@ for pid in "${background[@]}"; do
   [ "$rc" -ne 0 ] || rc=$bg_rc
 done
 background=()  # their process groups are gone: nothing left to stop
-for log in pg faults; do
+for log in lint pg faults; do
   if [ -f "$logs/$log" ]; then cat "$logs/$log"; fi
 done
 exit "$rc"
