@@ -77,7 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from agent.heap import keep_freed_memory
+
     args = build_parser().parse_args(argv)
+    keep_freed_memory()  # jobs reuse their arrays' memory instead of faulting in fresh pages
     return {"serve": cmd_serve, "run": cmd_run, "health": cmd_health}[args.command](args)
 
 

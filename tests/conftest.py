@@ -63,6 +63,15 @@ def shared_agent_builds(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.fixture(scope="session", autouse=True)
+def agent_heap() -> None:
+    """The tests that judge in this process do so with the heap settings of the agent's own process
+    (agent.cli.main): without them the comparisons' arrays fault in fresh pages at every run."""
+    from agent.heap import keep_freed_memory
+
+    keep_freed_memory()
+
+
 @pytest.fixture(autouse=True)
 def fresh_submission_lookups() -> None:
     """Each test's pools and problems are new rows (the previous test's were rolled back without
