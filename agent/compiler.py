@@ -103,15 +103,13 @@ def toolchain_versions() -> dict[str, str | None]:
 
 
 @cache
-def newest_hip_arch(cache_dir: Path | None = None) -> str | None:
+def newest_hip_arch(cache_dir: Path) -> str | None:
     """The newest of gfx942/gfx940/gfx90a this hipcc accepts: a tiny compile per candidate (about
-    0.5 s of CPU each), remembered per hipcc version in `cache_dir` when given, like the eviction
-    helper, so that each new agent process does not probe again."""
+    0.5 s of CPU each), remembered per hipcc version in `cache_dir`, like the eviction helper, so
+    that each new agent process does not probe again."""
     tc = toolchain("hip")
     if tc is None:
         return None
-    if cache_dir is None:
-        return _probe_hip_arch(tc)
     key = hashlib.sha256("\0".join([tc.version, *HIP_ARCH_CANDIDATES]).encode()).hexdigest()[:24]
     remembered = cache_dir / f"hip-arch-{key}.txt"
     try:

@@ -15,7 +15,6 @@ next one.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import logging
 
 MMAP_THRESHOLD = 256 * 1024 * 1024  # below this, arrays come from the heap and are reused
@@ -28,10 +27,9 @@ log = logging.getLogger(__name__)
 
 def keep_freed_memory() -> bool:
     """Set the thresholds (glibc only; elsewhere nothing changes). True when both were taken."""
-    name = ctypes.util.find_library("c")
     try:
-        libc = ctypes.CDLL(name)
-        mallopt = libc.mallopt
+        # The process's own symbols, libc's among them (find_library would run ldconfig at each start).
+        mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):  # not glibc (musl has no mallopt): its defaults stand
         return False
     mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int

@@ -13,6 +13,7 @@ the sandbox may not see, and one compiled solution works with any build of the s
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import logging
@@ -96,10 +97,8 @@ def build_runtime(cache_dir: Path) -> Path | None:
     # each compiling the same units again.
     folder = os.open(library.parent, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        try:
+        with contextlib.suppress(OSError):  # a file system without locks: builds may overlap, each atomic
             fcntl.flock(folder, fcntl.LOCK_EX)
-        except OSError:  # a file system without locks: builds may overlap, each still atomic
-            pass
         return library if library.is_file() else _build(library)
     finally:
         os.close(folder)  # releases the lock
