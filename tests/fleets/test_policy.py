@@ -14,7 +14,9 @@ import pytest
 from django.conf import settings as django_settings
 from django.core.exceptions import ValidationError
 from django.db import connection
+from django.utils import timezone
 
+from billing.services import credit_grant_create
 from core.clock import clock_use
 from fleets.models import Fleet, PoolPolicy, VMInstance, VMJob, VMState, validate_prewarm_hours
 from fleets.policy import Scale, idle_timeout_s, pool_view, reap_due_at, reap_plan, scale_decision
@@ -346,8 +348,6 @@ def test_at_the_hard_stop_no_pool_starts_vms_ahead_of_demand(pool: Fleet, clock:
 
 @pytest.fixture
 def make_grant(db: Any, clock: Clock) -> Callable[..., Any]:
-    from billing.services import credit_grant_create
-
     return lambda amount: credit_grant_create(name="grant", amount=amount, starts_at=clock.now - timedelta(days=1))
 
 
@@ -357,6 +357,10 @@ def make_grant(db: Any, clock: Clock) -> Callable[..., Any]:
                     "SQLite serializes writers, so it cannot show concurrent dispatchers racing")
 @pytest.mark.django_db(transaction=True)
 def test_racing_dispatchers_of_an_adaptive_pool_never_start_more_than_max_vms(queued_tasks: list[tuple]) -> None:
+    # Credit left: without a grant the paid pool is at the hard stop, and the first VM's billing (on
+    # commit) lowers its ceiling to one VM, so whether a second start happened depended on which thread
+    # won the race to the pool's row.
+    credit_grant_create(name="grant", amount=Decimal(1000), starts_at=timezone.now() - timedelta(days=1))
     pool = Fleet.objects.create(name="race", backend="sim", device="hip", max_vms=3, hourly_rate=Decimal(1),
                                 policy=PoolPolicy.ADAPTIVE, config={"agent": "none"})
     VMInstance.objects.create(fleet=pool, state=VMState.BUSY, job_ref="running")
