@@ -44,18 +44,26 @@ def test_a_malformed_setting_stops_the_process_at_start_up() -> None:
     assert "HIPJUDGE_QUOTA_DAILY='1OO': expected an integer" in result.stderr
 
 
-@pytest.mark.parametrize(("argv", "pooled"), [(["manage.py", "qcluster"], False), (["uvicorn"], True)])
-def test_a_worker_cluster_opens_plain_connections_and_a_web_process_pools_them(argv: list[str], pooled: bool) -> None:
+@pytest.mark.parametrize(("argv", "database_url", "pooled", "kept_s"), [
+    (["manage.py", "qcluster"], "postgres://nobody@127.0.0.1:9/none", False, 600),
+    (["uvicorn"], "postgres://nobody@127.0.0.1:9/none", True, 0),
+    (["manage.py", "qcluster"], "", False, 600),
+    (["uvicorn"], "", False, 0),
+])
+def test_a_worker_cluster_keeps_plain_connections_and_a_web_process_pools_them(
+        argv: list[str], database_url: str, pooled: bool, kept_s: int) -> None:
     """django-q2 forks its workers from the cluster process: a pool inherited across the fork hands two
-    processes one connection (the ORM broker then found it inside a transaction and took no task)."""
+    processes one connection (the ORM broker then found it inside a transaction and took no task). Its
+    processes keep their connections instead (django-q2 closes them all before a fork): the ORM
+    broker's pusher polls 20 times a second. A web process runs each request in a thread of its own."""
     code = (f"import sys; sys.argv = {argv!r}; import django; django.setup(); "
-            "from django.conf import settings; print('pool' in settings.DATABASES['default']['OPTIONS'])")
+            "from django.conf import settings; db = settings.DATABASES['default']; "
+            "print('pool' in db.get('OPTIONS', {}), db['CONN_MAX_AGE'])")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
                             env={"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "config.settings",
-                                 "DATABASE_URL": "postgres://nobody@127.0.0.1:9/none",
-                                 "HIPJUDGE_VAR_DIR": str(ROOT / "var")})
+                                 "DATABASE_URL": database_url, "HIPJUDGE_VAR_DIR": str(ROOT / "var")})
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == str(pooled)
+    assert result.stdout.split() == [str(pooled), str(kept_s)]
 
 
 def _variables_read() -> set[str]:
