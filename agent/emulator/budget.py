@@ -10,8 +10,10 @@ need 192 MiB).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-from agent.problems import Case, Problem
+if TYPE_CHECKING:  # only its types: the platform reads EMULATED_CASE_BYTES without numpy
+    from agent.problems import Case, Problem
 
 EMULATED_CASE_BYTES = 256 * 1024 * 1024
 
