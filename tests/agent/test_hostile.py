@@ -343,7 +343,8 @@ def test_a_hostile_submission_is_contained_and_classified(case: Hostile, judge_t
     if case.status is None:
         assert result["status"] not in ("ACCEPTED", "CHECKED"), result
     else:
-        assert result["status"] == case.status, result
+        # The reason whole (pytest cuts a long dict short): a timing refusal names every time it compared.
+        assert result["status"] == case.status, f"{result['status']}: {result.get('reason')}"
     for part in case.reason:
         assert part in result["reason"], result["reason"]
     if case.check is not None:
