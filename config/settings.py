@@ -145,7 +145,7 @@ _FORKS_WORKERS = sys.argv[1:2] == ["qcluster"]
 # its own, where a kept connection leaks. A worker cluster's processes each run on one thread, and
 # django-q2 closes every connection before it forks one: there a connection is kept, which spares
 # the ORM broker's pusher a new connection at each poll (20 a second: 8 % of a core for an idle
-# cluster on SQLite, 2 % with the connection kept).
+# cluster on SQLite, about 3.5 % with the connection kept).
 _CONN_MAX_AGE = env_int("HIPJUDGE_DB_CONN_MAX_AGE", 600 if _FORKS_WORKERS else 0, minimum=0)
 _database_url = env_opt_str("DATABASE_URL")
 if _database_url:
