@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
+import sys
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -188,3 +190,13 @@ def run_coroutine(coroutine: Coroutine[Any, Any, Any]) -> Any:
 
 def read_source(name: str, problem: str = "vector-add") -> str:
     return (PROBLEMS / problem / "solutions" / name).read_text()
+
+
+def django_process(code: str, argv: tuple[str, ...] = (), **env: str) -> subprocess.CompletedProcess[str]:
+    """`code` run after django.setup() in a new Python process with only `env` beside the settings
+    module (none of this process's variables), as `argv` would start it (e.g. manage.py qcluster)."""
+    set_argv = f"sys.argv = {list(argv)!r}; " if argv else ""
+    prelude = f"import sys; {set_argv}import django; django.setup(); "
+    return subprocess.run([sys.executable, "-c", prelude + code], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60, env={"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "config.settings",
+                                           "HIPJUDGE_VAR_DIR": str(ROOT / "var"), **env})

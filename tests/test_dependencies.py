@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import ast
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, django_process
 
 APPS = ("core", "accounts", "fleets", "submissions", "billing", "limits", "ops", "web")
 # app -> the apps (and first-party packages) its modules may import.
@@ -75,10 +73,7 @@ def test_web_and_worker_processes_start_without_numpy() -> None:
     """numpy is the agent's (inputs, references, comparisons): the platform reads only constants of
     the agent's modules, and a web or worker process that imported numpy at start-up paid about a
     tenth of a second more for each of the many it starts (tests start dozens)."""
-    code = ("import sys; sys.argv = ['manage.py', 'qcluster']; import django; django.setup(); import config.asgi; "
-            "import config.urls, submissions.tasks, fleets.tasks, billing.tasks; print('numpy' in sys.modules)")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                            env={"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "config.settings",
-                                 "HIPJUDGE_VAR_DIR": str(ROOT / "var")})
+    result = django_process("import config.asgi, config.urls, submissions.tasks, fleets.tasks, billing.tasks; "
+                            "print('numpy' in sys.modules)", ("manage.py", "qcluster"))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"

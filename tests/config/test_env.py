@@ -4,14 +4,12 @@ variable the code reads."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_bool, env_float, env_int, env_list, env_opt_str, env_str
-from tests.conftest import ROOT
+from tests.conftest import ROOT, django_process
 
 
 def test_unset_or_blank_means_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -36,10 +34,7 @@ def test_a_malformed_value_names_the_variable(monkeypatch: pytest.MonkeyPatch, r
 
 
 def test_a_malformed_setting_stops_the_process_at_start_up() -> None:
-    result = subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=ROOT, capture_output=True,
-                            text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "HIPJUDGE_QUOTA_DAILY": "1OO",
-                                                        "DJANGO_SETTINGS_MODULE": "config.settings",
-                                                        "HIPJUDGE_VAR_DIR": str(ROOT / "var")})
+    result = django_process("", HIPJUDGE_QUOTA_DAILY="1OO")
     assert result.returncode != 0
     assert "HIPJUDGE_QUOTA_DAILY='1OO': expected an integer" in result.stderr
 
@@ -56,12 +51,9 @@ def test_a_worker_cluster_keeps_plain_connections_and_a_web_process_pools_them(
     processes one connection (the ORM broker then found it inside a transaction and took no task). Its
     processes keep their connections instead (django-q2 closes them all before a fork): the ORM
     broker's pusher polls 20 times a second. A web process runs each request in a thread of its own."""
-    code = (f"import sys; sys.argv = {argv!r}; import django; django.setup(); "
-            "from django.conf import settings; db = settings.DATABASES['default']; "
-            "print('pool' in db.get('OPTIONS', {}), db['CONN_MAX_AGE'])")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                            env={"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "config.settings",
-                                 "DATABASE_URL": database_url, "HIPJUDGE_VAR_DIR": str(ROOT / "var")})
+    result = django_process("from django.conf import settings; db = settings.DATABASES['default']; "
+                            "print('pool' in db.get('OPTIONS', {}), db['CONN_MAX_AGE'])",
+                            tuple(argv), DATABASE_URL=database_url)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == [str(pooled), str(kept_s)]
 
