@@ -35,13 +35,17 @@ from agent.timing_checks import MIN_RUNS, fresh_anomaly, gpu_times, implausible
 from agent.verify import Mutation, check_outputs, modified_inputs
 
 # Fresh input sets, each timed once after the runs on set A, next to a neighbour: a call on set A
-# with a few changes, timed right after it (and after an untimed call that lets a kernel holding
-# state catch up with set A). The fastest fresh call is compared with the fastest neighbour: both
-# are measured under the same load. On a busy machine a call now and then waits for a CPU, so more
-# rounds follow, one at a time, while the comparison is not yet fair: while every fresh call so
-# far is much slower than every neighbour (an honest kernel gets more chances), or while every
-# neighbour is still much slower than the timed runs were (a kernel carrying work over from
-# earlier calls gets a neighbour that shows its real speed).
+# with a few changes. Both timed calls of a round follow the same steps (an untimed call on set A,
+# which also lets a kernel holding state catch up with set A; the inputs written; the timed call)
+# and a coin picks which comes first. When only the neighbour followed an untimed call and the
+# fresh call always came first, an honest kernel's fresh calls ran a steady 2-2.5x slower through a
+# whole run on a machine whose other processes thrash the caches: near the 3x that marks work
+# carried over. The fastest fresh call is compared with the fastest neighbour: both are measured
+# under the same load. On a busy machine a call now and then waits for a CPU, so more rounds
+# follow, one at a time, while the comparison is not yet fair: while every fresh call so far is
+# much slower than every neighbour (an honest kernel gets more chances), or while every neighbour
+# is still much slower than the timed runs were (a kernel carrying work over from earlier calls
+# gets a neighbour that shows its real speed).
 FRESH_SETS = ("B", "C", "D", "E", "F", "G", "H", "I")
 FRESH_ROUNDS_ALWAYS = 2
 NOISY_NEIGHBOURS = 1.25  # the fastest neighbour against the fastest timed run
@@ -95,8 +99,7 @@ class BenchCase:
         original = self.inputs("A")
         self.write(original)
         for _ in range(s["warmup"]):
-            self.caller.poison()
-            self.caller.call()
+            self._untimed_call()
         walls: list[float] = []
         events: list[float] = []
         partner: list[float] = []
@@ -141,8 +144,24 @@ class BenchCase:
     def _fresh_round(self, input_set: str, original: dict[str, np.ndarray],
                      rng: np.random.Generator) -> tuple[float, float, float, float]:
         fresh = self.inputs(input_set)
+        if rng.random() < 0.5:
+            wall, event = self._fresh_call(fresh, original)
+            neighbour_wall, neighbour_event = self._neighbour_call(original, rng)
+        else:
+            neighbour_wall, neighbour_event = self._neighbour_call(original, rng)
+            wall, event = self._fresh_call(fresh, original)
+        return wall, event, neighbour_wall, neighbour_event
+
+    def _untimed_call(self) -> None:
+        """A whole call on set A (in the buffers now), its time unused."""
+        self.caller.poison()
+        self.caller.call()
+
+    def _fresh_call(self, fresh: dict[str, np.ndarray], original: dict[str, np.ndarray]) -> tuple[float, float]:
+        """A timed call on `fresh`, verified; set A is back in the buffers afterwards."""
+        self._untimed_call()
         self.write(fresh)
-        wall, event = self.timed_call()
+        timed = self.timed_call()
         message = check_outputs(self.problem, self.case, fresh, self.caller.outputs_now(), reveal=self.reveal_values)
         if message:
             raise Refused("WRONG_ANSWER", "a timed run on fresh inputs gave a wrong result (are results cached "
@@ -150,12 +169,15 @@ class BenchCase:
         if message := modified_inputs(self.access, fresh):
             raise Refused("WRONG_ANSWER", message)
         self.write(original)
-        self.caller.poison()
-        self.caller.call()
+        return timed
+
+    def _neighbour_call(self, original: dict[str, np.ndarray], rng: np.random.Generator) -> tuple[float, float]:
+        """A timed call on set A with a few changes (undone afterwards)."""
+        self._untimed_call()
         mutation = Mutation.draw(original, self.settings["mutations"], rng)
-        neighbour_wall, neighbour_event = self.timed_call(mutation)
+        timed = self.timed_call(mutation)
         mutation.undo(self.access, original)
-        return wall, event, neighbour_wall, neighbour_event
+        return timed
 
     def _neighbours_and_fresh(self, rounds: list[tuple[float, float, float, float]]) -> tuple[list[float],
                                                                                               list[float]]:
