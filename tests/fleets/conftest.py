@@ -10,6 +10,7 @@ Django is imported inside fixtures only: the dstack layer's tests never touch it
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -26,8 +27,12 @@ TEST_IMAGE = "rocm/dev-ubuntu-22.04:6.2.4@sha256:" + "0123456789abcdef" * 4
 
 def _serve(tmp_path_factory: pytest.TempPathFactory, *, background: bool) -> Iterator[LocalDstack]:
     base = tmp_path_factory.mktemp("dstack-frozen" if not background else "dstack")
+    # The session's folder, which pytest-xdist's workers share (each has a folder of its own in it).
+    session = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        session = session.parent
     try:
-        server = start_local_dstack(base, background_processing=background)
+        server = start_local_dstack(base, background_processing=background, template=session / "dstack-template")
     except DstackUnavailable as e:
         pytest.skip(f"local dstack server unavailable: {e}")
     try:

@@ -1,7 +1,12 @@
 """Start and stop a real `dstack server` on 127.0.0.1 for tests (importable outside pytest too).
 
 The server gets a fresh HOME (so a fresh SQLite database, project `main`, no backends), the admin
-token through DSTACK_SERVER_ADMIN_TOKEN, and a log file. It must never reach the internet:
+token through DSTACK_SERVER_ADMIN_TOKEN, and a log file. With a template folder (shared by the
+servers of one test session), only the first server creates its database: about 12 s of CPU here,
+most of it the migrations. Its state right after start-up (the database, copied with SQLite's backup
+API while the server runs, and the server's config) and its token go to the template, and later
+servers start from a copy of them in about 3 s of CPU. The token comes with the copy: the server
+reads DSTACK_SERVER_ADMIN_TOKEN only when it creates the admin user. It must never reach the internet:
 - `dstack` (the CLI) checks get.dstack.ai for updates once a day per HOME: a fresh `last_check`
   file makes it skip that;
 - the server preloads the gpuhunt offer catalog from S3 every 10 minutes: GPUHUNT_CATALOG_URL
@@ -11,13 +16,16 @@ token through DSTACK_SERVER_ADMIN_TOKEN, and a log file. It must never reach the
 
 from __future__ import annotations
 
+import fcntl
 import os
 import secrets
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,8 +118,44 @@ def server_env(home: Path, token: str, *, background_processing: bool) -> dict[s
 
 
 def start_local_dstack(
-    base_dir: Path, *, background_processing: bool = True, startup_timeout_s: float = 120.0
+    base_dir: Path, *, background_processing: bool = True, startup_timeout_s: float = 120.0,
+    template: Path | None = None,
 ) -> LocalDstack:
+    """A ready server in `base_dir`; with `template`, from the template's copy when it holds one,
+    else the server's own state becomes the template (one server at a time creates it)."""
+    if template is None:
+        return _start(base_dir, secrets.token_hex(16), background_processing, startup_timeout_s)
+    template.mkdir(parents=True, exist_ok=True)
+    with open(template / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        token_file = template / "token"
+        if token_file.exists():
+            shutil.copytree(template / "server", _server_dir(base_dir / "home"))
+            return _start(base_dir, token_file.read_text(), background_processing, startup_timeout_s)
+        server = _start(base_dir, secrets.token_hex(16), background_processing, startup_timeout_s)
+        try:
+            _save_template(server, template)
+        except (OSError, sqlite3.Error):
+            pass  # no template: the next server creates its own database, as this one did
+        return server
+
+
+def _server_dir(home: Path) -> Path:
+    return home / ".dstack" / "server"
+
+
+def _save_template(server: LocalDstack, template: Path) -> None:
+    source = _server_dir(server.home)
+    target = template / "server"
+    (target / "data").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source / "config.yml", target / "config.yml")
+    with closing(sqlite3.connect(source / "data" / "sqlite.db")) as live, \
+            closing(sqlite3.connect(target / "data" / "sqlite.db")) as copy:
+        live.backup(copy)  # a consistent copy of a database the server is writing to
+    (template / "token").write_text(server.token)  # last: a template without it is not used
+
+
+def _start(base_dir: Path, token: str, background_processing: bool, startup_timeout_s: float) -> LocalDstack:
     executable = dstack_executable()
     if executable is None:
         raise DstackUnavailable("the `dstack` executable is not installed (pip install 'dstack[server]')")
@@ -121,7 +165,6 @@ def start_local_dstack(
         stamp = home / ".cache" / ".dstack" / channel / "last_check"
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.touch()
-    token = secrets.token_hex(16)
     port = free_port()
     log_path = base_dir / "dstack-server.log"
     with open(log_path, "wb") as log:
