@@ -37,6 +37,20 @@ class JudgeEvent:
     at: float  # time.monotonic() when it was emitted
 
 
+def descriptors_open_on(matches: Callable[[str], bool]) -> int:
+    """How many of this process's descriptors are open on what `matches` accepts (the target of
+    /proc/self/fd/N). A test counts its own kind only: pytest-xdist runs many tests in one process,
+    and the garbage collector closing an earlier test's file meanwhile once made a count of every
+    descriptor drop by one in a make test."""
+    held = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            held += matches(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            continue  # closed since the listing (the listing's own descriptor among them)
+    return held
+
+
 def problem_dirs() -> list[Path]:
     """Every problem folder, found at collection time: new problems are picked up automatically.
     (Each test loads its own problem, so one broken bundle fails only its own tests.)"""

@@ -34,12 +34,17 @@ from agent.devices.gpu_access import GUARD_BYTES, GpuAccess
 from agent.limits import MIB, ProcessLimits
 from agent.sandbox import BwrapSandbox
 from agent.shared import BufferSpec
+from tests.agent.conftest import descriptors_open_on
 
 SPECS = [BufferSpec("a", np.dtype(np.float32), (10,), False), BufferSpec("b", np.dtype(np.int64), (3,), True)]
 
 
+MEMFD_NAME = "fd-sharing-test"
+
+
 def open_fds() -> int:
-    return len(os.listdir("/proc/self/fd"))
+    """How many of this module's memfds this process still holds."""
+    return descriptors_open_on(lambda target: target.startswith(f"/memfd:{MEMFD_NAME}"))
 
 
 @pytest.fixture
@@ -52,7 +57,7 @@ def channels() -> Iterator[tuple[ch.ParentChannel, ch.ChildChannel]]:
 
 
 def send_memfds(child: ch.ChildChannel, kind: bytes, count: int) -> None:
-    fds = [os.memfd_create(f"buffer {k}") for k in range(count)]
+    fds = [os.memfd_create(f"{MEMFD_NAME} {k}") for k in range(count)]
     for k, fd in enumerate(fds):
         os.write(fd, f"buffer {k}".encode())
     child.send(kind, bytes(IPC_HANDLE_BYTES * count), fds)

@@ -28,7 +28,7 @@ from agent.sandbox import Outcome, Sandbox
 from agent.shared import LEAD_BYTES, PAGE, TRAIL_BYTES, Arena, BufferSpec, host_layout, is_poison, poison_byte
 from agent.timing_checks import fresh_anomaly, gpu_times, implausible, overhead_bound
 from agent.verify import Mutation
-from tests.agent.conftest import ROOT, load_problem
+from tests.agent.conftest import ROOT, descriptors_open_on, load_problem
 
 F32 = np.dtype(np.float32)
 
@@ -52,14 +52,15 @@ def test_a_message_longer_than_the_cap_is_refused_not_buffered(channel_pair):
 
 def test_descriptors_the_child_passes_are_closed_by_the_kernel_and_refused(channel_pair):
     parent, child = channel_pair
-    before = len(os.listdir("/proc/self/fd"))
+    before = descriptors_open_on(os.readlink("/proc/self/fd/2").__eq__)
     passed = [os.dup(2) for _ in range(50)]
     child.sendmsg([b"B"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack(f"{len(passed)}i", *passed))])
     for fd in passed:
         os.close(fd)
     with pytest.raises(ch.ProtocolError, match="file descriptors"):
         parent.receive()
-    assert len(os.listdir("/proc/self/fd")) == before
+    assert descriptors_open_on(os.readlink("/proc/self/fd/2").__eq__) == before
+
 
 
 @pytest.mark.parametrize("body, reason", [
