@@ -37,8 +37,10 @@ else
 fi
 
 # pytest-xdist: the tests mostly wait, so a few processes share two cores well; tests/conftest.py
-# keeps the users of a costly shared fixture in one process. 0: serial.
-procs=${HIPJUDGE_TEST_PROCESSES:-3}
+# keeps the users of a costly shared fixture in one process. With 3, a clean clone's make test here
+# left the cores a third idle for 40 s near its end, while the pass waited on servers (8:43); with 4
+# they stayed busy to the end (8:04), as in an earlier pair of runs (6:53 and 6:37). 0: serial.
+procs=${HIPJUDGE_TEST_PROCESSES:-4}
 echo "== pytest: SQLite, ORM broker ($procs processes)"
 rc=0
 DATABASE_URL= REDIS_URL= pytest_run -n "$procs" --dist loadgroup --ignore=tests/faults "$@" || rc=$?
