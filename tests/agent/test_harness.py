@@ -52,15 +52,15 @@ def test_a_message_longer_than_the_cap_is_refused_not_buffered(channel_pair):
 
 def test_descriptors_the_child_passes_are_closed_by_the_kernel_and_refused(channel_pair):
     parent, child = channel_pair
-    before = descriptors_open_on(os.readlink("/proc/self/fd/2").__eq__)
+    stderr = os.readlink("/proc/self/fd/2")
+    before = descriptors_open_on(stderr.__eq__)
     passed = [os.dup(2) for _ in range(50)]
     child.sendmsg([b"B"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack(f"{len(passed)}i", *passed))])
     for fd in passed:
         os.close(fd)
     with pytest.raises(ch.ProtocolError, match="file descriptors"):
         parent.receive()
-    assert descriptors_open_on(os.readlink("/proc/self/fd/2").__eq__) == before
-
+    assert descriptors_open_on(stderr.__eq__) == before
 
 
 @pytest.mark.parametrize("body, reason", [
