@@ -333,6 +333,12 @@ def test_every_corpus_file_has_an_expectation():
     assert len(CASES) >= 40
 
 
+def verdict(result: dict[str, Any]) -> str:
+    """The status and the reason whole (pytest cuts a long dict short): a timing refusal names every
+    time it compared."""
+    return f"{result['status']}: {result.get('reason')}"
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.file.removesuffix(".cpp") for c in CASES])
 def test_a_hostile_submission_is_contained_and_classified(case: Hostile, judge_target: Target):
     problem = load_problem("vector-add")
@@ -343,8 +349,7 @@ def test_a_hostile_submission_is_contained_and_classified(case: Hostile, judge_t
     if case.status is None:
         assert result["status"] not in ("ACCEPTED", "CHECKED"), result
     else:
-        # The reason whole (pytest cuts a long dict short): a timing refusal names every time it compared.
-        assert result["status"] == case.status, f"{result['status']}: {result.get('reason')}"
+        assert result["status"] == case.status, verdict(result)
     for part in case.reason:
         assert part in result["reason"], result["reason"]
     if case.check is not None:
@@ -373,7 +378,7 @@ def test_a_matmul_that_patches_its_last_result_is_caught_by_the_calls_on_fresh_i
     path = CORPUS.parent / "corpus_matmul" / file if file else PROBLEMS_DIR / "matmul-fp32" / "solutions" / "cpp.cpp"
     result, _ = run_job(problem, path.read_text(), "cpp", "benchmark", {"case_budget_s": 0.5},
                         config=judge_target.config)
-    assert result["status"] == status, f"{result['status']}: {result.get('reason')}"
+    assert result["status"] == status, verdict(result)
     if file:
         assert "the work must not be carried over from earlier calls" in result["reason"]
 
@@ -382,7 +387,7 @@ def test_the_agent_still_accepts_a_correct_solution_after_the_corpus(judge_targe
     problem = load_problem("vector-add")
     source = (PROBLEMS_DIR / "vector-add" / "solutions" / "cpp.cpp").read_text()
     result, _ = run_job(problem, source, "cpp", "benchmark", {"case_budget_s": 0.2}, config=judge_target.config)
-    assert result["status"] == "ACCEPTED", f"{result['status']}: {result.get('reason')}"
+    assert result["status"] == "ACCEPTED", verdict(result)
     assert judge_target.other_job_secret.read_text() == judge_target.token  # untouched
     assert agent_files_digest() == judge_target.agent_digest  # the agent's own files are untouched
     _canaries_untouched(judge_target, result, [])
