@@ -4,7 +4,8 @@ pointing at one of them.
 
 Two servers: `dstack_server` processes runs for real (a VM run fails with no capacity after
 10-20 s), `dstack_server_frozen` has background processing disabled (a run stays `submitted`).
-When a server cannot be started here, every test that needs it is skipped with the reason.
+Without the `dstack` executable every test that needs a server is skipped; with it (make setup
+installs it), a server that does not start is an error of every test that needs it, with its log.
 Django is imported inside fixtures only: the dstack layer's tests never touch it.
 """
 
@@ -19,10 +20,17 @@ import pytest
 
 from fleets.backends import Orphan, Provisioned, ProvisionError
 from fleets.models import VMInstance
-from tests.fleets.dstack.local_server import DstackUnavailable, LocalDstack, start_local_dstack
+from tests.fleets.dstack.local_server import STARTUP_TIMEOUT_S, DstackNotInstalled, LocalDstack, start_local_dstack
 
 # A pinned image the local server accepts without a registry (runs never start here anyway).
 TEST_IMAGE = "rocm/dev-ubuntu-22.04:6.2.4@sha256:" + "0123456789abcdef" * 4
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    # The test that starts a server waits for it (up to STARTUP_TIMEOUT_S) within its own time limit,
+    # and so does one that waits for the other server to save the template (start_local_dstack).
+    if {"dstack_server", "dstack_server_frozen"} & set(getattr(item, "fixturenames", ())):
+        item.add_marker(pytest.mark.timeout(2 * STARTUP_TIMEOUT_S + 300))
 
 
 def _serve(tmp_path_factory: pytest.TempPathFactory, *, background: bool) -> Iterator[LocalDstack]:
@@ -33,7 +41,7 @@ def _serve(tmp_path_factory: pytest.TempPathFactory, *, background: bool) -> Ite
         session = session.parent
     try:
         server = start_local_dstack(base, background_processing=background, template=session / "dstack-template")
-    except DstackUnavailable as e:
+    except DstackNotInstalled as e:
         pytest.skip(f"local dstack server unavailable: {e}")
     try:
         yield server

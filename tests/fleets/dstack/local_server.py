@@ -34,12 +34,20 @@ import requests
 
 from fleets.dstack import DstackClient, DstackSettings
 
+# A fresh server takes about 15 s of CPU to be ready (its imports, then its database). A clean clone's
+# make test starts it from source (no bytecode yet) while a dozen other processes share the 2 cores:
+# it was not ready after 120 s there once. Waiting costs nothing; giving up loses the dstack tests.
+STARTUP_TIMEOUT_S = 270.0
 # A port nothing listens on (discard): outgoing requests fail at once, locally.
 _DEAD_END = "http://127.0.0.1:9"
 
 
 class DstackUnavailable(RuntimeError):
     """The server could not be started here (missing executable, crash, no readiness in time)."""
+
+
+class DstackNotInstalled(DstackUnavailable):
+    """There is no `dstack` executable: nothing to start."""
 
 
 @dataclass
@@ -118,7 +126,7 @@ def server_env(home: Path, token: str, *, background_processing: bool) -> dict[s
 
 
 def start_local_dstack(
-    base_dir: Path, *, background_processing: bool = True, startup_timeout_s: float = 120.0,
+    base_dir: Path, *, background_processing: bool = True, startup_timeout_s: float = STARTUP_TIMEOUT_S,
     template: Path | None = None,
 ) -> LocalDstack:
     """A ready server in `base_dir`; with `template`, from the template's copy when it holds one,
@@ -158,7 +166,7 @@ def _save_template(server: LocalDstack, template: Path) -> None:
 def _start(base_dir: Path, token: str, background_processing: bool, startup_timeout_s: float) -> LocalDstack:
     executable = dstack_executable()
     if executable is None:
-        raise DstackUnavailable("the `dstack` executable is not installed (pip install 'dstack[server]')")
+        raise DstackNotInstalled("the `dstack` executable is not installed (pip install 'dstack[server]')")
     home = base_dir / "home"
     # Pretend the CLI checked for updates today, so it does not call get.dstack.ai.
     for channel in ("cli", "stgn-cli"):
