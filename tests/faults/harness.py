@@ -67,8 +67,19 @@ class TcpProxy:
 
     def stop(self) -> None:
         self.refuse()
+
+        async def end_connections() -> None:
+            # The aborted connections' handlers, ended before the loop stops: a pending task left on
+            # a stopped loop is logged as destroyed when it is collected.
+            handlers = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+            for task in handlers:
+                task.cancel()
+            await asyncio.gather(*handlers, return_exceptions=True)
+        self._run(end_connections())
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=5)
+        if not self._thread.is_alive():
+            self._loop.close()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
