@@ -83,6 +83,14 @@ class TcpProxy:
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
+            await self._relay(reader, writer)
+        except asyncio.CancelledError:
+            # stop() ends the handlers so: a handler that ends cancelled is logged as an error by
+            # asyncio's own server callback (it asks the finished task for its exception).
+            writer.transport.abort()
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
             up_reader, up_writer = await asyncio.open_connection(*self.target)
         except OSError:
             writer.transport.abort()
@@ -100,9 +108,12 @@ class TcpProxy:
             finally:
                 dst.transport.abort()
 
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
-        self._open.discard(writer)
-        self._open.discard(up_writer)
+        try:
+            await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        finally:
+            self._open.discard(writer)
+            self._open.discard(up_writer)
+            up_writer.transport.abort()
 
 
 class RedisServer:
