@@ -181,7 +181,9 @@ class Phase:
 
     @property
     def _wall_s(self) -> float:
-        return self.job.limits.check_s if self.kind == "test" else self.job.limits.benchmark_s
+        if self.kind != "test":
+            return self.job.limits.benchmark_s
+        return self.job.limits.emulated_check_s if self.job.kind == "emulated" else self.job.limits.check_s
 
     def _limits(self) -> ProcessLimits:
         host_memory = self.job.device == "host" or self.job.kind == "emulated"

@@ -40,8 +40,8 @@ def test_the_local_pool_lists_hip_and_cuda_as_emulated_checks_with_their_limits(
     ]
     note = pool["emulated_note"]
     assert note.startswith("Check on CPU (emulated): ")
-    for limit in ("Check only", "256 MiB of buffers", "no timing", "no leaderboard", "LDS bank conflicts",
-                  "races and the GPU memory model"):
+    for limit in ("Check only", "256 MiB of buffers", "120 s for them all", "no timing", "no leaderboard",
+                  "LDS bank conflicts", "races and the GPU memory model"):
         assert limit in note
 
 
