@@ -1,10 +1,11 @@
 """/api/v1/: every REST endpoint, the SSE stream, and the OpenAPI schema + docs."""
 
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularSwaggerView
 from rest_framework.permissions import AllowAny
 
 from accounts.apis import TokenCreateApi
+from core.schema_view import SchemaView
 from limits.apis import PoolListApi
 from submissions.apis import (
     MeApi,
@@ -29,8 +30,7 @@ urlpatterns = [
     path("auth/token", TokenCreateApi.as_view(), name="api-token"),
     path("me", MeApi.as_view(), name="api-me"),
     path("", include("billing.api_urls")),  # metrics (staff), usage
-    # The API's description is public: it holds no data, and clients read it before logging in.
-    path("schema", SpectacularAPIView.as_view(permission_classes=[AllowAny]), name="api-schema"),
+    path("schema", SchemaView.as_view(), name="api-schema"),  # public, like the docs
     path("docs", SpectacularSwaggerView.as_view(url_name="api-schema", permission_classes=[AllowAny]),
          name="api-docs"),
 ]

@@ -114,8 +114,9 @@ class Stack:
         assert proc.popen.poll() is None, proc.output()
         return proc
 
-    def start_web(self, port: int | None = None) -> str:
-        """A uvicorn on a free port (or on `port` again, after it was killed); returns its URL."""
+    def start_web(self, port: int | None = None, probe: str = "/api/v1/schema") -> str:
+        """A uvicorn on a free port (or on `port` again, after it was killed); returns its URL once
+        `probe` answers 200."""
         port = port or free_port()
         proc = self._spawn("web", [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1",
                                    "--port", str(port), "--no-access-log", "--timeout-graceful-shutdown", "2"])
@@ -126,7 +127,7 @@ class Stack:
             if proc.popen.poll() is not None:
                 raise AssertionError(f"uvicorn exited:\n{proc.output()}")
             try:
-                with urllib.request.urlopen(f"{url}/api/v1/schema", timeout=2) as response:  # noqa: S310
+                with urllib.request.urlopen(f"{url}{probe}", timeout=2) as response:  # noqa: S310
                     return response.status == 200
             except OSError:
                 return False
