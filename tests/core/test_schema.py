@@ -88,3 +88,13 @@ def test_405_answers_say_what_is_allowed(owner: Any, api_as: Any, method: str, p
     response = getattr(api_as(owner), method)(path)
     assert response.status_code == 405 and set(response.json()) == {"message", "extra"}
     assert {m.strip() for m in response["Allow"].split(",")} >= set(allow.split(", "))
+
+
+@pytest.mark.parametrize("query", ["?version=%0d%0aX-Evil:%201", "?version=2", "?lang=zz"],
+                         ids=["newline", "other-version", "language"])
+def test_the_served_schema_is_one_whatever_the_query_says(client: Any, query: str) -> None:
+    plain = client.get("/api/v1/schema?format=json")
+    asked = client.get(f"/api/v1/schema{query}&format=json")
+    assert asked.status_code == 200 and asked.content == plain.content
+    assert asked["Content-Disposition"] == 'inline; filename="HIPJudge API.json"'
+    assert "X-Evil" not in asked
