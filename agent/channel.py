@@ -25,21 +25,36 @@ import struct
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-MAX_MESSAGE = 8192
-MAX_TEXT = 1024  # bytes of an error sentence the child may send
+# The wire format and the child's end are agent.wire, all that the sandboxed child imports (it
+# starts once per phase: no dataclasses, pathlib or re there); the parent's code finds them here too.
+from agent.wire import (  # noqa: F401 - re-exported
+    AWAKE,
+    BUFFERS,
+    CASE,
+    DONE,
+    DONE_LAYOUT,
+    FATAL,
+    FREE,
+    GO,
+    GO_EMPTY,
+    GO_LAYOUT,
+    LOAD,
+    MAX_MESSAGE,
+    MAX_TEXT,
+    QUIT,
+    READY,
+    WAKE,
+    ChildChannel,
+    ChildGone,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
 _SO_TIMESTAMPNS = 35  # SO_TIMESTAMPNS / SCM_TIMESTAMPNS on x86-64 and arm64 (Python does not name it)
 _TIMESPEC = struct.Struct("=qq")
-
-# parent -> child. LOAD comes after the device is up and (on a GPU) the empty calls that calibrate
-# the timing are done: until then no code of the user's runs in the child.
-LOAD, CASE, WAKE, GO, FREE, QUIT = b"L", b"C", b"W", b"G", b"F", b"Q"
-GO_LAYOUT = struct.Struct("<IBB")  # sequence number, flags, library index
-GO_EMPTY = 1  # time the handshake (and GPU events) around no call at all: the parent's calibration
-# child -> parent. AWAKE answers WAKE: the child runs, and GO is sent the moment the parent reads it.
-READY, BUFFERS, AWAKE, DONE, FATAL = b"R", b"B", b"A", b"D", b"E"
-DONE_LAYOUT = struct.Struct("<IBd")  # sequence number, status (0 ok, 1 error), GPU event time in ms
 
 
 class ProtocolError(Exception):
@@ -50,10 +65,6 @@ class ProtocolError(Exception):
 class ChildFailed(Exception):
     """The child said it cannot go on (FATAL: the solution does not load, the device does not
     open); the message is its sentence, cleaned and capped."""
-
-
-class ChildGone(Exception):
-    """The child closed its end: it exited, crashed or was killed."""
 
 
 @dataclass(frozen=True)
@@ -212,26 +223,3 @@ def close_fds(fds: Iterable[int]) -> None:
             os.close(fd)
         except OSError:
             pass
-
-
-class ChildChannel:
-    """The child's end."""
-
-    def __init__(self, fd: int) -> None:
-        self.sock = socket.socket(fileno=fd)
-
-    def send(self, kind: bytes, body: bytes = b"", fds: list[int] | None = None) -> None:
-        if fds:
-            socket.send_fds(self.sock, [kind + body], fds)
-        else:
-            self.sock.send(kind + body)
-
-    def receive(self) -> bytes:
-        data = self.sock.recv(MAX_MESSAGE)
-        if not data:
-            raise ChildGone("the parent closed the channel")
-        return data
-
-    def done(self, seq: int, event_ms: float = 0.0, error: str = "") -> None:
-        text = error.encode("utf-8", "replace")[:MAX_TEXT]
-        self.send(DONE, DONE_LAYOUT.pack(seq, 1 if error else 0, event_ms) + text)

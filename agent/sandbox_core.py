@@ -68,6 +68,9 @@ class Sandbox:
     mounts_box = False  # the box appears at /box inside the sandbox; without one, paths point at it
     uses_cgroups = True  # docker caps its containers itself
     python = sys.executable  # the interpreter of the judge's child, as the sandbox names it
+    # Its flags: -P keeps the box's working directory off sys.path. Here and in docker the child
+    # finds NumPy through `site` (the venv's or the image's site-packages).
+    python_flags: tuple[str, ...] = ("-P",)
 
     def __init__(self, hidden: Sequence[Path] = (), cgroups: CgroupManager | None = None) -> None:
         self.hidden = [Path(p).resolve() for p in hidden]

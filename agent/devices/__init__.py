@@ -9,12 +9,13 @@
 from __future__ import annotations
 
 import ctypes
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.devices.base import DeviceAccess, DeviceError
 
-if TYPE_CHECKING:  # the sandboxed child imports this package: nothing heavy (numpy) at run time
+if TYPE_CHECKING:  # the sandboxed child imports this package: nothing heavy (numpy, pathlib) at run time
+    from pathlib import Path
+
     from agent.shared import BufferSpec
 
 EMULATED_PREFIX = "emulated-"
