@@ -110,6 +110,16 @@ def test_the_repository_and_usr_src_are_out_of_view_and_the_child_python_comes_f
                                                      "/opt/hipjudge/agent/child.py"], outcome.output
 
 
+def test_the_child_starts_without_site_and_imports_only_what_it_needs(box):
+    """The child starts once per phase of every job: `site` would run the host interpreter's .pth
+    files in it, and json, dataclasses and pathlib were most of its start (agent.wire)."""
+    flags = " ".join(sandbox().python_flags)
+    probe = ("import sys, agent.child; heavy = {'site', 'json', 'dataclasses', 'pathlib', 'agent.channel'}; "
+             "print(sys.flags.no_site, sorted(heavy & set(sys.modules)))")
+    outcome = run_in(box, f'{PYTHON} {flags} -c "{probe}"')
+    assert outcome.ok and outcome.output.strip() == "1 []", outcome.output
+
+
 def test_the_agent_copy_is_content_addressed_read_only_and_outside_the_repository():
     copy = agent_copy()
     assert REPO not in copy.parents
