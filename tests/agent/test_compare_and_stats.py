@@ -105,3 +105,30 @@ def test_geometric_mean_is_the_score_and_needs_positive_times():
         with pytest.raises(ValueError):
             geometric_mean(bad)
     assert not math.isnan(geometric_mean([1e-9] * 100))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_compare_counts_and_finds_what_numpys_isclose_does_across_chunks(dtype, monkeypatch):
+    """compare works a chunk at a time with its own isclose: the same verdict, count and first
+    element as np.isclose over whole arrays, specials included, wherever the chunks are cut."""
+    import agent.verify as verify
+
+    monkeypatch.setattr(verify, "CHUNK", 1000)  # 11 chunks, specials on both sides of several cuts
+    rng = np.random.default_rng(7)
+    want = rng.uniform(-2, 2, 10_007).astype(dtype)
+    got = want * (1 + rng.uniform(-2e-4, 2e-4, want.size)).astype(dtype)  # about half out of rtol 1e-4
+    specials = [np.nan, np.inf, -np.inf, 0.0, np.finfo(dtype).max, -np.finfo(dtype).max]
+    for i in range(40):
+        got[i * 225 + 999] = specials[i % len(specials)]
+        want[i * 225 + 999] = specials[(i // len(specials) + i) % len(specials)]
+    got[:3] = want[:3]  # the first mismatch lies beyond the first elements
+    tol = Tolerance(rtol=1e-4, atol=1e-6)
+    bad = ~np.isclose(got.astype(np.float64), want.astype(np.float64), rtol=tol.rtol, atol=tol.atol, equal_nan=True)
+    count, first = int(np.count_nonzero(bad)), int(np.flatnonzero(bad)[0])
+    assert 0 < count < want.size
+    assert compare("c", got, want, tol).startswith(f"c[{first}] = ")
+    assert compare("c", got, want, tol).endswith(f"; {count} of {want.size} elements differ (rtol 0.0001, atol 1e-06)")
+    assert compare("c", want.copy(), want, tol) is None
+    late = want.copy()
+    late[-1] = np.nan
+    assert compare("c", late, want, tol).startswith(f"c[{want.size - 1}] = nan")
