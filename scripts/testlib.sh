@@ -16,6 +16,14 @@ except OSError:
 PYEOF
 }
 
+compiled() {  # package: has a Python process of this environment compiled its bytecode yet?
+  $PY - "$1" <<'PYEOF'
+import importlib.util, pathlib, sys
+spec = importlib.util.find_spec(sys.argv[1])
+sys.exit(0 if spec and spec.origin and (pathlib.Path(spec.origin).parent / "__pycache__").is_dir() else 1)
+PYEOF
+}
+
 pytest_run() {  # pytest exit 5 means nothing was collected: never a silent success
   local rc=0
   $PY -m pytest "$@" || rc=$?
