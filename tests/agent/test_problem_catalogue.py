@@ -243,56 +243,71 @@ def hip_arch(shared_agent_builds: Path) -> str:
     return arch
 
 
-def bundled_templates(language: str, out: Path) -> Path:
-    """Every problem's template in one translation unit, each in a namespace of its own with its
-    `solution` renamed (extern "C" names share one namespace). The runtime's headers, most of a 2 s
-    compile, are then parsed once instead of once per template."""
-    header = {"hip": "<hip/hip_runtime.h>", "cuda": "<cuda_runtime.h>"}[language]
-    lines = [f"#include {header}"]
-    for index, slug in enumerate(SLUGS):
-        lines += [f"namespace template_{index} {{", f"#define solution solution_{index}",
-                  f'#include "{template_path(slug, language)}"', "#undef solution", "}"]
-    path = out / f"templates{SOURCE_SUFFIX[language]}"
+def gpu_sources(language: str) -> dict[tuple[str, str], Path]:
+    """(slug, "template" or "solution") -> every problem's starter and its own solution in `language`."""
+    sources = {}
+    for slug in SLUGS:
+        sources[(slug, "template")] = template_path(slug, language)
+        sources[(slug, "solution")] = solution_path(slug, language)
+    return sources
+
+
+def bundled(language: str, sources: dict[tuple[str, str], Path], out: Path) -> Path:
+    """All the sources in one translation unit, each in a namespace of its own with its `solution`
+    renamed (extern "C" names share one namespace), the headers they include first: the runtime's
+    headers, most of a 2 s compile, are then parsed once instead of once per source."""
+    headers = {"hip": ["<hip/hip_runtime.h>"], "cuda": ["<cuda_runtime.h>"]}[language]
+    for path in sources.values():
+        headers += [line.split(None, 1)[1].strip() for line in path.read_text().splitlines()
+                    if line.startswith("#include <")]
+    lines = [f"#include {header}" for header in dict.fromkeys(headers)]
+    for index, path in enumerate(sources.values()):
+        lines += [f"namespace source_{index} {{", f"#define solution solution_{index}", f'#include "{path}"',
+                  "#undef solution", "}"]
+    path = out / f"catalogue{SOURCE_SUFFIX[language]}"
     path.write_text("\n".join(lines) + "\n")
     return path
 
 
-def compile_templates(language: str, command: Callable[[Path, Path], list[str]], out: Path,
-                      env: dict[str, str] | None = None) -> dict[str, str | None]:
-    """Slug -> None when its template compiles, else the error: all of them at once, and only when
-    that fails each alone, to name the one that broke."""
-    together = compile_all([("all", command(bundled_templates(language, out), out / "templates.so"))], env=env)
+def compile_sources(language: str, command: Callable[[Path, Path], list[str]], out: Path,
+                    env: dict[str, str] | None = None) -> dict[tuple[str, str], str | None]:
+    """(slug, kind) -> None when the template or solution compiles, else the error: all of them at
+    once, and only when that fails each alone, to name the one that broke."""
+    sources = gpu_sources(language)
+    together = compile_all([("all", command(bundled(language, sources, out), out / "catalogue.so"))], env=env)
     if together["all"] is None:
-        return dict.fromkeys(SLUGS)
-    return compile_all([(slug, command(template_path(slug, language), out / f"{slug}-template.so"))
-                        for slug in SLUGS], env=env)
+        return dict.fromkeys(sources)
+    return compile_all([(key, command(path, out / f"{key[0]}-{key[1]}.so")) for key, path in sources.items()],
+                       env=env)
 
 
 @pytest.fixture(scope="module")
-def hip_builds(hip_arch: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str | None]:
+def hip_builds(hip_arch: str, tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], str | None]:
     out = tmp_path_factory.mktemp("hip-builds")
-    return compile_templates("hip", lambda src, lib: hipcc_cmd(hip_arch, src, lib), out, env=hip_env(out))
+    return compile_sources("hip", lambda src, lib: hipcc_cmd(hip_arch, src, lib), out, env=hip_env(out))
 
 
 @pytest.mark.parametrize("slug", SLUGS)
-def test_hip_templates_compile(slug: str, hip_builds: dict[str, str | None]) -> None:
-    # The solutions compile through the judge itself: tests/agent/test_judge.py.
-    assert hip_builds[slug] is None, hip_builds[slug]
+def test_hip_template_and_solution_compile(slug: str, hip_builds: dict[tuple[str, str], str | None]) -> None:
+    # Through the judge itself, for one problem: tests/agent/test_judge.py.
+    for kind in ("template", "solution"):
+        assert hip_builds[(slug, kind)] is None, hip_builds[(slug, kind)]
 
 
 @pytest.fixture(scope="module")
-def cuda_builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str | None]:
+def cuda_builds(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], str | None]:
     if shutil.which("nvcc") is None:
         pytest.skip("nvcc is not installed: CUDA sources not compiled")
-    return compile_templates("cuda", lambda src, lib: [
+    return compile_sources("cuda", lambda src, lib: [
         "nvcc", "-O3", "-std=c++17", "-Xcompiler", "-fPIC", "-shared", f"-arch={CUDA_ARCH}", str(src), "-o", str(lib)],
         tmp_path_factory.mktemp("cuda-builds"))
 
 
 @pytest.mark.parametrize("slug", SLUGS)
-def test_cuda_templates_compile(slug: str, cuda_builds: dict[str, str | None]) -> None:
-    # The solutions compile through the judge itself: tests/agent/test_judge.py.
-    assert cuda_builds[slug] is None, cuda_builds[slug]
+def test_cuda_template_and_solution_compile(slug: str, cuda_builds: dict[tuple[str, str], str | None]) -> None:
+    # Through the judge itself, for one problem: tests/agent/test_judge.py.
+    for kind in ("template", "solution"):
+        assert cuda_builds[(slug, kind)] is None, cuda_builds[(slug, kind)]
 
 
 def test_cpp_templates_compile(tmp_path: Path) -> None:
