@@ -105,8 +105,8 @@ def orphan_agents(agent_root: Path) -> list[str]:
 
 
 def scan_process_logs(base: Path, secrets: list[str]) -> tuple[list[str], Counter]:
-    """The web, worker and agent logs under `base`: lines that contain a secret (a token, a source's
-    tag), and the ERROR and CRITICAL lines of the JSON logs counted by logger and message."""
+    """The web, worker and agent logs under `base`: lines that contain a secret (a token, the mark in
+    the sources), and the ERROR and CRITICAL lines of the JSON logs counted by logger and message."""
     leaks, errors = [], Counter()
     for log in [*base.glob("*.log"), *base.glob("agents/*/vm-*/agent.log")]:
         for line in log.read_text(errors="replace").splitlines():

@@ -39,7 +39,7 @@ from tests.faults.checks import (
     vm_holdings_overlap,
 )
 from tests.faults.harness import DoubleHoldSampler, ReadyWatcher, RedisServer, TcpProxy
-from tests.faults.load import Load
+from tests.faults.load import SOURCE_MARK, Load
 from tests.faults.scenario import Timeline, inject_faults, readiness_report
 from tests.integration.conftest import Stack, pids_with, wait_for
 
@@ -112,11 +112,12 @@ def test_the_layout_survives_killed_processes_a_redis_restart_and_a_database_out
     refused = [item for item in load.items if not item.id]
 
     # ---- nothing lost, nothing doubled ----------------------------------------------------------
-    assert not refused, [(i.tag, i.error) for i in refused]
-    rows = {str(s.pk): s for s in Submission.objects.all()}
+    assert not refused, [(i.user, i.index, i.error) for i in refused]
+    rows = {str(s.pk): s for s in Submission.objects.select_related("user")}
     assert len(accepted) == len({i.id for i in accepted}) == USERS * PER_USER == len(rows)
-    tags = [item.tag for item in accepted]
-    assert all(sum(tag + "\n" in s.source for s in rows.values()) == 1 for tag in tags)  # one row per item
+    for user in users:  # one row per item: each user's rows are exactly their items
+        assert {i.id for i in accepted if i.user == user.username} == {
+            pk for pk, s in rows.items() if s.user.username == user.username}, user.username
     lost = [s for s in rows.values() if s.status not in TERMINAL_STATUSES or not s.status_reason.strip()]
     assert not lost, [(s.pk, s.status, s.status_reason) for s in lost]
     again = {s.pk: list(s.events.filter(type="REQUEUED").values_list("payload", flat=True))
@@ -159,7 +160,7 @@ def test_the_layout_survives_killed_processes_a_redis_restart_and_a_database_out
     ready = readiness_report(timeline, watcher)
 
     # ---- the processes' own logs: no source, no token; what went wrong, counted -----------------
-    secrets = [*tokens.values(), *VMInstance.objects.values_list("token", flat=True), "fault-item-"]
+    secrets = [*tokens.values(), *VMInstance.objects.values_list("token", flat=True), SOURCE_MARK]
     leaks, errors = scan_process_logs(stack.base, secrets)
     assert not leaks, leaks
 
