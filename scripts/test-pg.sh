@@ -13,11 +13,13 @@ source scripts/testlib.sh
 # - the agent, the dstack layer and the browser never touch Django's database;
 # - the API contract (Schemathesis, a generated client) and the CLI are clients of the API, whose
 #   server side the real path (tests/integration/test_real_path.py) drives here on PostgreSQL;
+# - the real-path tests marked db_agnostic end as the agent decides (the emulated device, a compile
+#   check with hipcc), on a path of the platform's that the other real-path tests take here;
 # - the dstack backend against a local dstack server does one step at a time in one process, on row
 #   locks that the racing tests here prove (test_row_locks, test_concurrent_dispatch, test_policy),
 #   and its two dstack servers cost about 25 s of CPU.
 procs=${HIPJUDGE_TEST_PG_PROCESSES:-2}
-again=(-n "$procs" --dist loadgroup -m "integration and not contract" --ignore=tests/agent
+again=(-n "$procs" --dist loadgroup -m "integration and not contract and not db_agnostic" --ignore=tests/agent
        --ignore=tests/fleets/dstack --ignore=tests/browser --ignore=tests/faults --ignore=tests/cli
        --ignore=tests/fleets/test_dstack_backend.py)
 if answers 127.0.0.1 6379; then

@@ -92,6 +92,7 @@ def test_a_failing_submission_ends_with_the_exact_reason(stack: Stack, owner: An
         assert words in submission.events.get(type="COMPILE_RESULT").payload["output"]
 
 
+@pytest.mark.db_agnostic
 @pytest.mark.skipif(shutil.which("hipcc") is None,
                     reason="Debian's hipcc is not installed (make setup installs it as root)")
 def test_the_local_pool_compile_checks_a_hip_kernel_it_cannot_run(stack: Stack, owner: Any, api_as: Any,
@@ -112,6 +113,7 @@ def test_the_local_pool_compile_checks_a_hip_kernel_it_cannot_run(stack: Stack, 
     assert "gfx9" in submission.status_reason  # compiled for the newest AMD target Debian's hipcc knows
 
 
+@pytest.mark.db_agnostic
 def test_the_local_pool_checks_hip_and_cuda_on_the_emulated_device(stack: Stack, owner: Any, api_as: Any,
                                                                    emulating_pool: Any) -> None:
     stack.start_worker()
