@@ -21,9 +21,15 @@ import pytest
 from fleets.backends import Orphan, Provisioned, ProvisionError
 from fleets.models import VMInstance
 from tests.fleets.dstack.local_server import STARTUP_TIMEOUT_S, DstackNotInstalled, LocalDstack, start_local_dstack
+from tests.stop_when_unused import StopWhenUnused
 
 # A pinned image the local server accepts without a registry (runs never start here anyway).
 TEST_IMAGE = "rocm/dev-ubuntu-22.04:6.2.4@sha256:" + "0123456789abcdef" * 4
+SERVERS = StopWhenUnused("dstack_server", "dstack_server_frozen")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(SERVERS, "dstack-servers-stop-when-unused")
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
@@ -33,7 +39,7 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         item.add_marker(pytest.mark.timeout(2 * STARTUP_TIMEOUT_S + 300))
 
 
-def _serve(tmp_path_factory: pytest.TempPathFactory, *, background: bool) -> Iterator[LocalDstack]:
+def _serve(tmp_path_factory: pytest.TempPathFactory, fixture: str, *, background: bool) -> Iterator[LocalDstack]:
     base = tmp_path_factory.mktemp("dstack-frozen" if not background else "dstack")
     # The session's folder, which pytest-xdist's workers share (each has a folder of its own in it).
     session = tmp_path_factory.getbasetemp()
@@ -43,6 +49,7 @@ def _serve(tmp_path_factory: pytest.TempPathFactory, *, background: bool) -> Ite
         server = start_local_dstack(base, background_processing=background, template=session / "dstack-template")
     except DstackNotInstalled as e:
         pytest.skip(f"local dstack server unavailable: {e}")
+    SERVERS.started(fixture, server.stop)
     try:
         yield server
     finally:
@@ -51,12 +58,12 @@ def _serve(tmp_path_factory: pytest.TempPathFactory, *, background: bool) -> Ite
 
 @pytest.fixture(scope="session")
 def dstack_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalDstack]:
-    yield from _serve(tmp_path_factory, background=True)
+    yield from _serve(tmp_path_factory, "dstack_server", background=True)
 
 
 @pytest.fixture(scope="session")
 def dstack_server_frozen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalDstack]:
-    yield from _serve(tmp_path_factory, background=False)
+    yield from _serve(tmp_path_factory, "dstack_server_frozen", background=False)
 
 
 def point_django_at(settings: Any, url: str, token: str, project: str = "main") -> None:
