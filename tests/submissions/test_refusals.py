@@ -27,14 +27,15 @@ def sqlite_pages() -> int | None:
         return int(cursor.fetchone()[0])
 
 
-def test_500_refused_posts_with_64_kib_sources_add_nothing_to_the_database(owner: Any, api_as: Any) -> None:
+def test_100_refused_posts_with_64_kib_sources_add_nothing_to_the_database(owner: Any, api_as: Any) -> None:
     client = api_as(owner)
     for _ in range(2):  # the concurrent quota (2) is full
         assert client.post(URL, {"problem": "vector-add", "language": "cpp", "source": read_source("cpp.cpp")},
                            format="json").status_code == 201
     big = {"problem": "vector-add", "language": "cpp", "source": "int x;" + "/" * (64 * 1024 - 6)}
     before, pages = rows_per_table(), sqlite_pages()
-    answers = {client.post(URL, big, format="json").status_code for _ in range(500)}
+    # bench/refusals.py sends 500 (the figure in README.md); one stored refusal would show here as a row.
+    answers = {client.post(URL, big, format="json").status_code for _ in range(100)}
     assert answers == {429}
     assert rows_per_table() == before
     assert sqlite_pages() == pages
