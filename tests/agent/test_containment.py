@@ -30,7 +30,7 @@ ATTACKS = [  # (corpus file, mode, limits for the served agent, the status it mu
     ("h1_symlink_verified.cpp", "benchmark", {"case_budget_s": 0.2}, "ACCEPTED"),
     ("plant_for_later_phase.cpp", "benchmark", {"case_budget_s": 0.2}, "ACCEPTED"),
     ("chmod_000_box.cpp", "check", {}, "CHECKED"),
-    ("h2_results_fifo.cpp", "check", {"check_s": 3}, "CHECKED"),
+    ("h2_results_fifo.cpp", "check", {}, "CHECKED"),  # the default limit: 3 s bound a loaded machine
     ("h2_deep_json_orphan.cpp", "check", {"check_s": 3}, "TIME_LIMIT_EXCEEDED"),
 ]
 CLI_ATTACKS = ATTACKS[:4]  # `agent run` has no limits flags: the never-ending call would take 30 s

@@ -265,8 +265,10 @@ POISON_SEEN = ("still held the poison value when the call reported its end",)
 RANKED = {"mode": "leaderboard", "limits": {"case_budget_s": 0.2}}
 
 CASES = [
-    Hostile("fork_bomb.cpp", "WRONG_ANSWER", ("c[0] = ",), limits={"check_s": 5},
-            check=_no_process_started),
+    # A case that must end with a verdict other than TIME_LIMIT_EXCEEDED keeps the default check limit
+    # (30 s): with 3 or 5, an honest check of vector-add's cases up to n=2^20 ran past it on a loaded
+    # machine (make test's six pytest processes on two cores). A hang still ends as a time limit.
+    Hostile("fork_bomb.cpp", "WRONG_ANSWER", ("c[0] = ",), check=_no_process_started),
     Hostile("memory_bomb.cpp", "RUNTIME_ERROR", ("SIGABRT", "memory limit"), limits={"memory_mb": 1024}),
     Hostile("network_connect.cpp", "CHECKED", check=_no_connection),
     Hostile("write_outside_tmp.cpp", "CHECKED", check=_nothing_written),
@@ -292,7 +294,7 @@ CASES = [
     # The review's items.
     Hostile("h1_symlink_spec.cpp", "ACCEPTED", **BENCH, check=_canaries_untouched),
     Hostile("h1_symlink_verified.cpp", "ACCEPTED", **BENCH, check=_canaries_untouched),
-    Hostile("h2_results_fifo.cpp", "CHECKED", limits={"check_s": 3}),
+    Hostile("h2_results_fifo.cpp", "CHECKED"),
     Hostile("h2_deep_json_orphan.cpp", "TIME_LIMIT_EXCEEDED", ("3 s limit",), limits={"check_s": 3}),
     Hostile("forged_benchmark.cpp", "RUNTIME_ERROR", ("in case 'n=2^22' before solution() returned",), **BENCH),
     Hostile("python_c_api.cpp", "WRONG_ANSWER", ("benchmark 'n=2^22'", *POISON_SEEN), **BENCH),
