@@ -35,8 +35,8 @@ CLOUD = CloudSpec(cold_start_s=(300, 420), no_capacity_rate=0.1, tail_s=HOUR)
 
 def small_trace(seed: int = 3) -> Trace:
     """Three hours of a steady trickle, then a burst that needs more than one VM: 34 jobs, one of them
-    refused for want of capacity (the 59 of twice as long a trickle cost the three tests using it 13 s
-    of CPU more, for the same checks)."""
+    refused for want of capacity (six hours and a burst of 30, 59 jobs, cost the three tests that
+    replay it 13 s more CPU for the same checks)."""
     rng, lengths = random.Random(seed), JobLengths()
     calm = steady(rng=rng, lengths=lengths, span_s=3 * HOUR, rate_per_h=6, users=5)
     burst = [Arrival(3 * HOUR + i * 20, i % 5, "matmul-fp32", "benchmark", 45.0) for i in range(20)]
