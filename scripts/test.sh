@@ -23,7 +23,7 @@ stop_background() {
   rm -rf "$logs"
 }
 trap stop_background EXIT
-# Lint beside the tests: mypy keeps one core busy for about 10 s while the tests start up.
+# Lint beside the tests: with no cache yet (scripts/lint.sh), mypy keeps one core busy for about 20 s.
 setsid bash scripts/lint.sh >"$logs/lint" 2>&1 &
 background+=($!)
 # A clean clone's environment holds no bytecode (make setup compiles none), and the pytest processes
