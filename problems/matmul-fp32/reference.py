@@ -4,8 +4,8 @@ import numpy as np
 def generate(params, rng):
     M, N, K = params["M"], params["N"], params["K"]
     return {
-        "A": rng.uniform(-1.0, 1.0, (M, K)).astype(np.float32),
-        "B": rng.uniform(-1.0, 1.0, (K, N)).astype(np.float32),
+        "A": 2 * rng.random((M, K), dtype=np.float32) - 1,
+        "B": 2 * rng.random((K, N), dtype=np.float32) - 1,
     }
 
 

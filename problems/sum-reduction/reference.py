@@ -2,7 +2,7 @@ import numpy as np
 
 
 def generate(params, rng):
-    return {"input": rng.uniform(-1.0, 1.0, params["n"]).astype(np.float32)}
+    return {"input": 2 * rng.random(params["n"], dtype=np.float32) - 1}
 
 
 def reference(inputs, params):

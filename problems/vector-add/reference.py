@@ -3,9 +3,11 @@ import numpy as np
 
 def generate(params, rng):
     n = params["n"]
+    # Uniform in [-1, 1), drawn as float32: uniform() draws float64 and the cast copies it, 5 to 10
+    # times as long at n = 2^22 to 2^24 (the judge generates fresh inputs for every timed round).
     return {
-        "a": rng.uniform(-1.0, 1.0, n).astype(np.float32),
-        "b": rng.uniform(-1.0, 1.0, n).astype(np.float32),
+        "a": 2 * rng.random(n, dtype=np.float32) - 1,
+        "b": 2 * rng.random(n, dtype=np.float32) - 1,
     }
 
 
