@@ -1,19 +1,21 @@
 """One benchmark case, driven by the trusted parent.
 
-Warm-up calls, then timed runs until the standard error is small or the case's budget is spent.
-Before each timed run the parent poisons the outputs, evicts the buffers (host) or flushes the
-GPU's caches, and changes a few input elements (agent.verify.Mutation); after it, the parent
-draws whether to verify that run (the child cannot know which) and, if so, copies its outputs at
-once and checks them against the reference for the changed inputs. Then timed calls on sets of
-entirely fresh inputs, written into the buffers only now: their outputs are verified and their
-times compared with those of calls on changed inputs timed right next to them (work carried over
-from earlier calls shows there).
+The public benchmark (`run`): warm-up calls, then timed runs until the standard error is small or
+the case's budget is spent. Before each timed run the parent poisons the outputs, pauses the child,
+changes a few input elements (agent.verify.Mutation), evicts the buffers (host) or flushes the
+GPU's caches, and starts its clock as it resumes the child with GO (agent.calls: the clock rule);
+after it, the parent draws whether to verify that run (the child cannot know which) and, if so,
+copies its outputs at once and checks them against the reference for the changed inputs. Then
+timed calls on sets of entirely fresh inputs, written while the child is paused: their outputs are
+verified and their times compared with those of calls on changed inputs timed right next to them
+(work carried over from earlier calls shows there).
 
 Verifying costs no budget: the budget counts the parent's preparation and the calls only.
 
-With a `partner` (the ranked pass: the problem's own solution in a sandboxed process of its own),
-each timed run is followed at once by one timed call of the partner on the same inputs, so both
-series see the same moments of a noisy machine and their ratio, the speedup, keeps little of it.
+The ranked pass (`run_fresh`) times every run on fresh inputs, and with a `partner` (the problem's
+own solution in a sandboxed process of its own) follows each timed run at once by one timed call of
+the partner on the same inputs, so both series see the same moments of a noisy machine and their
+ratio, the speedup, keeps little of it.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from agent.verify import Mutation, check_outputs, modified_inputs
 # much slower than every neighbour (an honest kernel gets more chances), or while every neighbour
 # is still much slower than the timed runs were (a kernel carrying work over from earlier calls
 # gets a neighbour that shows its real speed).
+SECRET_RUN_STATS = ("std_ms", "min_ms", "max_ms", "rel_stderr")
 FRESH_SETS = ("B", "C", "D", "E", "F", "G", "H", "I")
 FRESH_ROUNDS_ALWAYS = 2
 NOISY_NEIGHBOURS = 1.25  # the fastest neighbour against the fastest timed run
@@ -65,7 +68,8 @@ class BenchCase:
     overhead_ms: float | None  # GPU: how far events may fall below the parent's clock; host: None
     peaks: tuple[float | None, float | None] = (None, None)  # overrides of PEAK_GBPS / PEAK_GFLOPS
     settings: dict[str, Any] = field(default_factory=lambda: dict(BENCH_DEFAULTS))
-    partner: Callable[[], float] | None = None  # one timed call of the reference (ms), interleaved
+    # One timed call of the reference on the given inputs (ms), interleaved with the kernel's runs.
+    partner: Callable[[dict[str, np.ndarray]], float] | None = None
     reveal_values: bool = True  # False: a wrong result is named by its place only (secret inputs)
 
     @property
@@ -76,22 +80,18 @@ class BenchCase:
         for name, values in inputs.items():
             self.access.write(name, values)
 
-    def timed_call(self, mutation: Mutation | None = None) -> tuple[float, float]:
-        """(parent's ms, event ms) of one call prepared to start from memory. The input changes
-        come last, so the child sees them moments before GO, not during the eviction.
+    def timed_call(self, mutation: Mutation | None = None, fresh: dict[str, np.ndarray] | None = None
+                   ) -> tuple[float, float]:
+        """(parent's ms, event ms) of one call by the clock rule (Caller.timed): the input changes,
+        or a whole set of fresh inputs, are written while the child is paused, and the call starts
+        from memory."""
+        def write() -> None:
+            if mutation is not None:
+                mutation.apply(self.access)
+            if fresh is not None:
+                self.write(fresh)
 
-        First an empty call, untimed: the handshake's code in both processes runs warm in the timed
-        call as it did in the calibration's back-to-back empty calls. Without it, the parent's work
-        between runs (verifying every run in the ranked pass) left the handshake cold, and honest
-        GPU calls fell further below the parent's clock than the calibrated bound (emulated device at
-        a load of 9: 0.05-0.10 ms against a bound of 0.07 ms; with it 0.013-0.017 ms)."""
-        self.caller.call(empty=True)
-        self.caller.poison()
-        self.access.evict()
-        self.caller.wake()
-        if mutation is not None:
-            mutation.apply(self.access)
-        result = self.caller.call(awake=True)
+        result = self.caller.timed(write)
         return result.ms, result.event_ms
 
     def run(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -102,7 +102,6 @@ class BenchCase:
             self._untimed_call()
         walls: list[float] = []
         events: list[float] = []
-        partner: list[float] = []
         verified = 0
         forced = int(rng.integers(0, s["min_runs"]))  # one of the first runs is always verified
         spent = 0.0
@@ -116,8 +115,6 @@ class BenchCase:
             keep = verified < s["max_verified"] and (run == forced or rng.random() < s["verify_fraction"])
             outputs = self.caller.outputs_now() if keep else None
             mutation.undo(self.access, original)
-            if self.partner is not None:
-                partner.append(self.partner())
             spent += time.monotonic() - began
             if outputs is not None:
                 verified += 1
@@ -139,7 +136,29 @@ class BenchCase:
                 if not fresh_anomaly(neighbours, fresh) and min(neighbours) <= NOISY_NEIGHBOURS * timed + 0.05:
                     break
             rounds.append(self._fresh_round(input_set, original, rng))
-        return self._report(walls, events, rounds, partner)
+        return self._report(walls, events, rounds, [])
+
+    def run_fresh(self, rng: np.random.Generator, runs: int) -> dict[str, Any]:
+        """The ranked pass's timing: `runs` timed calls (a number fixed beforehand: when to stop is
+        nothing the kernel's pace decides), each on a set of inputs the kernel has never seen,
+        written while it is paused, and each verified. Work carried over from an earlier call buys
+        nothing here. With a partner, each run is followed by one of its calls on the same inputs."""
+        walls: list[float] = []
+        events: list[float] = []
+        partner: list[float] = []
+        for run in range(runs):
+            fresh = self.inputs(f"run{run}")
+            wall, event = self.timed_call(fresh=fresh)
+            walls.append(wall)
+            events.append(event)
+            outputs = self.caller.outputs_now()
+            if message := modified_inputs(self.access, fresh, name=self.reveal_values):
+                raise Refused("WRONG_ANSWER", message)
+            if self.partner is not None:
+                partner.append(self.partner(fresh))
+            if message := check_outputs(self.problem, self.case, fresh, outputs, reveal=self.reveal_values):
+                raise Refused("WRONG_ANSWER", f"a timed run gave a wrong result: {message}")
+        return self._report(walls, events, [], partner)
 
     def _fresh_round(self, input_set: str, original: dict[str, np.ndarray],
                      rng: np.random.Generator) -> tuple[float, float, float, float]:
@@ -160,8 +179,7 @@ class BenchCase:
     def _fresh_call(self, fresh: dict[str, np.ndarray], original: dict[str, np.ndarray]) -> tuple[float, float]:
         """A timed call on `fresh`, verified; set A is back in the buffers afterwards."""
         self._untimed_call()
-        self.write(fresh)
-        timed = self.timed_call()
+        timed = self.timed_call(fresh=fresh)
         message = check_outputs(self.problem, self.case, fresh, self.caller.outputs_now(), reveal=self.reveal_values)
         if message:
             raise Refused("WRONG_ANSWER", "a timed run on fresh inputs gave a wrong result (are results cached "
@@ -200,12 +218,17 @@ class BenchCase:
                                          judge_gaps=False)
             if problem or fresh_problem:
                 raise Refused("RUNTIME_ERROR", f"timing cross-check failed: {problem or fresh_problem}")
-        if anomaly := fresh_anomaly(*self._neighbours_and_fresh(rounds)):
+        if rounds and (anomaly := fresh_anomaly(*self._neighbours_and_fresh(rounds))):
             raise Refused("RUNTIME_ERROR", f"timing cross-check failed: {anomaly}")
         nbytes, flops = self.problem.byte_count(self.case), self.problem.flop_count(self.case)
         if bad := implausible(self.device, min(times), nbytes, flops, *self.peaks):
             raise Refused("RUNTIME_ERROR", f"timing cross-check failed: {bad}")
         payload: dict[str, Any] = summarize(times, flops=flops, nbytes=nbytes).as_dict()
+        if not self.reveal_values:
+            # The inputs are secret: single runs the kernel paces (the fastest, the slowest, their
+            # spread) could spell them. The mean and its interval are the result itself.
+            for key in SECRET_RUN_STATS:
+                payload.pop(key, None)
         payload["flush_bytes"] = self.access.flush_bytes()
         if partner:
             reference = summarize(partner, flops=flops, nbytes=nbytes)

@@ -1,9 +1,14 @@
 """One call of the kernel, driven and checked by the trusted parent.
 
 For every call the parent poisons the outputs, sends GO and waits for DONE; the call's time is
-its own measurement (agent.channel). Right after DONE, before anything else can happen, it
-samples outputs for leftover poison (a call that reports its end before its work is done fails)
-and checks the guard zones around every buffer (a write past a buffer's end is named).
+its own measurement (agent.channel). A timed call follows the clock rule: the child is paused
+(agent.pause) before the parent writes anything the outputs depend on, and the clock starts as it
+is resumed with GO. Right after DONE, before anything else can happen, the parent samples outputs
+for leftover poison (a call that reports its end before its work is done fails) and checks the
+guard zones around every buffer (a write past a buffer's end is named).
+
+With `secret` (the ranked pass) no sentence names an element, a byte offset or anything else the
+kernel could choose by looking at the secret inputs: only that the call was wrong.
 """
 
 from __future__ import annotations
@@ -15,13 +20,18 @@ from typing import Any
 
 import numpy as np
 
-from agent.channel import AWAKE, BUFFERS, CASE, FREE, GO_EMPTY, WAKE, ParentChannel, call_elapsed_ns, close_fds
+from agent.channel import BUFFERS, CASE, FREE, GO_EMPTY, ParentChannel, ProtocolError, call_elapsed_ns, close_fds
 from agent.devices.base import DeviceAccess
 from agent.devices.gpu import IPC_HANDLE_BYTES
+from agent.pause import ChildPause, GpuResidue, PauseError
 from agent.shared import BufferSpec, is_poison
 
 SAMPLE_HOST = 64  # output elements checked for poison after every call: cheap reads of shared memory
 SAMPLE_GPU = 16  # one copy from the device each
+UNASKED = "a message sent while no call was running"
+SECRET_POISON = ("an output still held the poison value when the call reported its end (which element is "
+                 "withheld: the inputs are secret)")
+SECRET_GUARD = "a write outside a buffer (where is withheld: the inputs are secret)"
 
 
 class Refused(Exception):
@@ -34,15 +44,20 @@ class Refused(Exception):
 
 @dataclass(frozen=True)
 class CallTime:
-    ms: float  # the parent's measurement: GO sent -> DONE queued
+    ms: float  # the parent's measurement: clock started (child resumed, GO sent) -> DONE queued
     event_ms: float  # what the child's GPU events said (0 on the host): a claim
 
 
 class Caller:
     def __init__(self, channel: ParentChannel, access: DeviceAccess, alive: Callable[[], bool],
-                 rng: np.random.Generator, *, withheld: str | None = None) -> None:
+                 rng: np.random.Generator, *, withheld: str | None = None,
+                 pause: Callable[[], tuple[ChildPause, GpuResidue | None]] | None = None,
+                 secret: bool = False) -> None:
         self.channel, self.access, self.alive, self.rng = channel, access, alive, rng
         self.withheld = withheld  # said instead of the child's own error sentence, when set
+        self.secret = secret
+        self._pause_factory = pause
+        self._pause: tuple[ChildPause, GpuResidue | None] | None = None
         self.seq = 0
         self.outputs: list[BufferSpec] = []
         self.sample = SAMPLE_HOST if access.name == "host" else SAMPLE_GPU
@@ -69,20 +84,51 @@ class Caller:
         for spec in self.outputs:
             self.access.poison(spec.name)
 
-    def wake(self) -> None:
-        """The next GO is near: the child is woken now, outside the timed interval, and answers
-        AWAKE; `call(awake=True)` sends GO the moment it reads that."""
-        self.channel.send(WAKE)
-
-    def call(self, *, empty: bool = False, library: int = 0, check_poison: bool = True,
-             awake: bool = False) -> CallTime:
-        """One call; with `awake`, after a wake(): GO goes out the moment the child says it runs."""
-        self.seq += 1
+    def call(self, *, empty: bool = False, library: int = 0, check_poison: bool = True) -> CallTime:
+        """One untimed call on what the buffers hold now (the tests, warm-ups)."""
         self.access.settle()  # the inputs, the poison and the guards are in place before the child runs
-        if awake:
-            self.channel.expect(AWAKE, self.alive)
-        started = self.channel.go(self.seq, GO_EMPTY if empty else 0, library)
-        done = self.channel.done(self.seq, self.alive)
+        return self._go(empty=empty, library=library, check_poison=check_poison)
+
+    def timed(self, write: Callable[[], None] | None = None, *, empty: bool = False, library: int = 0) -> CallTime:
+        """One call timed by the clock rule. An untimed empty call first, so that the handshake's
+        code in both processes runs as warm as in the calibration's back-to-back empty calls (the
+        parent's work between runs, verifying in the ranked pass, left it cold); then the outputs
+        poisoned, the child paused, `write` (what changes the inputs), every buffer evicted (the
+        parent's writes leave lines in the cache), and the clock started as the child resumes."""
+        if not empty:
+            self.call(empty=True)
+            self.poison()
+        pause, residue = self._paused()
+        try:
+            pause.stop()
+        except PauseError as exc:
+            raise Refused("RUNTIME_ERROR", str(exc)) from None
+        if self.channel.pending():
+            raise ProtocolError(UNASKED)
+        if write is not None:
+            write()
+        self.access.evict()
+        self.access.settle()
+        if not empty:
+            self._idle_while_paused(residue)
+        return self._go(empty=empty, library=library, resume=tuple(pause.pids))
+
+    def _paused(self) -> tuple[ChildPause, GpuResidue | None]:
+        if self._pause is None:
+            if self._pause_factory is None:
+                raise Refused("ERROR", "the judge cannot pause the sandboxed process here: no call can be timed")
+            try:
+                self._pause = self._pause_factory()
+            except PauseError as exc:
+                raise Refused("ERROR", f"the judge cannot pause the sandboxed process here: {exc}") from None
+        return self._pause
+
+    def _go(self, *, empty: bool, library: int, check_poison: bool = True, resume: tuple[int, ...] = ()) -> CallTime:
+        self.seq += 1
+        if not resume and self.channel.pending():
+            raise ProtocolError(UNASKED)
+        started = self.channel.go(self.seq, GO_EMPTY if empty else 0, library, resume)
+        done = self.channel.done(self.seq, self.alive, started)
         elapsed_ms = call_elapsed_ns(started, done) / 1e6
         if not done.ok:
             raise Refused("RUNTIME_ERROR", self.withheld or done.error or "the call failed")
@@ -91,8 +137,24 @@ class Caller:
                 self._check_for_poison()
             guard = self.access.check_guards()
             if guard:
-                raise Refused("RUNTIME_ERROR", guard)
+                raise Refused("RUNTIME_ERROR", SECRET_GUARD if self.secret else guard)
         return CallTime(elapsed_ms, done.event_ms)
+
+    def _idle_while_paused(self, residue: GpuResidue | None) -> None:
+        """On a real GPU the device goes on with what the child left running there while its host
+        threads are stopped: none of the child's waves may be resident, and no output written."""
+        if self.access.name not in ("hip", "cuda"):
+            return  # the host's and the emulator's work runs on the child's own threads, stopped now
+        if residue is not None and residue.waves():
+            raise Refused("RUNTIME_ERROR", "work of the program's kept running on the GPU between calls: all work "
+                          "must be done inside solution(), on the default stream")
+        for spec in self.outputs:
+            if spec.dtype.kind in "iub" and spec.dtype.itemsize < 4:
+                continue
+            indices = self.rng.integers(0, spec.size, min(self.sample, spec.size))
+            if not is_poison(self.access.read_elements(spec.name, indices)).all():
+                raise Refused("RUNTIME_ERROR", f"{spec.name} was written while the program was paused between "
+                              "calls: all work must be done inside solution(), on the default stream")
 
     def _check_for_poison(self) -> None:
         for spec in self.outputs:
@@ -101,6 +163,8 @@ class Caller:
             indices = self.rng.integers(0, spec.size, min(self.sample, spec.size))
             poisoned = is_poison(self.access.read_elements(spec.name, indices))
             if poisoned.any():
+                if self.secret:
+                    raise Refused("WRONG_ANSWER", SECRET_POISON)
                 at = int(indices[int(np.flatnonzero(poisoned)[0])])
                 where = ", ".join(str(i) for i in np.unravel_index(at, spec.shape))
                 raise Refused("WRONG_ANSWER", f"{spec.name}[{where}] still held the poison value when the call "

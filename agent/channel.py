@@ -11,15 +11,19 @@ themselves, agent/devices/cuda_vmm.py); more than asked for is refused, and the 
 
 Times: the parent's socket asks the kernel for SO_TIMESTAMPNS, so every message from the child
 carries the moment the child's `send` queued it (the kernel's clock, which user code cannot set).
-A call is timed from just before the parent sends GO to the kernel's stamp on the child's DONE,
-which leaves out how long the parent took to wake up; the parent's own monotonic clock around the
-same exchange bounds it from above.
+A call is timed from just before the parent resumes the paused child and sends GO (agent.pause)
+to the kernel's stamp on the child's DONE, which leaves out how long the parent took to wake up;
+the parent's own monotonic clock around the same exchange bounds it from above. An end of call
+without a stamp, or stamped before its start, is refused: it was queued before GO (a thread of the
+kernel's can write to the channel), and nothing replaces it with the parent's clock.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import select
+import signal
 import socket
 import struct
 import time
@@ -30,7 +34,6 @@ from typing import TYPE_CHECKING
 # The wire format and the child's end are agent.wire, all that the sandboxed child imports (it
 # starts once per phase: no dataclasses, pathlib or re there); the parent's code finds them here too.
 from agent.wire import (  # noqa: F401 - re-exported
-    AWAKE,
     BUFFERS,
     CASE,
     DONE,
@@ -45,7 +48,6 @@ from agent.wire import (  # noqa: F401 - re-exported
     MAX_TEXT,
     QUIT,
     READY,
-    WAKE,
     ChildChannel,
     ChildGone,
 )
@@ -99,22 +101,27 @@ def clean_text(raw: bytes) -> str:
     return "".join(ch if ch.isprintable() else " " for ch in text).strip()
 
 
-def stamped_sender(helper: Path | None) -> Callable[[int, bytes], tuple[int, int]] | None:
-    """The native GO (agent/devices/evict.cpp: hj_send_stamped): the clocks are read and the
-    message sent with no Python in between. None without the helper (no g++)."""
+Sender = Callable[[int, bytes, tuple[int, ...]], tuple[int, int]]
+
+
+def stamped_sender(helper: Path | None) -> Sender | None:
+    """The native GO (agent/devices/evict.cpp: hj_resume_send_stamped): the clocks are read, the
+    paused child resumed and the message sent with no Python in between. None without the helper
+    (no g++)."""
     if helper is None:
         return None
     try:
-        native = ctypes.CDLL(str(helper)).hj_send_stamped
+        native = ctypes.CDLL(str(helper)).hj_resume_send_stamped
     except (OSError, AttributeError):
         return None
     native.restype = ctypes.c_long
-    native.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int64),
-                       ctypes.POINTER(ctypes.c_int64)]
+    native.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_size_t, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t,
+                       ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64)]
 
-    def send(fd: int, message: bytes) -> tuple[int, int]:
+    def send(fd: int, message: bytes, resume: tuple[int, ...]) -> tuple[int, int]:
         real, mono = ctypes.c_int64(), ctypes.c_int64()
-        if native(fd, message, len(message), ctypes.byref(real), ctypes.byref(mono)) != len(message):
+        pids = (ctypes.c_int * len(resume))(*resume)
+        if native(pids, len(resume), fd, message, len(message), ctypes.byref(real), ctypes.byref(mono)) != len(message):
             raise ChildGone("the child closed the channel")
         return real.value, mono.value
 
@@ -122,7 +129,7 @@ def stamped_sender(helper: Path | None) -> Callable[[int, bytes], tuple[int, int
 
 
 class ParentChannel:
-    def __init__(self, sock: socket.socket, sender: Callable[[int, bytes], tuple[int, int]] | None = None) -> None:
+    def __init__(self, sock: socket.socket, sender: Sender | None = None) -> None:
         self.sock = sock
         self._sender = sender
 
@@ -132,14 +139,27 @@ class ParentChannel:
         except OSError as exc:  # the child is gone (EPIPE, ECONNRESET)
             raise ChildGone(str(exc)) from None
 
-    def go(self, seq: int, flags: int = 0, library: int = 0) -> tuple[int, int]:
-        """Send GO; returns (CLOCK_REALTIME, CLOCK_MONOTONIC) in ns just before the send."""
+    def go(self, seq: int, flags: int = 0, library: int = 0, resume: tuple[int, ...] = ()) -> tuple[int, int]:
+        """Resume the processes `resume` (the paused child) and send GO; returns (CLOCK_REALTIME,
+        CLOCK_MONOTONIC) in ns read just before both: the start of the call."""
         message = GO + GO_LAYOUT.pack(seq & 0xFFFFFFFF, flags, library)
         if self._sender is not None:
-            return self._sender(self.sock.fileno(), message)
+            return self._sender(self.sock.fileno(), message, resume)
         started = time.time_ns(), time.monotonic_ns()
+        for pid in resume:
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
         self.send(message[:1], message[1:])
         return started
+
+    def pending(self) -> bool:
+        """Whether a message of the child's waits unread (it sent one nobody asked for). A closed
+        channel reads as ready too: the next receive reports that."""
+        poller = select.poll()
+        poller.register(self.sock.fileno(), select.POLLIN)
+        return any(events & select.POLLIN for _, events in poller.poll(0))
 
     def receive(self, alive: object = None, poll_s: float = 0.25, max_fds: int = 0) -> Message:
         """The next message. Blocks, waking every poll_s to ask `alive()` (the watchdog) whether
@@ -187,7 +207,9 @@ class ParentChannel:
             raise ProtocolError(f"a {message.kind!r} message where {kind!r} was due")
         return message
 
-    def done(self, seq: int, alive: object = None) -> Done:
+    def done(self, seq: int, alive: object = None, started: tuple[int, int] | None = None) -> Done:
+        """The end of call `seq`; with `started` (what go() returned), an end not stamped by the
+        kernel after that moment is refused: it was queued before GO."""
         message = self.expect(DONE, alive)
         if len(message.body) < DONE_LAYOUT.size or len(message.body) > DONE_LAYOUT.size + MAX_TEXT:
             raise ProtocolError("a malformed end-of-call message")
@@ -196,6 +218,8 @@ class ParentChannel:
             raise ProtocolError(f"the end of call {got} while call {seq} was running")
         if status not in (0, 1) or not 0.0 <= event_ms < 1e9:  # NaN fails the comparison too
             raise ProtocolError("a malformed end-of-call message")
+        if started is not None and message.sent_ns < started[0]:
+            raise ProtocolError("an end of call sent before the call started")
         return Done(seq, status == 0, event_ms, clean_text(message.body[DONE_LAYOUT.size:]), message.sent_ns,
                     message.received_mono_ns)
 
@@ -204,12 +228,13 @@ class ParentChannel:
 
 
 def call_elapsed_ns(started: tuple[int, int], done: Done) -> int:
-    """How long a call took by the kernel's stamp on DONE, never more than the parent's own
-    monotonic clock saw (a wall-clock step in between falls back to that upper bound)."""
+    """How long a call took by the kernel's stamp on DONE (ParentChannel.done refused one stamped
+    before the start), never more than the parent's own monotonic clock saw: a wall-clock step in
+    between falls back to that upper bound."""
     real_start, mono_start = started
     upper = done.received_mono_ns - mono_start
     stamped = done.sent_ns - real_start
-    return stamped if done.sent_ns and 0 <= stamped <= upper else upper
+    return stamped if 0 <= stamped <= upper else upper
 
 
 def _passed_fds(payload: bytes) -> list[int]:

@@ -28,7 +28,6 @@ from typing import Any
 from agent.devices.base import DeviceError
 from agent.devices.gpu import GpuDevice, load_runtime
 from agent.wire import (
-    AWAKE,
     BUFFERS,
     CASE,
     FATAL,
@@ -39,7 +38,6 @@ from agent.wire import (
     LOAD,
     QUIT,
     READY,
-    WAKE,
     ChildChannel,
     ChildGone,
 )
@@ -132,13 +130,9 @@ def serve(channel: ChildChannel, buffers: HostBuffers | GpuBuffers, libraries: l
     while True:
         message = channel.receive()
         kind, body = message[:1], message[1:]
-        if kind == WAKE:
-            # The parent sends GO as soon as it reads this. The child waits for it asleep, not
-            # polling: on a busy machine a task that slept is given a CPU at once when woken, one
-            # that polled has used up its turn (the median matmul call on a machine at load 10:
-            # within 10 % of a bare loop asleep, twice that polling).
-            channel.send(AWAKE)
-        elif kind == GO:
+        # The child waits for GO asleep, not polling: on a busy machine a task that slept is given a
+        # CPU at once when woken, one that polled has used up its turn.
+        if kind == GO:
             seq, flags, library = GO_LAYOUT.unpack(body)
             try:
                 event_ms = buffers.call((lambda: None) if flags & GO_EMPTY else calls[library])

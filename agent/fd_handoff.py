@@ -41,6 +41,9 @@ class FdHandoff:
             raise ValueError(f"between 1 and {MAX_FDS} descriptors can be handed over")
         # Copies: the caller may close its own once the process is started, as it may with bwrap.
         self._fds = [os.dup(fd) for fd in self.numbers]
+        # The process that took the offer, as the kernel names it here (0: none yet, or one this
+        # namespace cannot see). It execs the judge's child: the process agent.pause stops.
+        self.peer_pid = 0
         # Short: a socket's path has at most 107 bytes. The container's root has no capability to
         # bypass permissions, so under an agent that is not root the socket must be open to others;
         # who may take the offer is then checked on the connection itself (_trusted).
@@ -64,8 +67,10 @@ class FdHandoff:
             except OSError:
                 return  # closed: the process ended, or never connected
             with conn:
-                if not _trusted(conn):
+                peer = _trusted(conn)
+                if peer is None:
                     continue  # another user of this machine found the socket: not theirs
+                self.peer_pid = peer
                 try:
                     socket.send_fds(conn, [b"".join(_NUMBER.pack(n) for n in self.numbers)], self._fds)
                 except OSError:
@@ -96,11 +101,11 @@ class FdHandoff:
         return [python, "-P", "-m", "agent.fd_handoff", f"{HANDOFF_DIR}/{SOCKET_NAME}", "--"]
 
 
-def _trusted(conn: socket.socket) -> bool:
-    """The peer runs as root (a container's processes, without a user namespace) or as us."""
-    _pid, uid, _gid = _CREDENTIALS.unpack(conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
-                                                          _CREDENTIALS.size))
-    return uid in (0, os.getuid())
+def _trusted(conn: socket.socket) -> int | None:
+    """The peer's pid when it runs as root (a container's processes, without a user namespace) or as
+    us; None otherwise."""
+    pid, uid, _gid = _CREDENTIALS.unpack(conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _CREDENTIALS.size))
+    return pid if uid in (0, os.getuid()) else None
 
 
 def receive(path: str) -> None:

@@ -124,6 +124,8 @@ class Phase:
     # The ranked pass sets this: what the child says or prints could carry its secret inputs.
     withhold_child_text = False
     WITHHELD = "what the program said is withheld in the ranked pass, whose inputs are secret"
+    WITHHELD_ENDING = ("how it ended, a crash, an exit or a limit, is withheld in the ranked pass, whose inputs "
+                       "are secret")
 
     def __init__(self, *, kind: str, cases: list[Case], job: JobContext) -> None:
         self.kind = kind  # "test" | "bench" | "ranked"
@@ -154,7 +156,7 @@ class Phase:
         try:
             channel = child.start()
             assert child.access is not None
-            self._drive(channel, child.access, specs, child.alive)
+            self._drive(channel, child.access, specs, child)
         except SandboxUnavailable as exc:
             self._fail("ERROR", str(exc))
         except Refused as refused:
@@ -162,9 +164,10 @@ class Phase:
         except ch.ChildFailed as exc:
             self._fail("RUNTIME_ERROR", f"{self.WITHHELD if self.withhold_child_text else exc}{self._where()}")
         except ch.ProtocolError as exc:
-            self._fail("RUNTIME_ERROR", f"the sandboxed process broke the judge's protocol{self._where()}: {exc}")
+            self._fail("RUNTIME_ERROR",
+                       f"the sandboxed process broke the judge's protocol{self._where()}{self._said(exc)}")
         except DeviceError as exc:
-            self._fail("RUNTIME_ERROR", f"the device failed{self._where()}: {exc}")
+            self._fail("RUNTIME_ERROR", f"the device failed{self._where()}{self._said(exc)}")
         except ch.ChildGone:  # classified below, from how the process ended: let it finish ending
             if child.proc is not None:
                 child.proc.wait_exit(EXIT_WAIT_SECONDS)
@@ -175,7 +178,8 @@ class Phase:
             self.result.output = outcome.output
             if self.result.status is None and len(self._done) < len(self.cases):
                 self._classify_end(outcome)
-            elif outcome.pids_refused and self.result.status in ("WRONG_ANSWER", "RUNTIME_ERROR"):
+            elif outcome.pids_refused and self.result.status in ("WRONG_ANSWER", "RUNTIME_ERROR") and \
+                    not self.withhold_child_text:
                 self.result.reason += f"; {threads_refused_note(self._limits().nproc)}"
         return self.result
 
@@ -198,9 +202,10 @@ class Phase:
         )
 
     def _drive(self, channel: ch.ParentChannel, access: DeviceAccess, specs: list[list[BufferSpec]],
-               alive: Callable[[], bool]) -> None:
-        caller = Caller(channel, access, alive, self._rng,
-                        withheld=self.WITHHELD if self.withhold_child_text else None)
+               child: PhaseChild) -> None:
+        alive = child.alive
+        caller = Caller(channel, access, alive, self._rng, withheld=self.WITHHELD if self.withhold_child_text else None,
+                        pause=child.pause, secret=self.withhold_child_text)
         channel.expect(ch.READY, alive)
         overhead = None
         if self.kind != "test" and self.job.device != "host":
@@ -228,16 +233,11 @@ class Phase:
 
     def _calibrate(self, caller: Caller) -> float:
         """The cost of a call around its kernel, before any code of the user's is in the child. Each
-        empty call follows the parent's cache flush, as a timed call does: on a real GPU the child's
-        work then waits for the GPU to switch from the parent's context to the child's (on an H100,
-        honest calls fell 0.2-0.3 ms below the parent's clock, against a bound of 0.10-0.12 ms
+        empty call is timed as a timed call is (paused, the parent's cache flush, resumed with GO):
+        on a real GPU the child's work then waits for the GPU to switch from the parent's context to
+        the child's (honest calls on an H100 fell below the parent's clock by more than a bound
         calibrated without the flush)."""
-        walls = []
-        for _ in range(CALIBRATION_CALLS):
-            caller.access.evict()
-            caller.wake()  # as in a timed call
-            walls.append(caller.call(empty=True, awake=True).ms)
-        return overhead_bound(walls)
+        return overhead_bound([caller.timed(empty=True).ms for _ in range(CALIBRATION_CALLS)])
 
     def _test_case(self, index: int, caller: Caller) -> None:
         case = self.cases[index]
@@ -266,6 +266,10 @@ class Phase:
         self.job.emit("BENCHMARK_RESULT", payload)
 
     # ---- how the child ended ------------------------------------------------------------------
+    def _said(self, exc: Exception) -> str:
+        """': <what went wrong>', or nothing where the kernel could have chosen it on secret inputs."""
+        return "" if self.withhold_child_text else f": {exc}"
+
     def _where(self) -> str:
         label = "ranked case" if self.kind == "ranked" else "case"
         return f" in {label} '{self.cases[self._current].name}'" if self._current is not None else ""
@@ -276,6 +280,9 @@ class Phase:
             phase=PHASE_NAMES[self.kind], where=self._where(), wall_s=self._wall_s,
             ram_bytes=limits.ram_cap(DEFAULT_RAM_BYTES), threads=limits.nproc,
             job_limit_reached=self._job_limit_reached, emulated=self.job.kind == "emulated"))
+        if self.withhold_child_text and status == "RUNTIME_ERROR":
+            # The exit status, the signal, which limit: the kernel's to choose on the secret inputs.
+            reason = f"the program failed{self._where()} ({self.WITHHELD_ENDING})"
         self._fail(status, reason)
 
 

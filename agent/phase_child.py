@@ -15,6 +15,7 @@ from agent.boxfs import fresh_box
 from agent.devices import open_access
 from agent.devices.base import DeviceAccess
 from agent.limits import MIB, ProcessLimits
+from agent.pause import ChildPause, GpuResidue
 from agent.sandbox import BoxLayout, SandboxedProcess
 from agent.shared import BufferSpec
 from agent.watchdog import Watchdog
@@ -52,6 +53,13 @@ class PhaseChild:
                                  job_deadline=self.job.job_deadline).start()
         self.channel = ch.ParentChannel(parent_sock, ch.stamped_sender(self.job.native_helper))
         return self.channel
+
+    def pause(self) -> tuple[ChildPause, GpuResidue | None]:
+        """What stops and resumes this child around the parent's writes (PauseError when it cannot
+        be found); asked once the child has said READY, when all its processes exist."""
+        assert self.proc is not None
+        pids = self.proc.pause_pids()
+        return ChildPause(pids), GpuResidue(pids) if self.job.device in ("hip", "cuda") else None
 
     def alive(self) -> bool:
         return self.watchdog is not None and self.watchdog.alive()

@@ -9,20 +9,23 @@ just before its calls. For each case:
    the reference; the second must equal the first bit for bit on an exact problem, within the
    problem's tolerance otherwise. A kernel that reads uninitialised or stale memory, or races,
    fails here even where its first answer was right.
-2. Timing, as in the benchmark (agent.bench), with every timed run's output checked, and with the
-   problem's own solution timed right after each run on the same inputs. The speedup is the
-   reference's mean time over the kernel's.
+2. Timing: a fixed number of timed runs, each on a set of inputs the kernel has never seen (no
+   work carried over from an earlier call can pay), written while the child is paused, each run's
+   output checked, and the problem's own solution timed right after each run on the same inputs.
+   The speedup is the median over these pairs of the reference's time over the kernel's.
 
 The reference runs in a sandboxed process of its own, never in the submission's: code in the
-user's process could slow a library loaded beside it and so inflate the speedup. What the user's
-child prints or says is never shown from this pass (it could carry the secret inputs); a wrong
-result is named by its place, not its values.
+user's process could slow a library loaded beside it and so inflate the speedup. Nothing shown from
+this pass is derived from what the kernel can choose by looking at the secret inputs: not what it
+prints or says, not where its result is wrong, how many elements differ, where it wrote past a
+buffer, its exit status, nor its single runs (the fastest, the slowest, their spread). A failed
+ranked case says which case and that it failed.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
@@ -30,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from agent import channel as ch
-from agent.bench import BENCH_DEFAULTS, BenchCase
+from agent.bench import BenchCase
 from agent.calls import Caller, Refused
 from agent.devices.base import DeviceAccess
 from agent.harness import JobContext, Phase, PhaseResult, buffer_specs, call_args, case_seed
@@ -40,10 +43,10 @@ from agent.shared import BufferSpec
 from agent.stats import geometric_mean, geometric_mean_interval
 from agent.verify import check_outputs, compare, modified_inputs
 
-# Every timed run is verified; the cap on runs keeps a slow reference check (a large matmul) bounded.
-# At least 20 runs: the speedup is a median over pairs of runs, which a handful of pairs leaves to chance.
-RANKED_SETTINGS: dict[str, Any] = {**BENCH_DEFAULTS, "verify_fraction": 1.0, "max_verified": 100, "min_runs": 20,
-                                   "max_runs": 100}
+# Timed runs per ranked case, each on fresh inputs and verified. Fixed, not stopped by a precision
+# rule or a budget: how many runs there were must not depend on the kernel's pace. 20: the speedup
+# is a median over pairs of runs, which a handful of pairs leaves to chance.
+RANKED_RUNS = 20
 REFERENCE_FAILED = "the problem's own solution, timed beside yours for the speedup, failed (a judge error)"
 
 
@@ -56,13 +59,10 @@ def ranked_secret(seed: int) -> bytes:
 def runs_differ(name: str, first: np.ndarray, second: np.ndarray, tolerance: Tolerance) -> str | None:
     """How a second run's output differs from the first's: bit for bit on an exact problem."""
     if tolerance.exact:
-        if np.array_equal(first.reshape(-1).view(np.uint8), second.reshape(-1).view(np.uint8)):
-            return None
-        bad = first.reshape(-1).view(np.uint8) != second.reshape(-1).view(np.uint8)
-        at = int(np.flatnonzero(bad)[0]) // first.dtype.itemsize
-        where = ", ".join(str(i) for i in np.unravel_index(at, first.shape))
-        return f"{name}[{where}] is not bit-identical"
-    return compare(name, second, first, tolerance, reveal=False)
+        same = np.array_equal(first.reshape(-1).view(np.uint8), second.reshape(-1).view(np.uint8))
+        return None if same else "the two results are not bit-identical"
+    return None if compare(name, second, first, tolerance, reveal=False) is None else \
+        "the two results differ beyond the tolerance"
 
 
 class ReferenceChild:
@@ -80,7 +80,7 @@ class ReferenceChild:
             with _judge_error():
                 access = self.child.open_device()
                 channel = self.child.start()
-                self.caller = Caller(channel, access, self.child.alive, self.rng)
+                self.caller = Caller(channel, access, self.child.alive, self.rng, pause=self.child.pause)
                 channel.expect(ch.READY, self.child.alive)
                 channel.send(ch.LOAD)
                 channel.expect(ch.READY, self.child.alive)
@@ -92,22 +92,24 @@ class ReferenceChild:
     def __exit__(self, *exc_info: object) -> None:
         self.child.close()
 
-    def start_case(self, specs: list[BufferSpec], args: list[dict[str, Any]], inputs: dict[str, np.ndarray]) -> None:
+    def start_case(self, specs: list[BufferSpec], args: list[dict[str, Any]]) -> None:
         assert self.caller is not None
         with _judge_error():
             self.caller.setup_case(specs, args)
-            for name, values in inputs.items():
-                self.caller.access.write(name, values)
 
-    def timed(self) -> float:
-        """One call timed as the submission's are: from memory, the parent's clock on the host, the
-        events on a GPU (this process runs only our code, so its events are not claims)."""
+    def timed(self, inputs: dict[str, np.ndarray]) -> float:
+        """One call on `inputs`, timed as the submission's are (by the clock rule, from memory): the
+        parent's clock on the host, the events on a GPU (this process runs only our code, so its
+        events are not claims)."""
         assert self.caller is not None
+        access = self.caller.access
+
+        def write() -> None:
+            for name, values in inputs.items():
+                access.write(name, values)
+
         with _judge_error():
-            self.caller.poison()
-            self.caller.access.evict()
-            self.caller.wake()
-            result = self.caller.call(awake=True)
+            result = self.caller.timed(write)
         return result.ms if self.child.job.device == "host" else result.event_ms
 
     def end_case(self) -> None:
@@ -145,26 +147,25 @@ class RankedPhase(Phase):
         return self.job.problem.generate(self.cases[index], rng)
 
     def _drive(self, channel: ch.ParentChannel, access: DeviceAccess, specs: list[list[BufferSpec]],
-               alive: Callable[[], bool]) -> None:
+               child: PhaseChild) -> None:
         if self.reference_fd is None:
-            super()._drive(channel, access, specs, alive)
+            super()._drive(channel, access, specs, child)
             return
         with ReferenceChild(self, self.reference_fd, specs) as reference:
             self.reference = reference
-            super()._drive(channel, access, specs, alive)
+            super()._drive(channel, access, specs, child)
 
     def _run_case(self, index: int, caller: Caller, overhead: float | None) -> None:
         case, problem = self.cases[index], self.job.problem
-        inputs = self._inputs(index, "A")
-        self._twice(index, caller, inputs)
+        self._twice(index, caller, self._inputs(index, "A"))
         if self.reference is not None:
-            self.reference.start_case(buffer_specs(problem, case), call_args(problem, case), inputs)
+            self.reference.start_case(buffer_specs(problem, case), call_args(problem, case))
         bench = BenchCase(caller=caller, problem=problem, case=case,
                           inputs=lambda input_set: self._inputs(index, input_set), device=self.job.kind,
-                          budget_s=self.job.limits.case_budget_s, overhead_ms=overhead,
-                          settings=dict(RANKED_SETTINGS), reveal_values=False,
+                          budget_s=self.job.limits.case_budget_s, overhead_ms=overhead, reveal_values=False,
                           partner=self.reference.timed if self.reference is not None else None)
-        payload = {"case": case.name, "index": index, "total": len(self.cases), **bench.run(self._rng)}
+        payload = {"case": case.name, "index": index, "total": len(self.cases),
+                   **bench.run_fresh(self._rng, RANKED_RUNS)}
         payload.setdefault("reference_mean_ms", None)
         payload.setdefault("speedup", None)
         if self.reference is not None:
@@ -182,7 +183,7 @@ class RankedPhase(Phase):
             caller.poison()
             caller.call(check_poison=False)  # the whole output is compared below
             outputs = caller.outputs_now()
-            if message := modified_inputs(caller.access, inputs):
+            if message := modified_inputs(caller.access, inputs, name=False):
                 raise Refused("WRONG_ANSWER", message)
             if attempt == 0 and (message := check_outputs(problem, case, inputs, outputs, reveal=False)):
                 raise Refused("WRONG_ANSWER", f"wrong result on the ranked inputs: {message}")

@@ -15,6 +15,7 @@ from pathlib import Path
 from agent.cgroups import SandboxCgroup
 from agent.fd_handoff import FdHandoff
 from agent.limits import ProcessLimits
+from agent.pause import PauseError, descendants
 
 
 @dataclass
@@ -45,6 +46,16 @@ class SandboxedProcess:
     on_kill: Callable[[], None] | None = None  # e.g. `docker kill <name>`: the CLI is not the container
     handoff: FdHandoff | None = None  # descriptors offered to a container, withdrawn at the end
     _counters: tuple[int, int] | None = None  # (oom kills, pids refusals) read before the cgroup went
+
+    def pause_pids(self) -> list[int]:
+        """The processes agent.pause stops: what the sandbox started, or in a container the process
+        that took the descriptor handoff (the `docker run` client is not the container)."""
+        if self.handoff is not None or self.on_kill is not None:
+            peer = self.handoff.peer_pid if self.handoff is not None else 0
+            if peer <= 0:
+                raise PauseError("the container's process is not visible from the agent")
+            return [peer]
+        return descendants(self.popen.pid)
 
     @property
     def elapsed(self) -> float:

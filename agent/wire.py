@@ -14,12 +14,13 @@ MAX_MESSAGE = 8192
 MAX_TEXT = 1024  # bytes of an error sentence the child may send
 
 # parent -> child. LOAD comes after the device is up and (on a GPU) the empty calls that calibrate
-# the timing are done: until then no code of the user's runs in the child.
-LOAD, CASE, WAKE, GO, FREE, QUIT = b"L", b"C", b"W", b"G", b"F", b"Q"
+# the timing are done: until then no code of the user's runs in the child. Before a timed GO the
+# parent pauses the child (agent.pause) and resumes it with the GO: there is no wake-up message.
+LOAD, CASE, GO, FREE, QUIT = b"L", b"C", b"G", b"F", b"Q"
 GO_LAYOUT = struct.Struct("<IBB")  # sequence number, flags, library index
 GO_EMPTY = 1  # time the handshake (and GPU events) around no call at all: the parent's calibration
-# child -> parent. AWAKE answers WAKE: the child runs, and GO is sent the moment the parent reads it.
-READY, BUFFERS, AWAKE, DONE, FATAL = b"R", b"B", b"A", b"D", b"E"
+# child -> parent.
+READY, BUFFERS, DONE, FATAL = b"R", b"B", b"D", b"E"
 DONE_LAYOUT = struct.Struct("<IBd")  # sequence number, status (0 ok, 1 error), GPU event time in ms
 
 

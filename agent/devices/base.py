@@ -53,8 +53,6 @@ class DeviceAccess(Protocol):
     def evict(self) -> None:
         """Start the next call from memory: evict the buffers (host) or flush the GPU's caches."""
 
-    def evict_elements(self, name: str, indices: np.ndarray) -> None: ...
-
     def settle(self) -> None:
         """Before the child runs: the parent's own writes to the buffers have landed."""
 

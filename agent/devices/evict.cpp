@@ -9,8 +9,9 @@
  * from memory at a cost of ~1 ms per 12 MB.
  *
  * Built by agent.compiler.build_evict_helper with the system C++ compiler; Python has no way to
- * issue these instructions itself. It also holds hj_send_stamped, the parent's GO (see there). */
+ * issue these instructions itself. It also holds hj_resume_send_stamped, the parent's GO (see there). */
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -46,22 +47,19 @@ extern "C" int hj_evict(const void* buffer, size_t nbytes) {
 #endif
 }
 
-/* The lines holding `count` scattered addresses (the input elements changed before a timed run). */
-extern "C" int hj_evict_list(const void* const* addresses, size_t count) {
-    for (size_t i = 0; i < count; ++i)
-        if (!hj_evict(addresses[i], 1)) return 0;
-    return 1;
-}
-
-/* Read the clocks and send at once: the start of a timed call. In Python another thread of the
- * agent (an HTTP handler) can take the interpreter between reading the clock and sending, for up
- * to the interpreter's 5 ms switch interval, and that time would count against the kernel. */
-extern "C" long hj_send_stamped(int fd, const void* data, size_t size, int64_t* realtime_ns, int64_t* monotonic_ns) {
+/* Read the clocks, resume the paused child and send GO at once: the start of a timed call. The
+ * child was stopped (SIGSTOP) while the parent wrote its inputs (agent/pause.py), so the clock
+ * starts before any of its threads can run again. In Python another thread of the agent (an HTTP
+ * handler) can take the interpreter between reading the clock and sending, for up to the
+ * interpreter's 5 ms switch interval, and that time would count against the kernel. */
+extern "C" long hj_resume_send_stamped(const int* pids, size_t count, int fd, const void* data, size_t size,
+                                       int64_t* realtime_ns, int64_t* monotonic_ns) {
     struct timespec real, mono;
     clock_gettime(CLOCK_REALTIME, &real);
     clock_gettime(CLOCK_MONOTONIC, &mono);
     *realtime_ns = (int64_t)real.tv_sec * 1000000000 + real.tv_nsec;
     *monotonic_ns = (int64_t)mono.tv_sec * 1000000000 + mono.tv_nsec;
+    for (size_t i = 0; i < count; ++i) kill(pids[i], SIGCONT);
     const ssize_t sent = send(fd, data, size, MSG_NOSIGNAL);
     return sent < 0 ? -errno : (long)sent;
 }

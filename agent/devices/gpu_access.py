@@ -122,9 +122,6 @@ class GpuAccess:
         if not self.device.emulated:
             self.device.wait_idle()
 
-    def evict_elements(self, name: str, indices: np.ndarray) -> None:
-        return None  # a few changed elements stay in the GPU's cache: one line per element at most
-
     def flush_bytes(self) -> int:
         return 0 if self.device.emulated else self.device.flush_bytes()
 

@@ -49,17 +49,14 @@ class Evictor:
 
     def __init__(self, helper: Path | None) -> None:
         self._evict: Any = None
-        self._evict_list: Any = None
         if helper is not None:
             try:
-                library = ctypes.CDLL(str(helper))
-                self._evict, self._evict_list = library.hj_evict, library.hj_evict_list
+                self._evict = ctypes.CDLL(str(helper)).hj_evict
             except (OSError, AttributeError):
                 self._evict = None
         if self._evict is not None:
-            self._evict.restype = self._evict_list.restype = ctypes.c_int
+            self._evict.restype = ctypes.c_int
             self._evict.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
-            self._evict_list.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
         self._sweep: np.ndarray | None = None
         self.lines_evicted = 0
 
@@ -76,15 +73,6 @@ class Evictor:
                 self.lines_evicted += -(-(address % _LINE + nbytes) // _LINE)
             else:
                 return
-        self._sweep_cache()
-
-    def evict_addresses(self, addresses: list[int]) -> None:
-        if self._evict is not None and addresses:
-            array = (ctypes.c_void_p * len(addresses))(*addresses)
-            if self._evict_list(array, len(addresses)):
-                self.lines_evicted += len(addresses)
-                return
-            self._evict = None
         self._sweep_cache()
 
     def _sweep_cache(self) -> None:
@@ -164,12 +152,6 @@ class HostAccess:
 
     def settle(self) -> None:
         return None  # the arena's writes are plain stores, visible to the child when they return
-
-    def evict_elements(self, name: str, indices: np.ndarray) -> None:
-        placement = self._placements[name]
-        base = self.arena.address(placement.offset)
-        itemsize = placement.spec.dtype.itemsize
-        self.evictor.evict_addresses([base + int(i) * itemsize for i in indices])
 
     def flush_bytes(self) -> int:
         if self.evictor.uses_helper:

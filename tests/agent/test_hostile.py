@@ -221,8 +221,10 @@ def _ranked_pass_failed_after_the_public_benchmark(t: Target, result: dict[str, 
 
 
 def _values_withheld(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
+    """Nothing the kernel could choose by looking at the secret inputs: no element, no count."""
     _ranked_pass_failed_after_the_public_benchmark(t, result, events)
     assert "withheld" in result["reason"]
+    assert "[" not in result["reason"] and not re.search(r"\d+ of \d+", result["reason"]), result["reason"]
 
 
 def _nothing_printed_is_shown(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
@@ -312,11 +314,11 @@ CASES = [
     Hostile("plant_for_later_phase.cpp", "ACCEPTED", **BENCH),
     Hostile("token_pasted_stream.cpp", "COMPILE_ERROR", ("imports hipStreamCreate",), mode="compile"),
     Hostile("dlopen_split_strings.cpp", "COMPILE_ERROR", ("calls dlopen()",), mode="compile"),
-    Hostile("tuned_to_public_shapes.cpp", "WRONG_ANSWER", ("ranked pass: ranked case 'n=3000017'", "c["),
-            **RANKED, check=_values_withheld),
+    Hostile("tuned_to_public_shapes.cpp", "WRONG_ANSWER", ("ranked pass: ranked case 'n=3000017'",
+                                                           "the result is wrong"), **RANKED, check=_values_withheld),
     Hostile("uninitialised_workspace.cpp", "WRONG_ANSWER", ("ranked case 'n=3000017'", "not deterministic"),
             **RANKED, check=_ranked_pass_failed_after_the_public_benchmark),
-    Hostile("print_ranked_inputs.cpp", "RUNTIME_ERROR", ("ranked case 'n=3000017'", "exited with code 3"),
+    Hostile("print_ranked_inputs.cpp", "RUNTIME_ERROR", ("ranked case 'n=3000017'", "the program failed"),
             **RANKED, check=_nothing_printed_is_shown),
     Hostile("huge_npy_header.cpp", "CHECKED"),
     Hostile("results_is_a_directory.cpp", "CHECKED"),

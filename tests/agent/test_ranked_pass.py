@@ -90,11 +90,12 @@ def test_the_ranked_inputs_come_from_the_platforms_seed_alone() -> None:
 
 
 def test_two_runs_must_agree_bit_for_bit_on_an_exact_problem_and_within_tolerance_otherwise() -> None:
+    """Which element differs is the kernel's to choose on secret inputs: the sentence never says."""
     first = np.array([1.0, 2.0, 3.0], dtype=np.float32)
     nudged = first.copy()
     nudged[1] = np.nextafter(np.float32(2.0), np.float32(3.0))
     assert runs_differ("c", first, first.copy(), Tolerance(exact=True)) is None
-    assert runs_differ("c", first, nudged, Tolerance(exact=True)) == "c[1] is not bit-identical"
+    assert runs_differ("c", first, nudged, Tolerance(exact=True)) == "the two results are not bit-identical"
     assert runs_differ("c", first, nudged, Tolerance(rtol=1e-6, atol=0.0)) is None
-    far = runs_differ("c", first, first + 1, Tolerance(rtol=1e-6, atol=0.0))
-    assert far is not None and "withheld" in far and "expected" not in far
+    assert runs_differ("c", first, first + 1, Tolerance(rtol=1e-6, atol=0.0)) == \
+        "the two results differ beyond the tolerance"

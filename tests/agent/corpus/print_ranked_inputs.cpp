@@ -1,8 +1,8 @@
 // Tries to learn the secret ranked inputs: on a size no public case has, it prints the inputs to
 // stdout and stderr under a marker and exits, hoping the verdict quotes what it printed.
-// Caught: the ranked pass never shows what the program printed or said; the owner reads how it
-// ended (RUNTIME_ERROR, exit code 3) and nothing of the inputs. The test looks for the marker in
-// every event.
+// Caught: the ranked pass never shows what the program printed or said; the owner reads that it
+// failed (RUNTIME_ERROR; not even the exit code 3, which a kernel could choose by the inputs) and
+// nothing of the inputs. The test looks for the marker in every event.
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
