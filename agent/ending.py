@@ -20,6 +20,7 @@ SIGNAL_HINTS = {
     signal.SIGABRT: "aborted (SIGABRT), often an allocation beyond the memory limit or a failed assertion",
     signal.SIGILL: "illegal instruction (SIGILL)",
     signal.SIGXFSZ: "wrote more output than allowed (SIGXFSZ)",
+    signal.SIGPIPE: "wrote more output than allowed (SIGPIPE: the judge stopped reading it)",
     signal.SIGKILL: "killed (SIGKILL)",
 }
 
@@ -35,6 +36,7 @@ class Ending:
     threads: int  # the threads and processes the user's code may start
     job_limit_reached: bool = False
     emulated: bool = False
+    output_cap_bytes: int = 64 * MIB  # what it may write to stdout and stderr together
 
 
 def verdict(outcome: Outcome, ending: Ending) -> tuple[str, str]:
@@ -54,6 +56,9 @@ def verdict(outcome: Outcome, ending: Ending) -> tuple[str, str]:
                                  "and was killed")
     if ending.emulated and outcome.returncode == EMULATOR_FAULT_EXIT and fault:
         return "RUNTIME_ERROR", f"the kernel faulted{where}: {fault[-1].removeprefix('hjemu: ')[:1000]}"
+    if outcome.output_overflowed and outcome.returncode != 0:
+        return "RUNTIME_ERROR", (f"the program wrote more than {ending.output_cap_bytes // MIB} MiB to stdout and "
+                                 f"stderr{where}, the limit, and failed when the judge stopped reading")
     if outcome.pids_refused:
         return "RUNTIME_ERROR", (f"the program tried to start too many threads{where} (the limit is {ending.threads} "
                                  f"threads and processes); the sandbox refused them, and then "

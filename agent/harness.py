@@ -195,7 +195,8 @@ class Phase:
             wall_s=self._wall_s,
             cpu_s=int(self._wall_s * 2) + 1,
             memory_bytes=self.job.limits.memory_mb * MIB if host_memory else None,
-            file_bytes=RUN_BOX_BYTES,  # the child writes no files of ours: this caps whatever user code writes
+            # Caps each file user code writes in its tmpfs, and stdout and stderr together (a pipe).
+            file_bytes=RUN_BOX_BYTES,
             nproc=self.job.limits.nproc,
             output_bytes=self.job.limits.output_kb * 1024,
             threads_only=True,  # a kernel has no business starting processes
@@ -279,7 +280,8 @@ class Phase:
         status, reason = verdict(outcome, Ending(
             phase=PHASE_NAMES[self.kind], where=self._where(), wall_s=self._wall_s,
             ram_bytes=limits.ram_cap(DEFAULT_RAM_BYTES), threads=limits.nproc,
-            job_limit_reached=self._job_limit_reached, emulated=self.job.kind == "emulated"))
+            job_limit_reached=self._job_limit_reached, emulated=self.job.kind == "emulated",
+            output_cap_bytes=limits.file_bytes))
         if self.withhold_child_text and status == "RUNTIME_ERROR":
             # The exit status, the signal, which limit: the kernel's to choose on the secret inputs.
             reason = f"the program failed{self._where()} ({self.WITHHELD_ENDING})"

@@ -167,6 +167,8 @@ def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.
                                     cache_scope=spec.cache_scope, cache_max_bytes=config.cache_max_bytes,
                                     chosen=chosen)
     except CompileRejected as exc:
+        if cancel.is_set():
+            return "CANCELLED", "the job was cancelled", summary
         emit("COMPILE_RESULT", {"ok": False, "output": str(exc), "cached": False, "seconds": 0.0})
         return "COMPILE_ERROR", str(exc), summary
     emit("COMPILE_RESULT", {"ok": compiled.ok, "output": compiled.output, "cached": compiled.cached,

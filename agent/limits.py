@@ -68,7 +68,7 @@ class ProcessLimits:
     wall_s: float
     cpu_s: int
     memory_bytes: int | None  # RLIMIT_AS; None where a GPU runtime needs huge virtual reservations
-    file_bytes: int  # RLIMIT_FSIZE: caps any file the child writes, its stdout log included
+    file_bytes: int  # RLIMIT_FSIZE: caps any file the child writes; and its stdout+stderr pipe in all
     nproc: int  # processes/threads beyond those the sandbox itself needs
     output_bytes: int  # how much of stdout/stderr we read back
     # Threads only, no new processes (bwrap: a seccomp filter). RLIMIT_NPROC never applies to

@@ -80,8 +80,8 @@ class PhaseChild:
         return job_limit_reached
 
     def _spawn(self, box: Path, child_sock: Any, access: DeviceAccess) -> SandboxedProcess:
-        """The child, with /box a private tmpfs (nothing of the disk: the host directory `box` is
-        only where the log goes beside; without a sandbox it is that directory) and everything it
+        """The child, with /box a private tmpfs (nothing of the disk; without a sandbox it is the
+        host directory `box`) and everything it
         needs by descriptor: the control socket, the shared memory, the libraries as sealed
         memfds. The agent's code is the sandbox's read-only copy (agent.child_tree)."""
         job = self.job
@@ -95,7 +95,6 @@ class PhaseChild:
             limits=self.limits,
             device=job.device,
             env=_runtime_env(job.device),
-            log_name=f"{self.name}.log",
             pass_fds=fds,
             layout=BoxLayout(size_bytes=RUN_BOX_BYTES),
         )

@@ -25,6 +25,7 @@ from agent.cgroups import CgroupManager, SandboxCgroup, cgroup_manager
 from agent.child_tree import AGENT_PACKAGE
 from agent.fd_handoff import FdHandoff
 from agent.limits import MIB, ProcessLimits
+from agent.output_drain import OutputDrain
 from agent.sandboxed_process import SandboxedProcess
 
 BOX = "/box"  # where the job's box directory appears inside the sandbox
@@ -104,44 +105,45 @@ class Sandbox:
         limits: ProcessLimits,
         device: str = "host",
         env: dict[str, str] | None = None,
-        log_name: str = "output.log",
         pass_fds: Sequence[int] = (),
         layout: BoxLayout | None = None,
     ) -> SandboxedProcess:
-        """Start argv with /box as working directory; paths in argv use the in-sandbox names. The
-        log (stdout+stderr) is `box.parent / log_name`, outside the box."""
-        log_path = box.parent / log_name  # outside the box: the child cannot truncate or read it back
+        """Start argv with /box as working directory; paths in argv use the in-sandbox names. Its
+        stdout and stderr go to a pipe the parent drains (agent.output_drain): no file of the
+        host's is ever the child's."""
         full_env = _child_env(env or {})
         cgroup = self._cgroup(limits)
         extra_fds: tuple[int, ...] = ()
         handoff = self.hand_over(pass_fds)  # None: the child inherits them
+        read_end, write_end = os.pipe2(os.O_CLOEXEC)
         try:
             command, cwd, extra_fds = self.command(list(argv), box=box, device=device, env=full_env,
                                                    limits=limits, layout=layout, handoff=handoff)
-            with log_path.open("wb") as log:
-                popen = subprocess.Popen(
-                    command,
-                    cwd=cwd,
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    env=full_env if self.mode == "none" else _outer_env(),
-                    start_new_session=True,
-                    preexec_fn=_child_setup(limits, cgroup, self),  # noqa: PLW1509 - runs before exec, by design
-                    close_fds=True,
-                    pass_fds=(*(pass_fds if handoff is None else ()), *extra_fds),
-                )
+            popen = subprocess.Popen(
+                command,
+                cwd=cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=write_end,
+                stderr=subprocess.STDOUT,
+                env=full_env if self.mode == "none" else _outer_env(),
+                start_new_session=True,
+                preexec_fn=_child_setup(limits, cgroup, self),  # noqa: PLW1509 - runs before exec, by design
+                close_fds=True,
+                pass_fds=(*(pass_fds if handoff is None else ()), *extra_fds),
+            )
         except BaseException:
+            os.close(read_end)
             if cgroup is not None:
                 cgroup.remove(0)
             if handoff is not None:
                 handoff.close()
             raise
         finally:
+            os.close(write_end)
             for fd in extra_fds:
                 os.close(fd)
-        return SandboxedProcess(popen, log_path, limits, cgroup=cgroup, on_kill=self.on_kill(command),
-                                handoff=handoff)
+        drain = OutputDrain(read_end, keep=limits.output_bytes, cap=limits.file_bytes)
+        return SandboxedProcess(popen, drain, limits, cgroup=cgroup, on_kill=self.on_kill(command), handoff=handoff)
 
     def _cgroup(self, limits: ProcessLimits) -> SandboxCgroup | None:
         if not (self.uses_cgroups and self.cgroups.usable):

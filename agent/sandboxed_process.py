@@ -10,11 +10,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from agent.cgroups import SandboxCgroup
 from agent.fd_handoff import FdHandoff
 from agent.limits import ProcessLimits
+from agent.output_drain import OutputDrain
 from agent.pause import PauseError, descendants
 
 
@@ -26,6 +26,7 @@ class Outcome:
     cancelled: bool
     wall_s: float
     output: str  # the tail of stdout+stderr, capped
+    output_overflowed: bool = False  # it wrote more than its output cap and the pipe was closed on it
     oom_killed: bool = False  # the memory cap ended a process of the sandbox
     pids_refused: bool = False  # the pids cap refused a new thread or process at least once
 
@@ -37,7 +38,7 @@ class Outcome:
 @dataclass
 class SandboxedProcess:
     popen: subprocess.Popen[bytes]
-    log_path: Path
+    drain: OutputDrain  # its stdout and stderr
     limits: ProcessLimits
     started: float = field(default_factory=time.monotonic)
     timed_out: bool = False
@@ -129,18 +130,7 @@ class SandboxedProcess:
         if counters is None and self.cgroup is not None:
             counters = (self.cgroup.oom_kills(), self.cgroup.pids_refusals())
         ooms, refusals = counters or (0, 0)
-        return Outcome(rc, sig, self.timed_out, self.cancelled, self.elapsed, self.read_output(),
-                       oom_killed=ooms > 0, pids_refused=refusals > 0)
-
-    def read_output(self) -> str:
-        try:
-            size = self.log_path.stat().st_size
-            with self.log_path.open("rb") as fh:
-                fh.seek(max(0, size - self.limits.output_bytes))
-                data = fh.read(self.limits.output_bytes)
-        except OSError:
-            return ""
-        text = data.decode("utf-8", "replace")
-        if size > self.limits.output_bytes:
-            text = f"[… {size - self.limits.output_bytes} earlier bytes of output cut]\n" + text
-        return text
+        if rc is not None:  # ended: every writer is gone, or soon (a container's client)
+            self.drain.finish()
+        return Outcome(rc, sig, self.timed_out, self.cancelled, self.elapsed, self.drain.text(),
+                       output_overflowed=self.drain.overflowed, oom_killed=ooms > 0, pids_refused=refusals > 0)

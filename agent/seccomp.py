@@ -8,6 +8,10 @@ attack surface (review M3); bwrap's --disable-userns closes the same door a seco
 
 The user's kernel also gets "threads yes, new processes no": RLIMIT_NPROC does not bind root, and
 the agent runs as root on a GPU VM, so a fork bomb would otherwise succeed.
+
+Sockets: only AF_UNIX (socket's and socketpair's first argument). bwrap's --unshare-all leaves no
+network, but not every family is namespaced: AF_VSOCK reaches the VM's own port space and the
+hypervisor (CID 2) from inside the sandbox, and netlink and the rest only add kernel surface.
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ import struct
 
 _AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 # clone, clone3 and (x86_64 only) fork/vfork; clone3 passes its flags in memory a filter cannot read.
-_SYSCALLS = {"x86_64": {"clone": 56, "fork": 57, "vfork": 58, "clone3": 435},
-             "aarch64": {"clone": 220, "clone3": 435}}
+_SYSCALLS = {"x86_64": {"clone": 56, "fork": 57, "vfork": 58, "clone3": 435, "socket": 41, "socketpair": 53},
+             "aarch64": {"clone": 220, "clone3": 435, "socket": 198, "socketpair": 199}}
+AF_UNIX = 1
 # Refused with EPERM. Numbers from the kernel's unistd tables (asm/unistd_64.h, asm-generic/unistd.h).
 _REFUSED = {
     "x86_64": {"unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161,
@@ -58,13 +63,15 @@ def sandbox_filter(*, threads_only: bool, machine: str | None = None) -> bytes |
     """A seccomp BPF program: the refused system calls fail with EPERM, clone with a namespace flag
     too; with `threads_only`, clone without CLONE_THREAD, fork and vfork fail with EAGAIN. clone3
     always fails with ENOSYS (libc then falls back to clone, whose flags the filter can read).
-    Foreign-ABI system calls (i386, x32) are refused outright. None on an unknown architecture."""
+    socket and socketpair of any family but AF_UNIX fail with EAFNOSUPPORT. Foreign-ABI system
+    calls (i386, x32) are refused outright. None on an unknown architecture."""
     machine = machine or platform.machine()
     if machine not in _AUDIT_ARCH:
         return None
     nr = _SYSCALLS[machine]
-    # (code, k, jump-if-true label, jump-if-false label); labels name the return instructions.
-    code: list[tuple[int, int, str | None, str | None]] = [
+    # (code, k, jump if true, jump if false): a label names a return instruction, a number skips
+    # that many instructions.
+    code: list[tuple[int, int, str | int | None, str | int | None]] = [
         (_LD_ABS_W, 4, None, None),  # seccomp_data.arch
         (_JEQ, _AUDIT_ARCH[machine], None, "eperm"),
         (_LD_ABS_W, 0, None, None),  # seccomp_data.nr
@@ -74,6 +81,8 @@ def sandbox_filter(*, threads_only: bool, machine: str | None = None) -> bytes |
     code += [(_JEQ, number, "eperm", None) for number in sorted(refused_syscalls(machine).values())]
     if threads_only and machine == "x86_64":
         code += [(_JEQ, nr["fork"], "eagain", None), (_JEQ, nr["vfork"], "eagain", None)]
+    for call in ("socket", "socketpair"):  # the family, args[0]; the accumulator holds nr again after
+        code += [(_JEQ, nr[call], None, 2), (_LD_ABS_W, 16, None, None), (_JEQ, AF_UNIX, "allow", "eafnosupport")]
     code += [
         (_JEQ, nr["clone3"], "enosys", None),
         (_JEQ, nr["clone"], None, "allow"),
@@ -84,12 +93,12 @@ def sandbox_filter(*, threads_only: bool, machine: str | None = None) -> bytes |
     else:
         code.append((_JSET, _CLONE_NAMESPACES, "eperm", "allow"))
     returns = {"allow": _RET_ALLOW, "eagain": _RET_ERRNO | errno.EAGAIN, "enosys": _RET_ERRNO | errno.ENOSYS,
-               "eperm": _RET_ERRNO | errno.EPERM}
+               "eperm": _RET_ERRNO | errno.EPERM, "eafnosupport": _RET_ERRNO | errno.EAFNOSUPPORT}
     where = {label: len(code) + i for i, label in enumerate(returns)}
     program = b""
     for at, (op, k, if_true, if_false) in enumerate(code):
-        jt = where[if_true] - at - 1 if if_true else 0
-        jf = where[if_false] - at - 1 if if_false else 0
+        jt = if_true if isinstance(if_true, int) else where[if_true] - at - 1 if if_true else 0
+        jf = if_false if isinstance(if_false, int) else where[if_false] - at - 1 if if_false else 0
         assert jt < 256 and jf < 256, "a seccomp jump is one byte"
         program += struct.pack("=HBBI", op, jt, jf, k)
     for value in returns.values():

@@ -4,14 +4,16 @@ agent says about it.
 A `hip` or `cuda` job in mode `check` runs on the emulated device when this agent has no GPU of
 that kind and g++ can build the emulator's runtime (once per g++ version and emulator source,
 into the compile cache, like the host device's eviction helper). The source goes through the
-rewriter in the trusted parent, then g++ compiles it in the sandbox against the emulator's headers
-(bound read-only with the agent package); the result is cached like any compile, keyed by the
+rewriter in the trusted parent (linear, capped, under a CPU budget and the job's cancel), then
+g++ compiles it in the sandbox against the emulator's headers (bound read-only with the agent
+package); the result is cached like any compile, keyed by the
 g++ version and a hash of every emulator file. Benchmark and leaderboard modes are refused: the
 emulator's times mean nothing. The test cases it runs are chosen by `budget.emulated_cases`.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -19,7 +21,7 @@ from pathlib import Path
 from agent.compiler import CompileRejected, Toolchain
 from agent.emulator.budget import EMULATED_CASE_BYTES
 from agent.emulator.build import INCLUDE_DIR, build_runtime, emulator_flags, gxx_version, runtime_key
-from agent.emulator.rewrite import RewriteError, rewrite_source
+from agent.emulator.rewrite import ParseBudget, RewriteError, rewrite_source
 from agent.problems import SOURCE_SUFFIX
 from agent.sandbox import AGENT_ROOT, Sandbox
 
@@ -68,9 +70,10 @@ class EmulatedToolchain(Toolchain):
     def env(self) -> dict[str, str]:
         return {}
 
-    def prepare(self, source: str) -> str:
+    def prepare(self, source: str, cancel: threading.Event | None = None) -> str:
         try:
-            return rewrite_source(source, filename=f"solution{SOURCE_SUFFIX[self.language]}")
+            return rewrite_source(source, filename=f"solution{SOURCE_SUFFIX[self.language]}",
+                                  budget=ParseBudget(cancel))
         except RewriteError as exc:
             raise CompileRejected(f"the emulated device cannot compile this source: {exc}") from None
 

@@ -170,6 +170,58 @@ def test_no_namespace_mount_or_hostname_call_succeeds_in_the_sandbox(box, thread
         assert tool.output.strip().endswith("rc=1"), tool.output
 
 
+SOCKET_PROBE = """
+import socket
+for name in ("AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK", "AF_VSOCK", "AF_PACKET", "AF_ALG"):
+    try:
+        socket.socket(getattr(socket, name), socket.SOCK_DGRAM if name != "AF_ALG" else socket.SOCK_SEQPACKET).close()
+        print(name, "opened")
+    except OSError as exc:
+        print(name, exc.errno)
+for name in ("AF_UNIX", "AF_INET"):
+    try:
+        [s.close() for s in socket.socketpair(getattr(socket, name))]
+        print("pair", name, "opened")
+    except OSError as exc:
+        print("pair", name, exc.errno)
+"""
+
+
+@pytest.mark.parametrize("threads_only", [False, True], ids=["compiler", "kernel"])
+def test_only_unix_sockets_can_be_made_in_the_sandbox(box, threads_only):
+    """vsock is not namespaced (it reaches the VM's own ports and the hypervisor), netlink and the
+    rest are kernel surface: every sandboxed program gets AF_UNIX and nothing else."""
+    import errno
+
+    (box / "probe.py").write_text(SOCKET_PROBE)
+    outcome = sandbox().spawn([sys.executable, "/box/probe.py"], box=box,
+                              limits=replace(LIMITS, threads_only=threads_only)).wait()
+    refused = str(errno.EAFNOSUPPORT)
+    assert outcome.output.split("\n")[:9] == [
+        "AF_UNIX opened", *(f"{n} {refused}" for n in ("AF_INET", "AF_INET6", "AF_NETLINK", "AF_VSOCK", "AF_PACKET",
+                                                        "AF_ALG")), "pair AF_UNIX opened", f"pair AF_INET {refused}"]
+
+
+def test_stdout_is_a_pipe_the_parent_drains_with_a_cap_not_a_host_file(box):
+    """A host file would let the program take disk past RLIMIT_FSIZE (fallocate with KEEP_SIZE),
+    chmod it or read it back. A pipe allows none of it, and the parent stops reading at the cap."""
+    script = ("import errno, os, stat\n"
+              "fifo = stat.S_ISFIFO(os.fstat(1).st_mode)\n"
+              "try:\n    os.posix_fallocate(1, 0, 1 << 30); refused = False\n"
+              "except OSError:\n    refused = True\n"
+              "block, written, stopped = b'x' * (1 << 20), 0, False\n"
+              "try:\n    for _ in range(64):\n        written += os.write(1, block)\n"
+              "except OSError as exc:\n    stopped = exc.errno == errno.EPIPE\n"
+              "os._exit(fifo + 2 * refused + 4 * stopped + 8 * (written >> 20 == 8))\n")
+    (box / "probe.py").write_text(script)
+    outcome = sandbox().spawn([sys.executable, "/box/probe.py"], box=box,
+                              limits=replace(LIMITS, file_bytes=8 * MIB, output_bytes=4096)).wait()
+    # a pipe; fallocate refused; writes failed with EPIPE once the judge had read 8 MiB, the cap
+    assert outcome.returncode == 15 and outcome.output_overflowed, outcome
+    assert "earlier bytes of output cut" in outcome.output and len(outcome.output) < 4096 + 100
+    assert not list(box.parent.glob("*.log"))  # no log file beside the box
+
+
 @needs_cgroups
 def test_the_memory_cap_holds_for_the_process_and_what_it_writes_to_tmpfs_and_memfds(box):
     limits = replace(LIMITS, memory_bytes=None, ram_bytes=96 * MIB, tmp_bytes=1024 * MIB)

@@ -4,10 +4,21 @@ leave alone (comments, strings, operator<<<), line numbers, and the errors it re
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+import threading
+from pathlib import Path
 
 import pytest
 
-from agent.emulator.rewrite import RewriteError, blank_non_code, rewrite_source
+from agent.emulator.rewrite import (
+    MAX_LAUNCHES,
+    MAX_SHARED_DECLARATIONS,
+    ParseBudget,
+    RewriteError,
+    blank_non_code,
+    rewrite_source,
+)
 
 
 def launch(callee: str, config: str) -> str:
@@ -108,13 +119,49 @@ def test_static_shared_arrays_are_checked_against_64_kib() -> None:
     assert out.count("\n") == 2
 
 
-def test_the_shared_variables_of_one_function_are_checked_together() -> None:
+def test_the_shared_variables_of_one_function_are_checked_together(tmp_path: Path) -> None:
+    """A running total per function body, one enumerator per declaration (a sum of every name so
+    far made the text grow with the square of their number); namespace scope keeps none."""
     source = ("namespace a { __shared__ float g1[9000]; __shared__ float g2[9000]; }\n"
               "__global__ void k() {\n  __shared__ float x[9000];\n  if (1) { __shared__ int y; }\n"
               "  __shared__ float z[9000];\n}\n")
-    sums = re.findall(r"static_assert\(([^<]+) <= HJEMU_SHARED_BYTES", rewrite_source(source))
-    assert "sizeof(x) + sizeof(z)" in sums
-    assert not [s for s in sums if "g1" in s and "g2" in s]  # namespace scope: different kernels
+    out = rewrite_source(source)
+    totals = re.findall(r"enum : unsigned long \{ (\w+) = ([^}]+) \}", out)
+    assert totals == [("hjemu_shared_total_3", "sizeof(x)"), ("hjemu_shared_total_4", "sizeof(y)"),
+                      ("hjemu_shared_total_5", "hjemu_shared_total_3 + sizeof(z)")]
+    if shutil.which("g++") is None:
+        return
+    file = tmp_path / "k.cpp"  # x and z together: 72,000 bytes, more than a block's 64 KiB
+    file.write_text("#define __shared__ static\n#define __global__\n#define HJEMU_SHARED_BYTES 65536\n" + out)
+    compiled = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", str(file)], capture_output=True, text=True)
+    assert compiled.returncode != 0 and "of this function, up to z, take more than" in compiled.stderr
+    assert "g1" not in compiled.stderr and "sizeof(x) <=" not in compiled.stderr
+
+
+def test_parsing_is_linear_and_capped_for_hostile_sources() -> None:
+    """Run in the trusted parent before any sandbox: what used to take the parent quadratic time and
+    memory (a 64 KiB source of declarations in one function body made a 110 MB rewrite) now gives
+    output of the source's order, or a compile error at a cap."""
+    many = "__global__ void k() {\n" + "".join(f"__shared__ float v{i}[1];\n" for i in range(200)) + "}\n"
+    out = rewrite_source(many)
+    assert len(out) < 30 * len(many)  # a line of checks per declaration, not a sum of all so far (87x)
+    too_many = "__global__ void k() {\n" + "__shared__ int a;\n" * (MAX_SHARED_DECLARATIONS + 1) + "}\n"
+    with pytest.raises(RewriteError, match=f"more than {MAX_SHARED_DECLARATIONS} __shared__ declarations"):
+        rewrite_source(too_many)
+    launches = "void h() {\n" + "k<<<1, 1>>>();\n" * (MAX_LAUNCHES + 1) + "}\n"
+    with pytest.raises(RewriteError, match=f"more than {MAX_LAUNCHES} kernel launches"):
+        rewrite_source(launches)
+    deep = "void h() { k<" + "(" * 20000 + "x" + ")" * 20000 + "><<<1, 1>>>(); }"  # brackets skipped by counting
+    assert "::hjemu::launch_named(HJEMU_KERNEL_NAME(k<(((" in rewrite_source(deep)
+
+
+def test_a_cancel_or_the_cpu_budget_stops_a_rewrite() -> None:
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(RewriteError, match="cancelled"):
+        rewrite_source("k<<<1, 1>>>();", budget=ParseBudget(cancel))
+    with pytest.raises(RewriteError, match="too complex"):
+        rewrite_source("k<<<1, 1>>>();", budget=ParseBudget(cpu_s=-1.0))
 
 
 @pytest.mark.parametrize("source", ["static __shared__ int s[8];", "__shared__ static int s[8];"])
