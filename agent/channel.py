@@ -156,10 +156,15 @@ class ParentChannel:
 
     def pending(self) -> bool:
         """Whether a message of the child's waits unread (it sent one nobody asked for). A closed
-        channel reads as ready too: the next receive reports that."""
+        channel is not one: the next receive reports that the child is gone."""
         poller = select.poll()
         poller.register(self.sock.fileno(), select.POLLIN)
-        return any(events & select.POLLIN for _, events in poller.poll(0))
+        if not any(events & select.POLLIN for _, events in poller.poll(0)):
+            return False
+        try:
+            return bool(self.sock.recv(1, socket.MSG_PEEK))  # readable: returns at once; b"" at the end
+        except OSError:
+            return False
 
     def receive(self, alive: object = None, poll_s: float = 0.25, max_fds: int = 0) -> Message:
         """The next message. Blocks, waking every poll_s to ask `alive()` (the watchdog) whether

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import logging
 import secrets
+import uuid
 from datetime import datetime, timedelta
 from decimal import ROUND_FLOOR, Decimal
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Case, F, Value, When
 
 from core import clock
 from core.locks import locked
@@ -57,19 +58,24 @@ def _set_state(vm: VMInstance, *, expect: tuple[str, ...], to: str, reason: str 
 
 
 # ---- acquisition -------------------------------------------------------------------------------
-def vm_acquire(*, fleet: Fleet, job_ref: str, queued: int = 1) -> tuple[VMInstance, bool] | None:
+def vm_acquire(*, fleet: Fleet, job_ref: str, queued: int = 1,
+               avoid_vm: uuid.UUID | str | None = None) -> tuple[VMInstance, bool] | None:
     """A VM for `job_ref`: a WARM one (→ BUSY, cold=False), else what the pool's policy says
     (fleets.policy.scale_decision): a new PROVISIONING VM reserved for the job (cold=True), or None
     while the job should wait, perhaps for a VM this call started for the pool. `queued`: jobs of the
-    pool waiting for a VM, this one included. Call inside the caller's transaction so that a failed
-    claim of the work rolls the VM back too."""
+    pool waiting for a VM, this one included. `avoid_vm`: a warm VM other than this one first, where
+    there is one (a second judging of a record). Call inside the caller's transaction so that a
+    failed claim of the work rolls the VM back too."""
     if not job_ref:
         raise ValueError("job_ref is required")
     now = clock.now()
     with transaction.atomic():
         candidates = locked(VMInstance.objects.filter(fleet=fleet, state=VMState.WARM), skip_locked=True)
         # Most recently used first: its compile cache and page cache are the warmest.
-        for vm in candidates.order_by(F("last_used_at").desc(nulls_last=True))[:4]:
+        order = [F("last_used_at").desc(nulls_last=True)]
+        if avoid_vm is not None:
+            order.insert(0, Case(When(pk=avoid_vm, then=Value(1)), default=Value(0)).asc())
+        for vm in candidates.order_by(*order)[:4]:
             if _set_state(vm, expect=(VMState.WARM,), to=VMState.BUSY, job_ref=job_ref,
                           last_used_at=now, jobs_started=F("jobs_started") + 1):
                 VMJob.objects.create(fleet=fleet, vm=vm, job_ref=job_ref, started_at=now)

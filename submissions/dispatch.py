@@ -23,7 +23,7 @@ from core.logs import log_event
 from core.queue import enqueue
 from fleets.models import Fleet
 from fleets.services import vm_acquire
-from submissions.models import Status, Submission, VMStartKind
+from submissions.models import Judging, Status, Submission, VMStartKind
 from submissions.selectors import queue_length, queue_order
 from submissions.services import EventIn, append_events_locked, log_status
 
@@ -51,7 +51,9 @@ def submission_dispatch_next(*, fleet: Fleet) -> Submission | None:
             log_event(log, "pool.refused", "pool %s hands out no VM: %s", fleet.name, refusal, pool=fleet.pk)
             return None
         queued = len(head) if len(head) < HEAD_WINDOW else queue_length(fleet_id=fleet.pk)
-        acquired = vm_acquire(fleet=fleet, job_ref=str(submission.pk), queued=queued)
+        avoid = Judging.objects.filter(pk=submission.judging_id).values_list("avoid_vm", flat=True).first() \
+            if submission.judging_id else None
+        acquired = vm_acquire(fleet=fleet, job_ref=str(submission.pk), queued=queued, avoid_vm=avoid)
         if acquired is None:
             return None  # it waits (the pool's policy): a VM that goes warm triggers the next dispatch
         vm, cold = acquired

@@ -2,7 +2,8 @@
 rule), one, a user's, or a whole problem's. Each gets a new judging against the problem's current
 version (a new secret seed for the ranked pass) and waits in the fair queue's background class:
 after every user's own submission, charged to the platform, not to its owner. Earlier judgings stay
-as the submission's history; its ranked result counts until the rejudge reaches a verdict."""
+as the submission's history; its ranked result counts until the rejudge reaches a verdict. A record's
+confirmation (submissions.records) is a judging of the same kind, queued by the platform itself."""
 
 from __future__ import annotations
 
@@ -18,10 +19,12 @@ from django.utils import timezone
 
 from core.exceptions import ApplicationError
 from core.queue import enqueue
+from fleets.models import VMInstance, VMState
 from submissions.judgings import judging_new
 from submissions.models import (
     ACTIVE_STATUSES,
     VERDICT_STATUSES,
+    Judging,
     Mode,
     Problem,
     QueueClass,
@@ -97,27 +100,57 @@ def _queue_again(submission_id: Any, *, by: User | None, reason: str) -> str | N
         submission.problem_version_id = submission.problem.current_version_id
         judging = judging_new(submission=submission, kind=QueueClass.REJUDGE, reason=reason, by=by)
         judging.save(force_insert=True)
-        submission.judging, submission.queue_class = judging, QueueClass.REJUDGE
-        submission.status, submission.status_reason = Status.IN_QUEUE, ""
-        submission.score_ms, submission.summary = None, {}
-        submission.vm, submission.vm_start, submission.cancel_requested = None, "", False
-        submission.queued_at, submission.dispatched_at, submission.started_at, submission.finished_at = (
-            timezone.now(), None, None, None)
-        submission.lease_owner, submission.lease_expires_at = "", None
-        submission.save(update_fields=[
-            "problem_version", "judging", "queue_class", "status", "status_reason", "score_ms", "summary", "vm",
-            "vm_start", "cancel_requested", "queued_at", "dispatched_at", "started_at", "finished_at", "lease_owner",
-            "lease_expires_at"])
-        append_events_locked(submission, [
-            EventIn("REJUDGE", {"judging": judging.number, "reason": reason,
-                                "problem_version": submission.problem.current_version.content_hash
-                                if submission.problem.current_version else ""}),
-            EventIn("STATUS", {"status": Status.IN_QUEUE, "pool": submission.fleet.name})])
-        log_status(submission, Status.IN_QUEUE,
-                   reason=f"rejudge #{judging.number} by {by.pk if by else 'the command line'}: {reason}")
-        fleet_id = str(submission.fleet_id)
-        transaction.on_commit(lambda: enqueue("submissions.tasks.dispatch", fleet_id, save=False))
+        _judge_again_locked(submission, judging, EventIn("REJUDGE", {
+            "judging": judging.number, "reason": reason,
+            "problem_version": submission.problem.current_version.content_hash
+            if submission.problem.current_version else ""}),
+            log_reason=f"rejudge #{judging.number} by {by.pk if by else 'the command line'}: {reason}")
     return None
+
+
+def submission_confirm_record(*, submission_id: Any, judging_id: Any) -> bool:
+    """Queue the second judging that confirms the record judging `judging_id` set (submissions.records):
+    the same problem version, a new secret seed, the background class, another VM where the pool has
+    one. A no-op (False) unless the submission still ends with that record judging, ACCEPTED, and its VM
+    was given back (until then that time is the owner's, and billing reads who pays from the
+    submission): safe to run twice."""
+    with transaction.atomic():
+        submission = lock_submission(submission_id)
+        if submission is None or str(submission.judging_id) != str(judging_id) or submission.status != Status.ACCEPTED:
+            return False
+        if not Judging.objects.filter(pk=judging_id, record=True).exists() or VMInstance.objects.filter(
+                state__in=(VMState.BUSY, VMState.DRAINING), job_ref=str(submission.pk)).exists():
+            return False
+        judging = judging_new(submission=submission, kind=QueueClass.REJUDGE, reason=CONFIRMATION_REASON)
+        judging.confirms_id, judging.avoid_vm = submission.judging_id, submission.vm_id
+        judging.save(force_insert=True)
+        _judge_again_locked(submission, judging, EventIn("RECORD_CONFIRMATION", {
+            "judging": judging.number, "reason": submission.ranked_reason}),
+            log_reason=f"confirming the record of judging {judging.number - 1}")
+    return True
+
+
+CONFIRMATION_REASON = "A record is confirmed by a second judging on a new secret seed before it ranks."
+
+
+def _judge_again_locked(submission: Submission, judging: Judging, event: EventIn, *, log_reason: str) -> None:
+    """Make `judging` (saved) the locked submission's current one and queue it in the background class."""
+    submission.judging, submission.queue_class = judging, QueueClass.REJUDGE
+    submission.status, submission.status_reason = Status.IN_QUEUE, ""
+    submission.score_ms, submission.summary = None, {}
+    submission.vm, submission.vm_start, submission.cancel_requested = None, "", False
+    submission.queued_at, submission.dispatched_at, submission.started_at, submission.finished_at = (
+        timezone.now(), None, None, None)
+    submission.lease_owner, submission.lease_expires_at = "", None
+    submission.save(update_fields=[
+        "problem_version", "judging", "queue_class", "status", "status_reason", "score_ms", "summary", "vm",
+        "vm_start", "cancel_requested", "queued_at", "dispatched_at", "started_at", "finished_at", "lease_owner",
+        "lease_expires_at"])
+    append_events_locked(submission, [event, EventIn("STATUS", {"status": Status.IN_QUEUE,
+                                                                "pool": submission.fleet.name})])
+    log_status(submission, Status.IN_QUEUE, reason=log_reason)
+    fleet_id = str(submission.fleet_id)
+    transaction.on_commit(lambda: enqueue("submissions.tasks.dispatch", fleet_id, save=False))
 
 
 def submissions_rejudge(*, by: User | None, reason: str, submission_ids: list[str] | None = None,

@@ -25,6 +25,7 @@ from fleets.backends import CapacityError, ProvisionError, get_backend
 from fleets.models import VMInstance, VMState
 from fleets.services import vm_fail, vm_provision, vm_release
 from submissions.capacity import submissions_refuse_for_capacity
+from submissions.judgings import records_confirm_soon
 from submissions.leases import LeaseHeartbeat, lease_claim, lease_release
 from submissions.models import AGENT_FINAL_STATUSES, AGENT_STATUSES, RUNNING_STATUSES, Mode, Status, Submission
 from submissions.redaction import redact
@@ -148,6 +149,7 @@ class Runner:
         self._post_job()
         self._poll()
         vm_release(vm=self.vm, job_ref=str(self.submission.pk))
+        records_confirm_soon(submission_ids=[self.submission_id])
 
     # ---- steps -------------------------------------------------------------------------------
     def _provision(self) -> None:

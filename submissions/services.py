@@ -26,7 +26,13 @@ from core.logs import log_event_on_commit
 from core.queue import enqueue
 from fleets.models import Fleet
 from limits.guards import refusal_extra, spend_refusal, standing_refusal
-from submissions.judgings import finish_outcome, judging_attempts, judging_close_locked, judging_new
+from submissions.judgings import (
+    finish_outcome,
+    judging_attempts,
+    judging_close_locked,
+    judging_new,
+    judging_reseed_locked,
+)
 from submissions.lookups import fleet_for_submission, problem_for_submission
 from submissions.models import (
     ACTIVE_STATUSES,
@@ -256,7 +262,8 @@ def submission_cancel(*, user: User, submission_id: uuid.UUID | str) -> Submissi
                                 {"status": submission.status})
         who = "its owner" if submission.user_id == user.pk else "staff"
         if submission.queue_class == QueueClass.REJUDGE and not getattr(user, "is_staff", False):
-            raise ConflictError("Staff are rejudging this submission; only they can cancel that. You can withdraw "
+            raise ConflictError("The platform is judging this submission again (a rejudge, or a record's "
+                                "confirmation); only staff can cancel that. You can withdraw "
                                 "it from the leaderboard instead.", {"status": submission.status})
         if submission.status == Status.IN_QUEUE:
             finish_locked(submission, status=Status.CANCELLED, reason=f"Cancelled by {who} before it started.")
@@ -294,6 +301,8 @@ def submission_requeue_or_fail(*, submission_id: uuid.UUID | str, reason: str,
             submission.status, submission.vm, submission.vm_start = Status.IN_QUEUE, None, ""
             submission.lease_owner, submission.lease_expires_at = "", None
             submission.save(update_fields=["status", "vm", "vm_start", "lease_owner", "lease_expires_at"])
+            # The lost attempt may have shown the kernel its secret inputs: the next one draws new ones.
+            judging_reseed_locked(submission=submission)
             append_events_locked(submission, [EventIn("REQUEUED", {"reason": reason, "attempt": submission.attempt}),
                                               EventIn("STATUS", {"status": Status.IN_QUEUE})])
             log_status(submission, Status.IN_QUEUE, reason=f"queued again: {reason}")

@@ -13,6 +13,7 @@ from core.queue import enqueue
 from fleets.models import VMInstance, VMState
 from fleets.services import vm_release
 from submissions.dispatch import queues_dispatch
+from submissions.judgings import records_confirm_soon
 from submissions.models import RUNNING_STATUSES, TERMINAL_STATUSES, QueueClass, Status, Submission
 from submissions.services import finish_locked, lock_submission
 
@@ -42,7 +43,8 @@ def submissions_sweep() -> dict[str, int]:
                     "please submit again later."))
                 expired += 1
     released = _release_orphaned_vms(now)
-    return {"resumed": resumed, "expired": expired, "vms_released": released, "pools": queues_dispatch()}
+    return {"resumed": resumed, "expired": expired, "vms_released": released, "records": records_confirm_soon(),
+            "pools": queues_dispatch()}
 
 
 def _release_orphaned_vms(now: datetime) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from submissions.dispatch import fleet_dispatch
+from submissions.rejudge import submission_confirm_record
 from submissions.runner import submission_cancel_job, submission_run
 from submissions.sweep import submissions_sweep
 
@@ -18,6 +19,10 @@ def dispatch(fleet_id: str) -> int:
 
 def run(submission_id: str) -> None:
     submission_run(submission_id=submission_id)
+
+
+def confirm_record(submission_id: str, judging_id: str) -> bool:
+    return submission_confirm_record(submission_id=submission_id, judging_id=judging_id)
 
 
 def cancel_job(submission_id: str) -> None:

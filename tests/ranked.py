@@ -8,6 +8,7 @@ from typing import Any
 from django.db import transaction
 
 from submissions.models import Status, Submission
+from submissions.rejudge import submission_confirm_record
 from submissions.services import finish_locked, lock_submission, submission_create
 from tests import fake_agent
 from tests.conftest import read_source
@@ -35,10 +36,16 @@ def end(submission: Submission, result: dict[str, Any]) -> Submission:
 
 
 def rank(submission: Submission, mean_ms: float, reference_ms: float | None = None,
-         case: str = HOST_CASE) -> Submission:
-    """End it ACCEPTED with a ranked pass of one case at `mean_ms`."""
-    script = fake_agent.leaderboard_script([(case, mean_ms, reference_ms if reference_ms is not None else mean_ms)])
-    return end(submission, script[-1][1])
+         case: str = HOST_CASE, *, confirmed_at: float | None = None) -> Submission:
+    """End it ACCEPTED with a ranked pass of one case at `mean_ms`; a record (submissions.records) is
+    then judged a second time as the platform does, at `confirmed_at` (default: the same time)."""
+    reference = reference_ms if reference_ms is not None else mean_ms
+    submission = end(submission, fake_agent.leaderboard_script([(case, mean_ms, reference)])[-1][1])
+    if submission.judging_id is not None and submission_confirm_record(submission_id=submission.pk,
+                                                                        judging_id=submission.judging_id):
+        second = confirmed_at if confirmed_at is not None else mean_ms
+        submission = end(submission, fake_agent.leaderboard_script([(case, second, reference)])[-1][1])
+    return submission
 
 
 def ranked(user: Any, mean_ms: float, **kwargs: Any) -> Submission:

@@ -8,11 +8,13 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import signal
 import socket
 import struct
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -99,23 +101,62 @@ def test_the_end_of_a_call_carries_the_kernels_stamp_of_when_the_child_sent_it(c
     assert 0 <= ch.call_elapsed_ns(started, done) <= done.received_mono_ns - started[1]
 
 
+def test_an_end_of_call_queued_before_the_call_started_is_refused_not_timed_by_the_parent(channel_pair):
+    """The variant of a forged clock: DONE for the next call, sent before its GO. Its kernel stamp
+    is older than the call's start (or it has none): refused, never replaced by the parent's receipt."""
+    parent, child = channel_pair
+    child.send(ch.DONE + ch.DONE_LAYOUT.pack(1, 0, 0.0))
+    assert parent.pending()  # found before the next call starts (agent.calls)
+    started = parent.go(1)
+    with pytest.raises(ch.ProtocolError, match="an end of call sent before the call started"):
+        parent.done(1, started=started)
+
+
+def test_pending_sees_a_message_nobody_asked_for_but_not_an_empty_or_closed_channel(channel_pair):
+    parent, child = channel_pair
+    assert not parent.pending()
+    child.send(ch.READY)
+    assert parent.pending() and parent.pending()  # a peek: still there
+    parent.receive()
+    assert not parent.pending()
+    child.close()
+    assert not parent.pending()  # the end is the next receive's to report
+    with pytest.raises(ch.ChildGone):
+        parent.receive()
+
+
 @pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
-def test_the_native_go_reads_the_clocks_and_sends_with_no_python_in_between(tmp_path):
+def test_the_native_go_reads_the_clocks_resumes_the_child_and_sends_with_no_python_in_between(tmp_path):
     sender = ch.stamped_sender(build_evict_helper(tmp_path))
     assert sender is not None
     parent, child = ch.pair()
     channel = ch.ParentChannel(parent, sender)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
-        real, mono = channel.go(5, ch.GO_EMPTY)
+        os.kill(sleeper.pid, signal.SIGSTOP)
+        assert wait_for_state(sleeper.pid, "T")
+        real, mono = channel.go(5, ch.GO_EMPTY, resume=(sleeper.pid,))
+        assert wait_for_state(sleeper.pid, "S")  # resumed by the same native step
         assert child.recv(64) == ch.GO + ch.GO_LAYOUT.pack(5, ch.GO_EMPTY, 0)
         child.send(ch.DONE + ch.DONE_LAYOUT.pack(5, 0, 0.0))
-        done = channel.done(5)
+        done = channel.done(5, started=(real, mono))
         assert real <= done.sent_ns and mono <= done.received_mono_ns
         child.close()
         with pytest.raises(ch.ChildGone):
             channel.go(6)
     finally:
+        sleeper.kill()
+        sleeper.wait()
         parent.close()
+
+
+def wait_for_state(pid: int, state: str, tries: int = 500) -> bool:
+    for _ in range(tries):
+        with open(f"/proc/{pid}/stat") as fh:
+            if fh.read().rsplit(")", 1)[1].split()[0] == state:
+                return True
+        time.sleep(0.01)
+    return False
 
 
 @pytest.mark.parametrize("sent, expected", [(1_000_300, 300), (0, 900), (999_000, 900), (1_005_000, 900)],

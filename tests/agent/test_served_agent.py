@@ -186,7 +186,7 @@ class TestServedAgent:
         assert wait_until(lambda: not any(alive(p) for p in sandboxed), 5), \
             f"still alive after cancel: {[p for p in sandboxed if alive(p)]}"
         events = wait_for_result(base, "real-loop", 10)
-        assert events[-1]["payload"]["status"] == "CANCELLED"
+        assert events[-1]["payload"]["status"] == "CANCELLED", events[-1]
         later = call(base, "GET", f"/v1/jobs/real-loop/events?after={len(seen)}")[1]["events"]
         assert later == events[len(seen):]
         assert call(base, "GET", "/v1/health")[1]["busy"] is False

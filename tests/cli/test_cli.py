@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -156,7 +157,13 @@ def test_submit_to_the_leaderboard_then_read_the_leaderboard_and_the_rank(stack:
     assert "ranked score: 3.0000 ms (95% 2.9400..3.0600), speedup 1.50x" in out
     submission_id = re.search(r"submitted ([0-9a-f-]{36})", out).group(1)
 
-    code, out = hipjudge(["rank", submission_id], env=env)
+    # The pool's first result is a record: it ranks once the worker's second judging agrees (the same
+    # scripted figures here).
+    for _ in range(60):
+        code, out = hipjudge(["rank", submission_id], env=env)
+        if code == 0:
+            break
+        time.sleep(0.5)
     assert code == 0 and "rank 1 on vector-add, pool local" in out, out
     code, out = hipjudge(["leaderboard", "-p", "vector-add"], env=env)
     row = r"^1\s+owner\s+3\.0000\s+2\.9400\.\.3\.0600\s+1\.50x\s+cpp\s.*private$"

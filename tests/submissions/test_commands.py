@@ -30,11 +30,11 @@ def run(*args: str) -> str:
 
 def test_rejudge_by_user_problem_or_submission_from_the_command_line(owner: Any, other_user: Any, staff_user: Any,
                                                                      local_pool: Any) -> None:
-    mine, theirs = ranked(owner, 2.0), ranked(other_user, 2.5)
+    mine, theirs = ranked(owner, 2.0), ranked(other_user, 2.5)  # mine, the pool's first, was confirmed: 2 judgings
     said = run("rejudge", "--user", "owner", "--reason", "problem v2", "--by", "staff")
     assert said.splitlines() == ["queued 1 rejudge(s)", f"  {mine.pk}"]
     judging = Submission.objects.get(pk=mine.pk).judging
-    assert judging is not None and (judging.number, judging.reason, judging.requested_by) == (2, "problem v2",
+    assert judging is not None and (judging.number, judging.reason, judging.requested_by) == (3, "problem v2",
                                                                                                 staff_user)
     said = run("rejudge", "--problem", "vector-add", "--reason", "new rule")
     assert said.splitlines() == ["queued 1 rejudge(s)", f"  {theirs.pk}"]

@@ -14,6 +14,7 @@ import pytest
 from fleets.models import VMInstance, VMState
 from submissions.dispatch import submission_dispatch_next
 from submissions.models import Judging, RankedCaseResult, Review, Status, Submission
+from submissions.rejudge import submission_confirm_record
 from submissions.runner import submission_run
 from submissions.selectors import submission_rank, submission_standing
 from tests import fake_agent
@@ -37,25 +38,45 @@ def judged(owner: Any, pool: Any, agent: fake_agent.FakeAgent) -> Submission:
     return submission
 
 
-def test_a_leaderboard_job_carries_a_fresh_secret_seed_and_ends_ranked(owner: Any, local_pool: Any,
-                                                                      agent: fake_agent.FakeAgent) -> None:
+def test_a_leaderboard_job_carries_a_fresh_secret_seed_and_its_record_ranks_once_confirmed(
+        owner: Any, local_pool: Any, agent: fake_agent.FakeAgent) -> None:
     submission = judged(owner, local_pool, agent)
     job = agent.jobs[f"{submission.pk}-1"]
-    judging = Judging.objects.get(submission=submission)
-    assert job["mode"] == "leaderboard" and job["ranked_seed"] == judging.ranked_seed
+    first = Judging.objects.get(submission=submission)
+    assert job["mode"] == "leaderboard" and job["ranked_seed"] == first.ranked_seed
     assert isinstance(job["ranked_seed"], int) and 0 <= job["ranked_seed"] < 2**63
     assert job["problem"]["baselines"]["cpp"].startswith(("#", "//", "extern", "/*"))
     assert submission.status == Status.ACCEPTED
     statuses = [e.payload["status"] for e in submission.events.filter(type="STATUS")]
     assert statuses[-2:] == ["BENCHMARKING", "RANKING"]
     assert submission.events.filter(type="RANKED_RESULT").count() == 1
-    assert submission.ranked_score_ms == pytest.approx(2.0) and submission.ranked_speedup == pytest.approx(1.5)
-    assert (submission.ranked_ci95_lo_ms, submission.ranked_ci95_hi_ms) == pytest.approx((1.96, 2.04))
-    case = RankedCaseResult.objects.get(judging=judging)
+    case = RankedCaseResult.objects.get(judging=first)
     assert (case.case, case.runs, case.mean_ms, case.reference_mean_ms) == (HOST_CASE, 12, 2.0, 3.0)
-    assert judging.status == Status.ACCEPTED and judging.ranked_passed is True and judging.speedup == 1.2
+    first.refresh_from_db()
+    assert first.status == Status.ACCEPTED and first.ranked_passed is True and first.speedup == 1.2
+    # The pool's first ranked result is a record: it does not rank before a second judging agrees.
+    assert first.record and submission.ranked_score_ms is None and submission_rank(submission=submission) is None
+    assert submission.ranked_reason.startswith("A record (it would be the first ranked result of pool 'local')")
+    assert submission_confirm_record(submission_id=submission.pk, judging_id=first.pk)
+    assert not submission_confirm_record(submission_id=submission.pk, judging_id=first.pk)  # once
+    submission.refresh_from_db()
+    second = submission.judging
+    assert second is not None and second.confirms == first and second.ranked_seed != first.ranked_seed
+    assert second.avoid_vm == first_vm(submission) and submission.queue_class == "rejudge"
+    assert submission.events.filter(type="RECORD_CONFIRMATION").exists()
+    assert submission_dispatch_next(fleet=local_pool) is not None
+    submission_run(submission_id=str(submission.pk))
+    submission.refresh_from_db()
+    assert agent.jobs[f"{submission.pk}-2"]["ranked_seed"] == second.ranked_seed
+    assert submission.status == Status.ACCEPTED and submission.ranked_score_ms == pytest.approx(2.0)
+    assert submission.ranked_speedup == pytest.approx(1.5)
+    assert (submission.ranked_ci95_lo_ms, submission.ranked_ci95_hi_ms) == pytest.approx((1.96, 2.04))
     assert submission_rank(submission=submission) == 1
     assert submission_standing(submission=submission).state == "ranked"
+
+
+def first_vm(submission: Submission) -> Any:
+    return VMInstance.objects.get(fleet=submission.fleet).pk
 
 
 def test_every_submission_gets_its_own_seed(owner: Any, local_pool: Any, settings: Any) -> None:
@@ -134,7 +155,7 @@ def test_the_leaderboard_ranks_each_users_best_listed_result(owner: Any, other_u
 
 
 def test_the_seed_never_leaves_the_server_even_when_the_agent_echoes_it(
-        owner: Any, staff_user: Any, local_pool: Any, agent: fake_agent.FakeAgent, api_as: Any,
+        owner: Any, staff_user: Any, make_user: Any, local_pool: Any, agent: fake_agent.FakeAgent, api_as: Any,
         caplog: Any, client: Any, tmp_path: Any) -> None:
     """A buggy agent repeats the seed in an event, a number and a reason: none of it is stored, shown,
     logged or exported (the owner would otherwise hold the inputs of their ranked pass)."""
@@ -152,6 +173,7 @@ def test_the_seed_never_leaves_the_server_even_when_the_agent_echoes_it(
 
     agent.script_for = echoing
     caplog.set_level(logging.DEBUG)
+    ranked(make_user("fast"), 1.0)  # a faster result first: this one is no record, judged once
     submission = judged(owner, local_pool, agent)
     seed = str(Judging.objects.get(submission=submission).ranked_seed)
     assert seed in json.dumps(agent.jobs[f"{submission.pk}-1"])  # the agent got it, and only the agent
@@ -175,5 +197,5 @@ def test_the_seed_never_leaves_the_server_even_when_the_agent_echoes_it(
     out = io.StringIO()
     call_command("export_results", stdout=out)
     seen.append(out.getvalue())
-    assert submission_rank(submission=submission) == 1 and "[redacted]" in seen[0]
+    assert submission_rank(submission=submission) == 2 and "[redacted]" in seen[0]
     assert [i for i, text in enumerate(seen) if seed in text] == []

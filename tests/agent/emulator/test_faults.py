@@ -69,7 +69,7 @@ def test_a_32_lane_mask_on_cuda_is_valid(emu_programs: dict[tuple[str, str], Pat
      "__shared__ big takes more than the 64 KiB of shared memory"),
     ("hip", "__global__ void k(int* p) {\n  __shared__ float a[10240];\n  __shared__ float b[10240];\n"
             "  a[p[0]] = b[p[1]] = 1; p[2] = (int)(a[3] + b[4]);\n}",
-     "the __shared__ variables a, b take more than the 64 KiB"),
+     "the __shared__ variables of this function, up to b, take more than the 64 KiB"),
     ("cuda", "__global__ void k(int* p) { p[0] = 1; }\nvoid f(int* p) { k<<<1>>>(p); }",
      "line 2: a kernel launch needs at least a grid and a block size"),
     ("hip", "#include <cuda_runtime.h>\n__global__ void k(int* p) { p[0] = 1; }",
