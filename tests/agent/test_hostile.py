@@ -8,7 +8,9 @@ host side too (no file written or changed, no connection received, no process le
 descriptor left open in the agent). After the whole corpus the same agent still accepts a correct
 solution, and its own files are unchanged. The review items (security-2026-11-22.md) are the
 files named h1_*, h2_*, m5_*, forged_benchmark, python_c_api and patch_evict_in_memory, and
-corpus_matmul/precompute_fresh_sets.cpp (M1).
+corpus_matmul/precompute_fresh_sets.cpp (M1). The December review's findings are relay_precompute
+and done_before_go (the clock), ranked_*_channel (the secrets), stdout_fallocate (the disk),
+socket_families, and corpus_matmul/patch_under_ratio.cpp (work carried over).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import pytest
 
 from agent.config import AgentConfig
 from agent.problems import parse_definition
+from agent.ranked import RANKED_RUNS
 from tests.agent.conftest import (
     PROBLEMS_DIR,
     JudgeEvent,
@@ -158,7 +161,7 @@ Check = Callable[[Target, dict[str, Any], list[JudgeEvent]], None]
 @dataclass(frozen=True)
 class Hostile:
     file: str
-    status: str | None  # None: anything but ACCEPTED/CHECKED
+    status: str | tuple[str, ...] | None  # None: anything but ACCEPTED/CHECKED; a tuple: one of these
     reason: tuple[str, ...] = ()  # substrings of the RESULT reason
     mode: str = "check"
     limits: dict[str, Any] = field(default_factory=dict)
@@ -262,6 +265,29 @@ def _buffers_still_evicted(t: Target, result: dict[str, Any], events: list[Judge
     assert flushed == {"n=2^20": 12 << 20, "n=2^22": 12 << 22}
 
 
+def _nothing_reached_outside(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
+    assert _reported_c0(result) == 0, f"{_reported_c0(result)} of the attempts succeeded"
+
+
+def _how_it_failed_withheld(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
+    """The exit status or the signal is the kernel's to choose on the secret inputs: never shown."""
+    _ranked_pass_failed_after_the_public_benchmark(t, result, events)
+    assert not re.search(r"code|signal|SIG[A-Z]", result["reason"]), result["reason"]
+
+
+def _where_it_wrote_withheld(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
+    _ranked_pass_failed_after_the_public_benchmark(t, result, events)
+    assert "byte" not in result["reason"] and "element" not in result["reason"], result["reason"]
+
+
+def _no_single_run_is_shown(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
+    """Runs it paces by the secret inputs: their number is fixed beforehand, and neither the fastest,
+    the slowest nor their spread is reported."""
+    cases = [e.data for e in events if e.kind == "RANKED_RESULT"]
+    assert cases and all(c["runs"] == RANKED_RUNS for c in cases), cases
+    assert not [key for c in cases for key in ("min_ms", "max_ms", "std_ms", "rel_stderr") if key in c], cases
+
+
 BENCH = {"mode": "benchmark", "limits": {"case_budget_s": 0.2}}
 POISON_SEEN = ("still held the poison value when the call reported its end",)
 RANKED = {"mode": "leaderboard", "limits": {"case_budget_s": 0.2}}
@@ -328,13 +354,29 @@ CASES = [
              "up to 4 bytes (1 element) past the end",)),
     Hostile("out_of_bounds_before.cpp", "RUNTIME_ERROR",
             ("case 'n=1': out-of-bounds write before the start of buffer 'c' (4 bytes): 4 bytes before its first",)),
+    # The December review's findings (security-2026-12): the clock, the secrets, the disk, sockets.
+    Hostile("relay_precompute.cpp", "ACCEPTED", **BENCH),  # no gain: bench/attacks.py
+    Hostile("done_before_go.cpp", ("RUNTIME_ERROR", "WRONG_ANSWER"), ("'n=2^22'",), **BENCH),
+    Hostile("ranked_index_channel.cpp", "WRONG_ANSWER", ("ranked case 'n=3000017'",), **RANKED,
+            check=_values_withheld),
+    Hostile("ranked_exit_code_channel.cpp", "RUNTIME_ERROR", ("ranked case 'n=3000017'", "the program failed"),
+            **RANKED, check=_how_it_failed_withheld),
+    Hostile("ranked_guard_channel.cpp", "RUNTIME_ERROR", ("ranked case 'n=3000017'", "a write outside a buffer"),
+            **RANKED, check=_where_it_wrote_withheld),
+    Hostile("ranked_pace_channel.cpp", "ACCEPTED", **RANKED, check=_no_single_run_is_shown),
+    Hostile("stdout_fallocate.cpp", "WRONG_ANSWER", ("c[0] = 0",), check=_nothing_reached_outside),
+    Hostile("socket_families.cpp", "WRONG_ANSWER", ("c[0] = 0",), check=_nothing_reached_outside),
+    # Attacks of our own on the clock rule.
+    Hostile("unasked_message.cpp", "RUNTIME_ERROR", ("broke the judge's protocol", "'n=2^22'"), **BENCH),
+    Hostile("pause_evasion.cpp", "WRONG_ANSWER", ("c[0] = 0",), check=_nothing_reached_outside),
+    Hostile("prefetch_after_evict.cpp", "ACCEPTED", **BENCH),  # no gain: bench/attacks.py
 ]
 
 
 def test_every_corpus_file_has_an_expectation():
     files = [c.file for c in CASES]
     assert sorted(files) == sorted(p.name for p in CORPUS.glob("*.cpp"))
-    assert len(CASES) >= 40
+    assert len(CASES) >= 58
 
 
 def verdict(result: dict[str, Any]) -> str:
@@ -352,6 +394,8 @@ def test_a_hostile_submission_is_contained_and_classified(case: Hostile, judge_t
                              config=judge_target.config, job_id=job_id)
     if case.status is None:
         assert result["status"] not in ("ACCEPTED", "CHECKED"), result
+    elif isinstance(case.status, tuple):
+        assert result["status"] in case.status, verdict(result)
     else:
         assert result["status"] == case.status, verdict(result)
     for part in case.reason:
@@ -385,6 +429,22 @@ def test_a_matmul_that_patches_its_last_result_is_caught_by_the_calls_on_fresh_i
     assert result["status"] == status, verdict(result)
     if file:
         assert "the work must not be carried over from earlier calls" in result["reason"]
+
+
+def test_a_matmul_that_patches_its_last_result_under_the_fresh_check_ranks_as_it_really_is(judge_target: Target):
+    """Padded to pass the public benchmark's 3x fresh-input check (it does: the public benchmark
+    does not rank); in the ranked pass every timed run is on new inputs, so the patch never applies
+    and the result is the kernel's real speed (bench/attacks.py: within noise of the honest loop)."""
+    base = load_problem("matmul-fp32")
+    bench = {"name": "256x256x256", "devices": ["host"], "params": {"M": 256, "N": 256, "K": 256}}
+    ranked = {"name": "200x300x250", "devices": ["host"], "params": {"M": 200, "N": 300, "K": 250}}
+    definition = {**base.definition, "tests": base.definition["tests"][:3], "benchmarks": [bench],
+                  "ranked": [ranked, *(c for c in base.definition["ranked"] if "host" not in c["devices"])]}
+    problem = parse_definition(definition, base.reference_source)
+    source = (CORPUS.parent / "corpus_matmul" / "patch_under_ratio.cpp").read_text()
+    result, events = run_job(problem, source, "cpp", "leaderboard", {"case_budget_s": 0.3}, config=judge_target.config)
+    assert result["status"] == "ACCEPTED", verdict(result)
+    assert [e.data["runs"] for e in events if e.kind == "RANKED_RESULT"] == [RANKED_RUNS]
 
 
 def test_the_agent_still_accepts_a_correct_solution_after_the_corpus(judge_target: Target):

@@ -86,14 +86,16 @@ def _threads_bounded(result: dict[str, Any]) -> None:
 
 
 def _killed_at_the_memory_cap(result: dict[str, Any]) -> None:
-    assert "ran out of memory" in result["reason"] and "memory limit of 1024 MiB" in result["reason"], result["reason"]
+    assert "ran out of memory" in result["reason"] and "memory limit of 512 MiB" in result["reason"], result["reason"]
 
 
 ENTRIES = [
     Entry("tmpfs_fill.cpp", "WRONG_ANSWER", ("c[0] = ",), limits={"memory_mb": 1024}, check=_tmpfs_bounded),
     Entry("box_fill.cpp", "WRONG_ANSWER", ("c[0] = ",), check=_box_bounded),
-    Entry("many_files.cpp", "RUNTIME_ERROR", ("in case 'n=1'",), limits={"memory_mb": 1024},
-          check=_killed_at_the_memory_cap, marks=(needs_cgroups,)),
+    # The memory cap must decide, not the clock: the files it takes to reach 512 MiB are made in
+    # seconds on a quiet machine, several times that on a loaded one, and the wall limit is far above.
+    Entry("many_files.cpp", "RUNTIME_ERROR", ("in case 'n=1'",), limits={"memory_mb": 512, "check_s": 150},
+          check=_killed_at_the_memory_cap, marks=(needs_cgroups, pytest.mark.timeout(240))),
     Entry("thread_bomb.cpp", "WRONG_ANSWER", ("c[0] = ", "the sandbox refused some of the threads"),
           limits={"nproc": 64}, check=_threads_bounded,
           marks=(needs_cgroups,)),

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,3 +82,70 @@ def test_resident_waves_are_read_from_the_kernel_drivers_counters(tmp_path):
         counter.write_text(waves + "\n")
     assert GpuResidue([101], root=tmp_path).waves() == 12
     assert GpuResidue([303], root=tmp_path).waves() == 0  # nothing reported: NVIDIA, an older kernel
+
+
+class _Channel:
+    def pending(self) -> bool:
+        return False
+
+    def go(self, seq: int, flags: int = 0, library: int = 0, resume: tuple[int, ...] = ()) -> tuple[int, int]:
+        return 0, 0
+
+    def done(self, seq: int, alive: object = None, started: object = None) -> Any:
+        from agent.channel import Done
+
+        return Done(seq, True, 0.0, "", 1, 1)
+
+
+class _GpuAccess:
+    """A real GPU's buffers as the parent sees them, where `written` says whether the child's device
+    work wrote the output while its host threads were stopped."""
+
+    name = "hip"
+    shares_fds = False
+
+    def __init__(self, written: bool) -> None:
+        self.written = written
+
+    def read_elements(self, name: str, indices: Any) -> Any:
+        import numpy as np
+
+        poison = np.full(len(indices), 0xFFFFFFFF, np.uint32).view(np.float32)
+        return np.zeros(len(indices), np.float32) if self.written else poison
+
+    def poison(self, name: str) -> None: ...
+    def evict(self) -> None: ...
+    def settle(self) -> None: ...
+    def check_guards(self) -> None: ...
+
+
+class _Pause:
+    pids = [1]
+
+    def stop(self) -> None: ...
+
+
+class _Residue:
+    def __init__(self, waves: int) -> None:
+        self.count = waves
+
+    def waves(self) -> int:
+        return self.count
+
+
+@pytest.mark.parametrize(("written", "waves", "words"), [(False, 3, "kept running on the GPU between calls"),
+                                                         (True, 0, "was written while the program was paused")],
+                         ids=["resident_waves", "output_written"])
+def test_a_paused_child_whose_gpu_work_went_on_is_refused(written: bool, waves: int, words: str) -> None:
+    """A persistent kernel watching the inputs runs on while the host threads are stopped: its waves
+    are resident (amdkfd counts them), or it wrote the output before the clock started."""
+    import numpy as np
+
+    from agent.calls import Caller, Refused
+    from agent.shared import BufferSpec
+
+    caller = Caller(_Channel(), _GpuAccess(written), lambda: True, np.random.default_rng(0),  # type: ignore[arg-type]
+                    pause=lambda: (_Pause(), _Residue(waves)))  # type: ignore[arg-type,return-value]
+    caller.outputs = [BufferSpec("c", np.dtype(np.float32), (1024,), True)]
+    with pytest.raises(Refused, match=words):
+        caller.timed()

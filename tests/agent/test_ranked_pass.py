@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from agent.harness import case_seed
-from agent.problems import Problem, Tolerance, problem_from_bundle
+from agent.problems import Case, Problem, Tolerance, problem_from_bundle
 from agent.ranked import ranked_secret, runs_differ
 from tests.agent.conftest import load_problem
 from tests.agent.test_jobspec import VECTOR_ADD_CPP
@@ -99,3 +99,63 @@ def test_two_runs_must_agree_bit_for_bit_on_an_exact_problem_and_within_toleranc
     assert runs_differ("c", first, nudged, Tolerance(rtol=1e-6, atol=0.0)) is None
     assert runs_differ("c", first, first + 1, Tolerance(rtol=1e-6, atol=0.0)) == \
         "the two results differ beyond the tolerance"
+
+
+def test_every_timed_ranked_run_writes_a_whole_set_of_inputs_never_seen_while_the_child_is_paused() -> None:
+    """No work carried over from an earlier call can pay in the ranked pass: each timed run gets
+    inputs of its own, written inside Caller.timed (the child paused), each verified."""
+    from agent.bench import BenchCase
+    from agent.harness import buffer_specs
+
+    problem = load_problem("vector-add")
+    case = problem.cases("ranked", "host")[0]
+    drawn: dict[str, dict[str, np.ndarray]] = {}
+    written: list[tuple[str, bytes]] = []
+
+    def inputs(input_set: str) -> dict[str, np.ndarray]:
+        small = {"a": np.arange(4, dtype=np.float32) + len(drawn), "b": np.ones(4, dtype=np.float32)}
+        drawn[input_set] = small
+        return small
+
+    class Access:
+        name = "host"
+
+        def __init__(self) -> None:
+            self.buffers: dict[str, np.ndarray] = {}
+            self.paused = False
+
+        def write(self, name: str, values: np.ndarray) -> None:
+            assert self.paused, "inputs written while the child could run"
+            written.append((name, values.tobytes()))
+            self.buffers[name] = values.copy()
+
+        def read(self, name: str) -> np.ndarray:
+            return self.buffers[name].copy()
+
+        def flush_bytes(self) -> int:
+            return 0
+
+    class FakeCaller:
+        def __init__(self) -> None:
+            self.access = Access()
+
+        def timed(self, write: Any) -> Any:
+            self.access.paused = True
+            write()
+            self.access.paused = False
+            self.access.buffers["c"] = self.access.buffers["a"] + self.access.buffers["b"]
+
+            class Time:
+                ms, event_ms = 1.0, 0.0
+            return Time()
+
+        def outputs_now(self) -> dict[str, np.ndarray]:
+            return {"c": self.access.buffers["c"].copy()}
+
+    tiny = Case(case.name, case.devices, {"n": 4})
+    assert buffer_specs(problem, tiny)
+    bench = BenchCase(caller=FakeCaller(), problem=problem, case=tiny, inputs=inputs,  # type: ignore[arg-type]
+                      device="host", budget_s=0.0, overhead_ms=None, reveal_values=False)
+    payload = bench.run_fresh(np.random.default_rng(0), 5)
+    assert sorted(drawn) == [f"run{k}" for k in range(5)] and payload["runs"] == 5
+    assert len({data for name, data in written if name == "a"}) == 5  # five sets, none seen twice
