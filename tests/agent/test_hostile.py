@@ -369,7 +369,9 @@ CASES = [
     # Attacks of our own on the clock rule.
     Hostile("unasked_message.cpp", "RUNTIME_ERROR", ("broke the judge's protocol", "'n=2^22'"), **BENCH),
     Hostile("pause_evasion.cpp", "WRONG_ANSWER", ("c[0] = 0",), check=_nothing_reached_outside),
-    Hostile("prefetch_after_evict.cpp", "ACCEPTED", **BENCH),  # no gain: bench/attacks.py
+    # No gain (bench/attacks.py). Its thread, spinning on a core, competes with its own kernel: on a
+    # loaded machine its calls on fresh inputs can lose the 3x comparison, which then refuses it.
+    Hostile("prefetch_after_evict.cpp", ("ACCEPTED", "RUNTIME_ERROR"), **BENCH),
 ]
 
 
