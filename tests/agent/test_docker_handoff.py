@@ -171,18 +171,23 @@ def test_another_user_of_the_machine_gets_nothing_and_the_container_still_does()
         assert parent_end.recv(64) == b"got inputs"
 
 
-@pytest.mark.parametrize(("language", "device"), [("cpp", "host"), ("hip", "emulated")])
+@pytest.mark.parametrize(("language", "device", "mode"), [("cpp", "host", "check"), ("hip", "emulated", "check"),
+                                                          ("cpp", "host", "benchmark")])
 def test_a_job_is_judged_through_the_docker_sandboxs_command_line(docker_config: AgentConfig, engine: Path,
-                                                                 language: str, device: str):
+                                                                 language: str, device: str, mode: str):
+    """A benchmark too: its timed calls pause the container's process, the peer the descriptor
+    handoff saw (the `docker run` client is not the container)."""
     suffix = {"cpp": "cpp.cpp", "hip": "hip.hip"}[language]
     source = (ROOT / "problems" / "vector-add" / "solutions" / suffix).read_text()
     job_id = f"docker-{uuid.uuid4().hex}"
-    result, _ = run_job(load_problem("vector-add"), source, language, "check", config=docker_config, job_id=job_id)
-    assert result["status"] == "CHECKED", result
+    result, _ = run_job(load_problem("vector-add"), source, language, mode, {"case_budget_s": 0.2},
+                        config=docker_config, job_id=job_id)
+    assert result["status"] == ("CHECKED" if mode == "check" else "ACCEPTED"), result
     assert result["summary"]["device"] == device
     calls = [json.loads(line) for line in (engine / "calls.jsonl").read_text().splitlines()]
     runs = [c for c in calls if c[0] == "run"]
-    assert len(runs) == 2 and "agent.fd_handoff" not in runs[0] and "agent.fd_handoff" in runs[1]  # compile, tests
+    phases = 2 if mode == "check" else 3  # compile, tests (, benchmark)
+    assert len(runs) == phases and "agent.fd_handoff" not in runs[0] and "agent.fd_handoff" in runs[1]
     volumes = [runs[1][i + 1] for i, a in enumerate(runs[1]) if a == "-v"]
     offered = [v.split(":")[0] for v in volumes if v.endswith(f":{HANDOFF_DIR}:ro")]
     assert len(offered) == 1 and not Path(offered[0]).exists()  # withdrawn with the container
