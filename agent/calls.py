@@ -42,9 +42,12 @@ class Refused(Exception):
         self.status, self.reason = status, reason
 
 
+CALIBRATION_CALLS = 20
+
+
 @dataclass(frozen=True)
 class CallTime:
-    ms: float  # the parent's measurement: clock started (child resumed, GO sent) -> DONE queued
+    ms: float  # the parent's measurement: clock started (GO sent, child resumed) -> DONE queued, less the floor
     event_ms: float  # what the child's GPU events said (0 on the host): a claim
 
 
@@ -59,6 +62,7 @@ class Caller:
         self._pause_factory = pause
         self._pause: tuple[ChildPause, GpuResidue | None] | None = None
         self.seq = 0
+        self.floor_ms = 0.0  # subtracted from every timed call's time (calibrate_floor)
         self.outputs: list[BufferSpec] = []
         self.sample = SAMPLE_HOST if access.name == "host" else SAMPLE_GPU
 
@@ -111,7 +115,20 @@ class Caller:
         self.access.settle()
         if not empty:
             self._idle_while_paused(residue)
-        return self._go(empty=empty, library=library, resume=tuple(pause.pids))
+        timed = self._go(empty=empty, library=library, resume=tuple(pause.pids))
+        return CallTime(max(timed.ms - self.floor_ms, 0.0), timed.event_ms)
+
+    def calibrate(self) -> list[float]:
+        """The times of CALIBRATION_CALLS empty calls, each timed as a timed call is (paused, the
+        parent's cache flush, resumed with GO). Called before any code of the user's is in the
+        child, so that no kernel can inflate them."""
+        return [self.timed(empty=True).ms for _ in range(CALIBRATION_CALLS)]
+
+    def calibrate_floor(self) -> None:
+        """Where the parent's clock is the time reported (the host): the least a call costs around
+        the kernel (the pause's resume, GO, DONE) is subtracted from every timed call, so that the
+        score is the kernel's own work; a forger gains at most this, which no honest call is below."""
+        self.floor_ms = min(self.calibrate())
 
     def _paused(self) -> tuple[ChildPause, GpuResidue | None]:
         if self._pause is None:

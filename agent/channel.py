@@ -106,7 +106,7 @@ Sender = Callable[[int, bytes, tuple[int, ...]], tuple[int, int]]
 
 def stamped_sender(helper: Path | None) -> Sender | None:
     """The native GO (agent/devices/evict.cpp: hj_resume_send_stamped): the clocks are read, the
-    paused child resumed and the message sent with no Python in between. None without the helper
+    message sent and the paused child resumed with no Python in between. None without the helper
     (no g++)."""
     if helper is None:
         return None
@@ -140,18 +140,20 @@ class ParentChannel:
             raise ChildGone(str(exc)) from None
 
     def go(self, seq: int, flags: int = 0, library: int = 0, resume: tuple[int, ...] = ()) -> tuple[int, int]:
-        """Resume the processes `resume` (the paused child) and send GO; returns (CLOCK_REALTIME,
+        """Send GO and resume the processes `resume` (the paused child); returns (CLOCK_REALTIME,
         CLOCK_MONOTONIC) in ns read just before both: the start of the call."""
         message = GO + GO_LAYOUT.pack(seq & 0xFFFFFFFF, flags, library)
         if self._sender is not None:
             return self._sender(self.sock.fileno(), message, resume)
         started = time.time_ns(), time.monotonic_ns()
-        for pid in resume:
-            try:
-                os.kill(pid, signal.SIGCONT)
-            except ProcessLookupError:
-                pass
-        self.send(message[:1], message[1:])
+        try:
+            self.send(message[:1], message[1:])
+        finally:
+            for pid in resume:  # GO is queued first: the child's waiting thread wakes once
+                try:
+                    os.kill(pid, signal.SIGCONT)
+                except ProcessLookupError:
+                    pass
         return started
 
     def pending(self) -> bool:

@@ -62,7 +62,6 @@ from agent.timing_checks import overhead_bound
 from agent.verify import check_outputs, modified_inputs
 
 Emit = Callable[[str, dict[str, Any]], None]
-CALIBRATION_CALLS = 20
 EXIT_WAIT_SECONDS = 2.0  # for a child that closed the channel to be reaped with its own exit status
 CASE_LABELS = {"test": "case", "bench": "benchmark", "ranked": "ranked case"}
 PHASE_NAMES = {"test": "the tests", "bench": "the benchmark", "ranked": "the ranked pass"}
@@ -209,8 +208,10 @@ class Phase:
                         pause=child.pause, secret=self.withhold_child_text)
         channel.expect(ch.READY, alive)
         overhead = None
-        if self.kind != "test" and self.job.device != "host":
-            overhead = self._calibrate(caller)
+        if self.kind != "test" and self.job.device == "host":
+            caller.calibrate_floor()
+        elif self.kind != "test":
+            overhead = overhead_bound(caller.calibrate())
         channel.send(ch.LOAD)
         channel.expect(ch.READY, alive)
         for index, case in enumerate(self.cases):
@@ -231,14 +232,6 @@ class Phase:
             self._test_case(index, caller)
         else:
             self._bench_case(index, caller, overhead)
-
-    def _calibrate(self, caller: Caller) -> float:
-        """The cost of a call around its kernel, before any code of the user's is in the child. Each
-        empty call is timed as a timed call is (paused, the parent's cache flush, resumed with GO):
-        on a real GPU the child's work then waits for the GPU to switch from the parent's context to
-        the child's (honest calls on an H100 fell below the parent's clock by more than a bound
-        calibrated without the flush)."""
-        return overhead_bound([caller.timed(empty=True).ms for _ in range(CALIBRATION_CALLS)])
 
     def _test_case(self, index: int, caller: Caller) -> None:
         case = self.cases[index]

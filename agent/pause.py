@@ -9,9 +9,11 @@ parent subtracts again becomes free time. So the parent stops every process of t
 waits until the kernel reports each of their threads stopped; then it writes, evicts, starts its
 clock and resumes the child (SIGCONT) in one native step just before GO (agent.channel).
 
-The processes are found once per child, by the kernel's parent links from the process the sandbox
-started (bwrap, its init, the child), or as the peer the descriptor handoff saw (a container). The
-child cannot add one later: its seccomp filter allows threads, not processes.
+The process is found once per child, by the kernel's parent links from the process the sandbox
+started: the one at the bottom of that tree (below bwrap and its init, which run none of the user's
+code and which it cannot reach: no ptrace, no writes to another process's memory), or the peer the
+descriptor handoff saw (a container). The child cannot add one later: its seccomp filter allows
+threads, not processes. Each pause stops and resumes that one process, all of its threads.
 
 On a real GPU the device goes on running what the child left there while its host threads are
 stopped; `GpuResidue` reads what the AMD kernel driver reports of the child's resident waves.
@@ -49,7 +51,7 @@ def _stat_fields(pid: int | str, task: int | str | None = None) -> list[str] | N
 
 
 def descendants(root: int, proc: Path = Path("/proc")) -> list[int]:
-    """`root` and every process below it, by the parent links the kernel reports."""
+    """`root` and every process below it, by the parent links the kernel reports, parents first."""
     children: dict[int, list[int]] = {}
     for entry in os.scandir(proc):
         if not entry.name.isdigit():
@@ -59,10 +61,18 @@ def descendants(root: int, proc: Path = Path("/proc")) -> list[int]:
             children.setdefault(int(fields[1]), []).append(int(entry.name))
     found, todo = [], [root]
     while todo:
-        pid = todo.pop()
+        pid = todo.pop(0)
         found.append(pid)
         todo.extend(children.get(pid, ()))
     return found
+
+
+def user_processes(root: int) -> list[int]:
+    """The processes of the tree below `root` that have none below them: the child running the
+    user's code (root itself without a sandbox)."""
+    tree = descendants(root)
+    parents = {int(fields[1]) for pid in tree if (fields := _stat_fields(pid)) and len(fields) > 1}
+    return [pid for pid in tree if pid not in parents]
 
 
 def _all_stopped(pids: Iterable[int]) -> bool:

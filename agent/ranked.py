@@ -82,6 +82,8 @@ class ReferenceChild:
                 channel = self.child.start()
                 self.caller = Caller(channel, access, self.child.alive, self.rng, pause=self.child.pause)
                 channel.expect(ch.READY, self.child.alive)
+                if self.child.job.device == "host":  # timed as the submission's calls are
+                    self.caller.calibrate_floor()
                 channel.send(ch.LOAD)
                 channel.expect(ch.READY, self.child.alive)
         except BaseException:

@@ -15,7 +15,7 @@ from agent.cgroups import SandboxCgroup
 from agent.fd_handoff import FdHandoff
 from agent.limits import ProcessLimits
 from agent.output_drain import OutputDrain
-from agent.pause import PauseError, descendants
+from agent.pause import PauseError, user_processes
 
 
 @dataclass
@@ -49,14 +49,15 @@ class SandboxedProcess:
     _counters: tuple[int, int] | None = None  # (oom kills, pids refusals) read before the cgroup went
 
     def pause_pids(self) -> list[int]:
-        """The processes agent.pause stops: what the sandbox started, or in a container the process
-        that took the descriptor handoff (the `docker run` client is not the container)."""
+        """The processes agent.pause stops: the one running the user's code at the bottom of what
+        the sandbox started, or in a container the process that took the descriptor handoff (the
+        `docker run` client is not the container)."""
         if self.handoff is not None or self.on_kill is not None:
             peer = self.handoff.peer_pid if self.handoff is not None else 0
             if peer <= 0:
                 raise PauseError("the container's process is not visible from the agent")
             return [peer]
-        return descendants(self.popen.pid)
+        return user_processes(self.popen.pid)
 
     @property
     def elapsed(self) -> float:

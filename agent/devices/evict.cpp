@@ -47,11 +47,12 @@ extern "C" int hj_evict(const void* buffer, size_t nbytes) {
 #endif
 }
 
-/* Read the clocks, resume the paused child and send GO at once: the start of a timed call. The
+/* Read the clocks, send GO and resume the paused child at once: the start of a timed call. The
  * child was stopped (SIGSTOP) while the parent wrote its inputs (agent/pause.py), so the clock
- * starts before any of its threads can run again. In Python another thread of the agent (an HTTP
- * handler) can take the interpreter between reading the clock and sending, for up to the
- * interpreter's 5 ms switch interval, and that time would count against the kernel. */
+ * starts before any of its threads can run again; GO is queued before it resumes, so its waiting
+ * thread wakes once, not twice. In Python another thread of the agent (an HTTP handler) can take
+ * the interpreter between reading the clock and sending, for up to the interpreter's 5 ms switch
+ * interval, and that time would count against the kernel. */
 extern "C" long hj_resume_send_stamped(const int* pids, size_t count, int fd, const void* data, size_t size,
                                        int64_t* realtime_ns, int64_t* monotonic_ns) {
     struct timespec real, mono;
@@ -59,7 +60,8 @@ extern "C" long hj_resume_send_stamped(const int* pids, size_t count, int fd, co
     clock_gettime(CLOCK_MONOTONIC, &mono);
     *realtime_ns = (int64_t)real.tv_sec * 1000000000 + real.tv_nsec;
     *monotonic_ns = (int64_t)mono.tv_sec * 1000000000 + mono.tv_nsec;
-    for (size_t i = 0; i < count; ++i) kill(pids[i], SIGCONT);
     const ssize_t sent = send(fd, data, size, MSG_NOSIGNAL);
-    return sent < 0 ? -errno : (long)sent;
+    const int error = errno;
+    for (size_t i = 0; i < count; ++i) kill(pids[i], SIGCONT);
+    return sent < 0 ? -error : (long)sent;
 }

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agent.pause import ChildPause, GpuResidue, PauseError, descendants
+from agent.pause import ChildPause, GpuResidue, PauseError, descendants, user_processes
 
 THREADS = """
 import threading, time
@@ -52,6 +52,7 @@ def test_every_thread_of_the_child_is_stopped_before_stop_returns_and_runs_again
 
 
 def test_the_processes_below_the_sandboxs_first_are_found_by_their_parent_links(spinning):
+    """bwrap, its init, the child: only the last runs the user's code, and it is the one paused."""
     shell = subprocess.Popen(["/bin/sh", "-c", f"{sys.executable} -c 'import time; time.sleep(60)' & wait"])
     try:
         for _ in range(500):  # the shell starts its child
@@ -60,6 +61,7 @@ def test_the_processes_below_the_sandboxs_first_are_found_by_their_parent_links(
             threading.Event().wait(0.01)
         assert found[0] == shell.pid and len(found) == 2
         assert spinning.pid not in found
+        assert user_processes(shell.pid) == [found[1]]
     finally:
         for pid in descendants(shell.pid)[1:]:
             subprocess.run(["kill", "-9", str(pid)], check=False)
