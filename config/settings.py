@@ -234,7 +234,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
+        "core.parsers.LimitedJSONParser",  # any body: a value, or 400/413 (never a RecursionError's 500)
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
