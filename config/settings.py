@@ -222,6 +222,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+CSRF_FAILURE_VIEW = "core.error_views.csrf_failure"  # the API's error shape under /api/
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "problem-list"
 LOGOUT_REDIRECT_URL = "login"
