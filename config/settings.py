@@ -163,11 +163,25 @@ else:
     _db = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(VAR_DIR / "db.sqlite3")}
 IS_SQLITE = _db["ENGINE"] == "django.db.backends.sqlite3"
 IS_POSTGRES = _db["ENGINE"] == "django.db.backends.postgresql"
+# A database that is away fails a request within seconds (503, Retry-After) instead of holding it:
+# how long a request waits for a pooled connection, and how long a new connection may take.
+HIPJUDGE_DB_POOL_TIMEOUT = env_float("HIPJUDGE_DB_POOL_TIMEOUT", 3.0, minimum=0.5, maximum=60)
+if IS_POSTGRES:
+    _db["OPTIONS"] = {
+        # libpq's own limits: a connect that gets no answer (a blackholed host), and an open connection
+        # whose peer went silent (keepalive probes; unacknowledged data), end in seconds, not minutes.
+        "connect_timeout": env_int("HIPJUDGE_DB_CONNECT_TIMEOUT", 3, minimum=2),
+        "keepalives": 1, "keepalives_idle": 2, "keepalives_interval": 1, "keepalives_count": 2,
+        "tcp_user_timeout": 4000,
+        **dict(_db.get("OPTIONS") or {}),  # type: ignore[call-overload]
+    }
 if IS_POSTGRES and env_bool("HIPJUDGE_DB_POOL", not _FORKS_WORKERS):
     # A connection pool per process (psycopg_pool): a request borrows one instead of opening one.
+    # core.db_pool makes it reconnect every second while the database is away (see there).
     _db["CONN_MAX_AGE"] = 0
     _db["OPTIONS"] = {**dict(_db.get("OPTIONS") or {}), "pool": {  # type: ignore[call-overload]
-        "min_size": 1, "max_size": env_int("HIPJUDGE_DB_POOL_SIZE", 16, minimum=1), "timeout": 30}}
+        "min_size": 1, "max_size": env_int("HIPJUDGE_DB_POOL_SIZE", 16, minimum=1),
+        "timeout": HIPJUDGE_DB_POOL_TIMEOUT}}
 if IS_SQLITE:
     _db["OPTIONS"] = {**SQLITE_OPTIONS, **dict(_db.get("OPTIONS") or {})}  # type: ignore[call-overload]
     _db["CONN_MAX_AGE"] = _CONN_MAX_AGE

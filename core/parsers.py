@@ -14,12 +14,13 @@ from __future__ import annotations
 import codecs
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
 from rest_framework import status
 from rest_framework.exceptions import APIException, ParseError
-from rest_framework.parsers import JSONParser, get_encoding
+from rest_framework.parsers import JSONParser
 
 MAX_DEPTH = 32
 
@@ -69,9 +70,21 @@ def parse_json(raw: bytes, *, encoding: str = "utf-8") -> Any:
     return value
 
 
+def _encoding(parser_context: Mapping[str, Any] | None) -> str:
+    """The charset the Content-Type names (a text encoding only: a bytes-to-bytes codec such as
+    bz2_codec would expand the body after its size was checked), else the default."""
+    encoding = (parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET
+    try:
+        "".encode(encoding)
+    except (LookupError, UnicodeError):
+        raise ParseError(f"Unsupported charset {str(encoding)[:40]!r} in the Content-Type header.") from None
+    return encoding
+
+
 class LimitedJSONParser(JSONParser):
-    def parse(self, stream: Any, media_type: str | None = None, parser_context: dict | None = None) -> Any:
-        encoding = get_encoding(parser_context or {})
+    def parse(self, stream: Any, media_type: str | None = None,
+              parser_context: Mapping[str, Any] | None = None) -> Any:
+        encoding = _encoding(parser_context)
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         raw = stream.read(limit + 1) if stream is not None else b""
         if len(raw) > limit:
