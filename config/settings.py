@@ -343,6 +343,10 @@ HIPJUDGE_AGENT_HTTP_TIMEOUT = env_float("HIPJUDGE_AGENT_HTTP_TIMEOUT", 10.0, min
 HIPJUDGE_AGENT_UNREACHABLE_AFTER = env_int("HIPJUDGE_AGENT_UNREACHABLE_AFTER", 60, minimum=5)
 HIPJUDGE_SSE_HEARTBEAT = env_float("HIPJUDGE_SSE_HEARTBEAT", 15.0, minimum=0.1)
 HIPJUDGE_SSE_POLL = env_float("HIPJUDGE_SSE_POLL", 0.25, minimum=0.01)
+# Open event streams one user may hold per web process (429 beyond), and how often a stream checks
+# that its token or session still signs its user in (it ends when they are revoked).
+HIPJUDGE_SSE_MAX_PER_USER = env_int("HIPJUDGE_SSE_MAX_PER_USER", 8, minimum=1)
+HIPJUDGE_SSE_RECHECK = env_float("HIPJUDGE_SSE_RECHECK", 30.0, minimum=0.1, maximum=30)
 HIPJUDGE_LOCAL_AGENT_ROOT = Path(env_str("HIPJUDGE_LOCAL_AGENT_ROOT", str(VAR_DIR / "agents")))
 # The module run as `python -m <module> serve ...` for local VMs (tests swap in a stand-in).
 HIPJUDGE_LOCAL_AGENT_MODULE = env_str("HIPJUDGE_LOCAL_AGENT_MODULE", "agent")
