@@ -41,9 +41,10 @@ case "$role" in
     ;;
   web)
     need DATABASE_URL REDIS_URL DJANGO_SECRET_KEY DJANGO_ALLOWED_HOSTS
+    # uvicorn with a header timeout (core/webserver.py; HIPJUDGE_WEB_HEADER_TIMEOUT, HIPJUDGE_WEB_IDLE_TIMEOUT).
     # --proxy-headers: the client address (and https) come from X-Forwarded-* of the proxies listed in
     # HIPJUDGE_FORWARDED_ALLOW_IPS, so /metrics' address allow-list sees real clients.
-    exec $PY -m uvicorn config.asgi:application \
+    exec $PY -m core.webserver \
       --host "${HIPJUDGE_HOST:-0.0.0.0}" --port "${HIPJUDGE_PORT:-8000}" \
       --workers "${HIPJUDGE_WEB_PROCESSES:-2}" \
       --proxy-headers --forwarded-allow-ips "${HIPJUDGE_FORWARDED_ALLOW_IPS:-127.0.0.1}" \
