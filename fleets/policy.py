@@ -97,6 +97,19 @@ def idle_timeout_s(*, fleet: Fleet, view: PoolView | None, serving: int) -> floa
     return timeout
 
 
+def idle_timeout_bound_s(*, fleet: Fleet, view: PoolView | None) -> float | None:
+    """The longest a warm VM of the pool waits for work before the policy stops it, whatever the
+    arrivals; None where the policy keeps VMs up without work (always-on's floor, pre-warm hours).
+    Billing books idle time past it (and the reaper's period) to the platform: only a platform that
+    was not running can have kept a VM warm that long."""
+    policy = fleet.policy_in_effect
+    if policy == PoolPolicy.ALWAYS_ON or (policy == PoolPolicy.ADAPTIVE and fleet.prewarm_hours):
+        return None
+    if policy != PoolPolicy.ADAPTIVE or view is None:
+        return float(fleet.idle_timeout_s)
+    return KEEP_COLD_STARTS * view.cold_start_s
+
+
 def vm_ceiling(*, fleet: Fleet) -> int:
     """The most VMs the pool may have up now."""
     used = fleet.credit_used_pct
