@@ -351,6 +351,9 @@ HIPJUDGE_LOCAL_AGENT_ROOT = Path(env_str("HIPJUDGE_LOCAL_AGENT_ROOT", str(VAR_DI
 # The module run as `python -m <module> serve ...` for local VMs (tests swap in a stand-in).
 HIPJUDGE_LOCAL_AGENT_MODULE = env_str("HIPJUDGE_LOCAL_AGENT_MODULE", "agent")
 HIPJUDGE_LOCAL_AGENT_START_TIMEOUT = env_float("HIPJUDGE_LOCAL_AGENT_START_TIMEOUT", 30.0, minimum=1)
+# Seconds an agent waits for a request from the platform before it stops itself (agent.self_stop; the
+# reconcile reaches every warm agent every 2 minutes). Unset: twice the pool's idle timeout, at least 5 min.
+HIPJUDGE_AGENT_SILENCE_LIMIT = env_opt_int("HIPJUDGE_AGENT_SILENCE_LIMIT", None)
 
 # ---- operations: health, readiness, metrics -----------------------------------------------------
 # Seconds /readyz waits for its checks (database, broker, dstack) before it calls one failed.
