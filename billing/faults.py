@@ -10,7 +10,7 @@ ended:
 
 - every attempt but the last (a VM lost mid-job, a runner that crashed: the job was queued again):
   the attempt that gave the result is the one its user pays for;
-- on the last attempt's VM, busy time more than RESULT_GRACE_S after the job's result: the VM was
+- on the last attempt's VM, busy time more than RESULT_GRACE_S (5 s) after the job's result: the VM was
   held only because no runner collected the result (a worker died, its lease was lapsing, the sweep
   had not resumed it yet);
 - idle time after the job past the longest the pool's policy keeps a warm VM, and the reaper's slack
@@ -43,9 +43,10 @@ from submissions.models import TERMINAL_STATUSES, QueueClass, Submission
 
 log = logging.getLogger(__name__)
 
-# After the agent ends a job, the runner that polls it stores the result and gives the VM back within
-# a poll's round trip; the grace keeps that hand-off the user's (and absorbs a VM clock a little off).
-RESULT_GRACE_S = 2.0
+# After the agent ends a job, the runner that polls it stores the result and gives the VM back at once
+# (its long poll returns with the result), within a poll's wait (5 s) even on a loaded host: that
+# hand-off stays the user's, as does a VM clock a little off.
+RESULT_GRACE_S = 5.0
 # The reaper stops idle VMs every minute, and one run may start late.
 REAPER_SLACK_S = 120.0
 
@@ -121,8 +122,9 @@ def ledger_faults_settle(*, submission_id: uuid.UUID | str) -> int:
     for vm_id in sorted(vm_ids, key=str):
         with transaction.atomic():
             list(locked(VMAccrual.objects.filter(pk=vm_id)).values_list("pk", flat=True))
+            # A free pool's time costs nothing and counts against no cap: nothing to give back.
             entries = (LedgerEntry.objects.filter(vm_id=vm_id, submission=submission, source=Source.ACCRUAL,
-                                                  user__isnull=False)
+                                                  user__isnull=False, rate_per_hour__gt=0)
                        .exclude(corrections__source=Source.PLATFORM_FAULT))
             pairs = []
             for entry in entries:
