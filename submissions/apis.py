@@ -9,6 +9,7 @@ from django.http import QueryDict
 from drf_spectacular.utils import OpenApiExample, OpenApiRequest, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.pagination import PageNumberPagination
+from rest_framework.parsers import FormParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -197,9 +198,9 @@ class SubmissionListCreateApi(APIView):
 
 
 class SubmissionDetailApi(APIView):
-    # JSON only: an empty form or a multipart body that is no object at all would read as "change
-    # nothing" and answer 200, where the schema says the body is an object.
-    parser_classes = [LimitedJSONParser]
+    # JSON or a form, not multipart: a multipart body that is no object at all read as "change
+    # nothing" and answered 200, where the schema says the body is an object (Schemathesis).
+    parser_classes = [LimitedJSONParser, FormParser]
 
     class UpdateSerializer(serializers.Serializer):
         withdrawn = StrictBooleanField(required=False, help_text="true: off the leaderboard; false: back on it "
