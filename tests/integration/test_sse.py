@@ -180,25 +180,21 @@ def test_a_user_holds_at_most_the_cap_of_open_streams(stack: Stack, owner: Any, 
     wait_for(lambda: Stream(web, path, token_for(owner)).response.status == 200, 20, "a place after a stream ended")
 
 
-@pytest.mark.parametrize("credential", ["token", "session"])
-def test_a_stream_ends_when_its_credentials_are_revoked(stack: Stack, owner: Any, submission: Submission,
-                                                       credential: str) -> None:
-    """Issue 32: a stream kept delivering after its token was revoked (checked only at connect)."""
+def test_a_stream_ends_when_its_credentials_are_revoked(stack: Stack, owner: Any, submission: Submission) -> None:
+    """Issue 32: a stream kept delivering after its token was revoked (checked only at connect). One
+    stream with a token, one with a session; each ends once its own credential is revoked."""
     stack.env["HIPJUDGE_SSE_RECHECK"] = "0.5"
     web = stack.start_web()
     path = f"/api/v1/submissions/{submission.pk}/events"
-    if credential == "token":
-        issued = token_create(user=owner)
-        stream = Stream(web, path, {"Authorization": f"Token {issued.key}"})
-    else:
-        session, cookie = session_cookie(owner)
-        stream = Stream(web, path, cookie)
-    wait_for(lambda: stream.events(), 10, "the first event")
-    wait_for(lambda: stream.kinds().count("heartbeat") >= 2, 10, "two heartbeats: checked, still allowed")
-    assert not stream.closed.is_set()
-    if credential == "token":
-        token_revoke(user=owner, token_id=issued.token.pk)
-    else:
-        session.delete()  # signed out
-    stream.wait_closed(20)
-    assert stream.kinds()[-1] == "error" and "no longer valid" in stream.items[-1][1]["message"]
+    issued = token_create(user=owner)
+    session, cookie = session_cookie(owner)
+    by_token, by_session = Stream(web, path, {"Authorization": f"Token {issued.key}"}), Stream(web, path, cookie)
+    for stream in (by_token, by_session):
+        wait_for(lambda s=stream: s.kinds().count("heartbeat") >= 2, 10, "two heartbeats: checked, still allowed")
+    token_revoke(user=owner, token_id=issued.token.pk)
+    by_token.wait_closed(20)
+    assert by_token.kinds()[-1] == "error" and "no longer valid" in by_token.items[-1][1]["message"]
+    assert not by_session.closed.is_set()  # its session is still good
+    session.delete()  # signed out
+    by_session.wait_closed(20)
+    assert by_session.kinds()[-1] == "error"
