@@ -14,8 +14,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.tokens import token_create
-from core.exceptions import ApplicationError
+from core.exceptions import AuthenticationFailed
 from core.fields import StrictCharField, StrictIntegerField
+from core.parsers import LimitedJSONParser
 from core.schema import error_responses
 from core.throttling import SignInThrottle, signin_failed
 
@@ -31,6 +32,8 @@ class TokenCreateApi(APIView):
     authentication_classes: list = []
     permission_classes = [AllowAny]
     throttle_classes = [SignInThrottle]
+    # JSON only: a form cannot say `"expires_in_days": null`, which the schema allows.
+    parser_classes = [LimitedJSONParser]
 
     class InputSerializer(serializers.Serializer):
         username = StrictCharField(max_length=150)
@@ -52,7 +55,7 @@ class TokenCreateApi(APIView):
         class Meta:
             ref_name = "TokenOutput"
 
-    @extend_schema(request=InputSerializer, responses={201: OutputSerializer, **error_responses(409)})
+    @extend_schema(request=InputSerializer, responses={201: OutputSerializer, **error_responses(401, 409)})
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -60,7 +63,7 @@ class TokenCreateApi(APIView):
         user = authenticate(request._request, username=values["username"], password=values["password"])
         if user is None:
             signin_failed(username=values["username"])
-            raise ApplicationError("Wrong username or password.", {"field": "password"})
+            raise AuthenticationFailed("Wrong username or password.", {"field": "password"})
         days = values.get("expires_in_days")
         issued = token_create(user=user,  # type: ignore[arg-type]
                               expires_at=timezone.now() + timedelta(days=days) if days else None)

@@ -56,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8700, help="0 picks a free port")
     serve.add_argument("--token-file", type=Path, required=True, help="file holding the X-Agent-Token")
+    serve.add_argument("--stop-after-silence", type=float, default=0.0, metavar="SECONDS",
+                       help="stop when no request with the token came for this long (0: never); see agent.self_stop")
     common(serve)
 
     run = commands.add_parser("run", help="judge one source file and print a report")
@@ -136,16 +138,28 @@ def cmd_serve(args: argparse.Namespace) -> int:
             return cached_health
 
     manager = JobManager(config)
+    if args.stop_after_silence < 0:
+        print("agent: --stop-after-silence must be 0 (never) or more", file=sys.stderr)
+        return EXIT_USAGE
+    watch = None
     try:
         server = AgentServer((args.host, args.port), token=token, manager=manager, health=health)
     except OSError as exc:
         print(f"agent: cannot listen on {args.host}:{args.port}: {exc.strerror}", file=sys.stderr)
         return EXIT_USAGE
 
-    def stop(signum: int, _frame: Any) -> None:
+    def shut_down() -> None:
         # shutdown() waits for serve_forever to return, so it must not run on serve_forever's thread.
         threading.Thread(target=server.shutdown, daemon=True).start()
 
+    def stop(signum: int, _frame: Any) -> None:
+        shut_down()
+
+    if args.stop_after_silence:
+        from agent.self_stop import SilenceWatch
+
+        watch = SilenceWatch(args.stop_after_silence, shut_down).start()
+        server.silence = watch
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     threading.Thread(target=health, name="health-warmup", daemon=True).start()
@@ -153,6 +167,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         server.serve_forever(poll_interval=0.5)
     finally:
+        if watch is not None:
+            watch.close()
         manager.shutdown()  # cancel a running job: no sandboxed process outlives the agent
         server.server_close()
     print("agent stopped", file=sys.stderr, flush=True)

@@ -21,6 +21,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from agent import PROTOCOL_VERSION, __version__
 from agent.jobs import ACTIVE_STATES, AgentBusy, JobManager
+from agent.self_stop import SilenceWatch
 
 MAX_BODY_BYTES = 2 * 1024 * 1024
 MAX_CONCURRENT_REQUESTS = 64
@@ -50,12 +51,14 @@ class AgentServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, address: tuple[str, int], *, token: str, manager: JobManager,
-                 health: Callable[[], dict], max_body_bytes: int = MAX_BODY_BYTES) -> None:
+                 health: Callable[[], dict], max_body_bytes: int = MAX_BODY_BYTES,
+                 silence: SilenceWatch | None = None) -> None:
         if not token:
             raise ValueError("the agent token is empty")
         self.token = token.encode()
         self.manager = manager
         self.health = health
+        self.silence = silence  # told of every request with the token: the platform is there (agent.self_stop)
         self.max_body_bytes = max_body_bytes
         self.started = time.monotonic()
         self._slots = threading.BoundedSemaphore(MAX_CONCURRENT_REQUESTS)
@@ -109,8 +112,12 @@ class AgentHandler(BaseHTTPRequestHandler):
 
     # ---- plumbing ----------------------------------------------------------------------------
     def _dispatch(self, method: str) -> None:
+        silence = None
         try:
             self._check_token()
+            silence = self.server.silence
+            if silence is not None:
+                silence.enter()
             route, job_id = _route(urlsplit(self.path).path)
             if route is None:
                 raise HttpError(404, f"no such endpoint: {urlsplit(self.path).path}")
@@ -128,6 +135,9 @@ class AgentHandler(BaseHTTPRequestHandler):
             print(f"agent: {self.command} {self.path} failed\n{traceback.format_exc()}", file=sys.stderr,
                   flush=True)
             self._send_json(500, {"message": "internal error in the agent (see its log)", "extra": {}})
+        finally:
+            if silence is not None:
+                silence.leave()
 
     def _check_token(self) -> None:
         given = self.headers.get("X-Agent-Token", "")

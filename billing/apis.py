@@ -42,6 +42,8 @@ class MetricsApi(APIView):
         warm_reuses = serializers.IntegerField()
         active_vms = serializers.IntegerField()
         idle_cost_usd = money_field()
+        platform_fault_cost_usd = money_field(help_text="VM time the platform's own faults held, booked to it "
+                                                        "(a runner that died, a retried attempt, a VM left idle).")
         avg_queue_wait_s = serializers.FloatField(allow_null=True)
         avg_cold_start_s = serializers.FloatField(allow_null=True)
         burn_rate_usd_per_day = money_field()

@@ -16,7 +16,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from billing.amounts import ZERO, quantize_usd
-from billing.metrics import metrics_get
+from billing.metrics import PLATFORM_FAULT_Q, metrics_get
 from billing.models import LedgerEntry, Phase, ReconciliationReport
 from billing.selectors import budget_status
 from core.units import format_duration
@@ -46,12 +46,15 @@ def dashboard_data(*, now: datetime | None = None) -> dict[str, Any]:
     days = _days(first_day, DAYS)
     recent = LedgerEntry.objects.filter(period_start__gte=window_start)
 
-    # Daily spend stacked by phase (corrections as their own stack).
+    # Daily spend stacked by phase (corrections as their own stack), and what the platform's own faults
+    # cost it (billing.faults: already inside the phases, as time of that phase booked to nobody).
     daily = {phase: [0.0] * DAYS for phase in STACKS}
+    faults = [0.0] * DAYS
     for row in recent.annotate(day=TruncDate("period_start", tzinfo=UTC)).values("day", "phase").annotate(
-            cost=Sum("amount")):
+            cost=Sum("amount"), fault=Sum("amount", filter=PLATFORM_FAULT_Q)):
         stack = row["phase"] or "correction"
         daily[stack][(row["day"] - first_day).days] = _f(row["cost"])
+        faults[(row["day"] - first_day).days] = round(faults[(row["day"] - first_day).days] + _f(row["fault"]), 6)
 
     status = budget_status(now=now)
     metrics = metrics_get(now=now, status=status)
@@ -92,6 +95,7 @@ def dashboard_data(*, now: datetime | None = None) -> dict[str, Any]:
         "alert_pct": alert_pct,
         "alert_line_usd": quantize_usd(status.credit * alert_pct / 100),
         "spent_30d": quantize_usd(sum((Decimal(str(v)) for stack in STACKS for v in daily[stack]), ZERO)),
+        "faults_30d": quantize_usd(sum((Decimal(str(v)) for v in faults), ZERO)),
         "users": users,
         "fleets": fleets,
         "simulated_pools": sorted(f["fleet__name"] for f in fleets if f["fleet__backend"] == Backend.SIM),
@@ -101,6 +105,7 @@ def dashboard_data(*, now: datetime | None = None) -> dict[str, Any]:
         "charts": {
             "days": [d.isoformat() for d in days],
             "daily": {str(k): v for k, v in daily.items()},
+            "faults": faults,
             "cumulative": cumulative,
             "credit": _f(status.credit),
             "alert_line": _f(status.credit * alert_pct / 100),

@@ -10,12 +10,15 @@ from django.db.models import Avg, Count, DurationField, ExpressionWrapper, F, Mi
 from django.utils import timezone
 
 from billing.amounts import ZERO, quantize_usd
-from billing.models import LedgerEntry, Phase
+from billing.models import LedgerEntry, Phase, Source
 from billing.selectors import BudgetStatus, budget_status
 from fleets.models import LIVE_VM_STATES, VMInstance
 from submissions.models import VERDICT_STATUSES, Submission, VMStartKind
 
 BURN_WINDOW = timedelta(days=7)
+
+# What the platform's own faults cost it (billing.faults): the charges of the platform-fault pairs.
+PLATFORM_FAULT_Q = Q(source=Source.PLATFORM_FAULT, user__isnull=True)
 
 
 def _seconds(value: timedelta | None) -> float | None:
@@ -48,7 +51,8 @@ def projected_exhaustion(*, status: BudgetStatus, burn: Decimal, now: datetime) 
 def metrics_get(*, now: datetime | None = None, status: BudgetStatus | None = None) -> dict[str, Any]:
     now = now or timezone.now()
     status = status or budget_status(now=now)
-    ledger = LedgerEntry.objects.aggregate(total=Sum("amount"), idle=Sum("amount", filter=Q(phase=Phase.IDLE)))
+    ledger = LedgerEntry.objects.aggregate(total=Sum("amount"), idle=Sum("amount", filter=Q(phase=Phase.IDLE)),
+                                           fault=Sum("amount", filter=PLATFORM_FAULT_Q))
     counts = Submission.objects.aggregate(
         cold=Count("pk", filter=Q(vm_start=VMStartKind.COLD_START)),
         warm=Count("pk", filter=Q(vm_start=VMStartKind.WARM_REUSE)),
@@ -72,6 +76,7 @@ def metrics_get(*, now: datetime | None = None, status: BudgetStatus | None = No
         "warm_reuses": counts["warm"],
         "active_vms": VMInstance.objects.filter(state__in=LIVE_VM_STATES).count(),
         "idle_cost_usd": quantize_usd(ledger["idle"] or ZERO),
+        "platform_fault_cost_usd": quantize_usd(ledger["fault"] or ZERO),
         "avg_queue_wait_s": _seconds(counts["queue_wait"]),
         "avg_cold_start_s": _seconds(cold_start),
         "burn_rate_usd_per_day": burn,

@@ -36,6 +36,10 @@ class Source(models.TextChoices):
     ACCRUAL = "accrual"
     RECONCILIATION = "reconciliation"
     ADJUSTMENT = "adjustment"
+    # The platform's own faults (billing.faults): a pair per accrual entry that charged a user for time
+    # only a fault cost (a runner that died, a lapsing lease, a retried attempt, a VM left idle), the
+    # user's credit (negative seconds and amount) and the platform's charge (no user).
+    PLATFORM_FAULT = "platform_fault", "platform fault"
 
 
 class RateSource(models.TextChoices):
@@ -72,6 +76,8 @@ class LedgerEntry(models.Model):
     amount = models.DecimalField(**MONEY, help_text="USD; negative for a credit back.")
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.ACCRUAL)
     note = models.TextField(blank=True)
+    # A platform-fault pair names the accrual entry it corrects.
+    corrects = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="corrections")
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = LedgerQuerySet.as_manager()
@@ -90,6 +96,11 @@ class LedgerEntry(models.Model):
                                     name="ledger_accrual_unique_period"),
             models.CheckConstraint(condition=Q(period_end__gte=models.F("period_start")),
                                    name="ledger_period_ordered"),
+            # Settling a fault twice (or in two workers) books one credit and one charge per entry.
+            models.UniqueConstraint(fields=["corrects"], condition=Q(source="platform_fault", seconds__lt=0),
+                                    name="ledger_fault_credit_once"),
+            models.UniqueConstraint(fields=["corrects"], condition=Q(source="platform_fault", seconds__gt=0),
+                                    name="ledger_fault_charge_once"),
         ]
 
     def __str__(self) -> str:

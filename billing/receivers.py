@@ -1,5 +1,6 @@
 """Billing listens to fleets: every committed VM state change is accrued at once (so each ledger
-period has one phase), and at the hard stop a paid VM that just went warm is drained."""
+period has one phase), the jobs that ended are settled (billing.faults), and at the hard stop a paid
+VM that just went warm is drained."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import logging
 from typing import Any
 
 from billing.alerts import budget_check
+from billing.faults import ledger_faults_settle_for
 from billing.hard_stop import budget_enforce, credit_used_for_pools, pools_credit_note
 from billing.selectors import budget_status, fleet_is_paid
 from billing.services import ledger_accrue_read
@@ -21,6 +23,7 @@ def on_vm_state_changed(sender: Any, vm_id: Any, fleet_id: Any, old: str | None,
     try:
         accrued = ledger_accrue_read(vm_id=vm_id)
         booked, fleet = accrued.entries, accrued.fleet
+        ledger_faults_settle_for(entries=booked)  # a job that just ended: what its faults cost is the platform's
         if fleet is None or fleet.pk != fleet_id:  # (the accrual read the pool with the VM, just now)
             fleet = Fleet.objects.filter(pk=fleet_id).first()
         if fleet is None or not fleet_is_paid(fleet):

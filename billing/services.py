@@ -29,6 +29,7 @@ from decimal import Decimal, InvalidOperation
 from django.db import IntegrityError, transaction
 
 from billing.amounts import cost_of, quantize_usd, seconds_between
+from billing.faults import ledger_faults_settle_for
 from billing.models import CreditGrant, LedgerEntry, Phase, RateSource, Source, VMAccrual, VMStateChange
 from billing.signals import credit_granted
 from core import clock
@@ -281,7 +282,9 @@ def ledger_accrue_all(*, now: datetime | None = None) -> int:
     pending = VMInstance.objects.exclude(billing_accrual__closed=True).values_list("pk", flat=True)
     for vm_id in list(pending):
         try:
-            booked += len(ledger_accrue(vm_id=vm_id, now=now))
+            entries = ledger_accrue(vm_id=vm_id, now=now)
+            booked += len(entries)
+            ledger_faults_settle_for(entries=entries)  # e.g. the idle tail of an ended job
         except Exception:  # one broken VM row must not stop the others being billed
             log.exception("accruing VM %s", vm_id)
     return booked

@@ -1,11 +1,10 @@
 """/api/v1/: every REST endpoint, the SSE stream, and the OpenAPI schema + docs."""
 
 from django.urls import include, path
-from drf_spectacular.views import SpectacularSwaggerView
 from rest_framework.permissions import AllowAny
 
 from accounts.apis import TokenCreateApi
-from core.schema_view import SchemaView
+from core.schema_view import DocsView, SchemaView
 from limits.apis import PoolListApi
 from submissions.apis import (
     MeApi,
@@ -31,6 +30,6 @@ urlpatterns = [
     path("me", MeApi.as_view(), name="api-me"),
     path("", include("billing.api_urls")),  # metrics (staff), usage
     path("schema", SchemaView.as_view(), name="api-schema"),  # public, like the docs
-    path("docs", SpectacularSwaggerView.as_view(url_name="api-schema", permission_classes=[AllowAny]),
+    path("docs", DocsView.as_view(url_name="api-schema", permission_classes=[AllowAny]),
          name="api-docs"),
 ]

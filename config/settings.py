@@ -163,11 +163,25 @@ else:
     _db = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(VAR_DIR / "db.sqlite3")}
 IS_SQLITE = _db["ENGINE"] == "django.db.backends.sqlite3"
 IS_POSTGRES = _db["ENGINE"] == "django.db.backends.postgresql"
+# A database that is away fails a request within seconds (503, Retry-After) instead of holding it:
+# how long a request waits for a pooled connection, and how long a new connection may take.
+HIPJUDGE_DB_POOL_TIMEOUT = env_float("HIPJUDGE_DB_POOL_TIMEOUT", 3.0, minimum=0.5, maximum=60)
+if IS_POSTGRES:
+    _db["OPTIONS"] = {
+        # libpq's own limits: a connect that gets no answer (a blackholed host), and an open connection
+        # whose peer went silent (keepalive probes; unacknowledged data), end in seconds, not minutes.
+        "connect_timeout": env_int("HIPJUDGE_DB_CONNECT_TIMEOUT", 3, minimum=2),
+        "keepalives": 1, "keepalives_idle": 2, "keepalives_interval": 1, "keepalives_count": 2,
+        "tcp_user_timeout": 4000,
+        **dict(_db.get("OPTIONS") or {}),  # type: ignore[call-overload]
+    }
 if IS_POSTGRES and env_bool("HIPJUDGE_DB_POOL", not _FORKS_WORKERS):
     # A connection pool per process (psycopg_pool): a request borrows one instead of opening one.
+    # core.db_pool makes it reconnect every second while the database is away (see there).
     _db["CONN_MAX_AGE"] = 0
     _db["OPTIONS"] = {**dict(_db.get("OPTIONS") or {}), "pool": {  # type: ignore[call-overload]
-        "min_size": 1, "max_size": env_int("HIPJUDGE_DB_POOL_SIZE", 16, minimum=1), "timeout": 30}}
+        "min_size": 1, "max_size": env_int("HIPJUDGE_DB_POOL_SIZE", 16, minimum=1),
+        "timeout": HIPJUDGE_DB_POOL_TIMEOUT}}
 if IS_SQLITE:
     _db["OPTIONS"] = {**SQLITE_OPTIONS, **dict(_db.get("OPTIONS") or {})}  # type: ignore[call-overload]
     _db["CONN_MAX_AGE"] = _CONN_MAX_AGE
@@ -222,6 +236,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+CSRF_FAILURE_VIEW = "core.error_views.csrf_failure"  # the API's error shape under /api/
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "problem-list"
 LOGOUT_REDIRECT_URL = "login"
@@ -234,7 +249,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
+        "core.parsers.LimitedJSONParser",  # any body: a value, or 400/413 (never a RecursionError's 500)
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
@@ -328,10 +343,17 @@ HIPJUDGE_AGENT_HTTP_TIMEOUT = env_float("HIPJUDGE_AGENT_HTTP_TIMEOUT", 10.0, min
 HIPJUDGE_AGENT_UNREACHABLE_AFTER = env_int("HIPJUDGE_AGENT_UNREACHABLE_AFTER", 60, minimum=5)
 HIPJUDGE_SSE_HEARTBEAT = env_float("HIPJUDGE_SSE_HEARTBEAT", 15.0, minimum=0.1)
 HIPJUDGE_SSE_POLL = env_float("HIPJUDGE_SSE_POLL", 0.25, minimum=0.01)
+# Open event streams one user may hold per web process (429 beyond), and how often a stream checks
+# that its token or session still signs its user in (it ends when they are revoked).
+HIPJUDGE_SSE_MAX_PER_USER = env_int("HIPJUDGE_SSE_MAX_PER_USER", 8, minimum=1)
+HIPJUDGE_SSE_RECHECK = env_float("HIPJUDGE_SSE_RECHECK", 30.0, minimum=0.1, maximum=30)
 HIPJUDGE_LOCAL_AGENT_ROOT = Path(env_str("HIPJUDGE_LOCAL_AGENT_ROOT", str(VAR_DIR / "agents")))
 # The module run as `python -m <module> serve ...` for local VMs (tests swap in a stand-in).
 HIPJUDGE_LOCAL_AGENT_MODULE = env_str("HIPJUDGE_LOCAL_AGENT_MODULE", "agent")
 HIPJUDGE_LOCAL_AGENT_START_TIMEOUT = env_float("HIPJUDGE_LOCAL_AGENT_START_TIMEOUT", 30.0, minimum=1)
+# Seconds an agent waits for a request from the platform before it stops itself (agent.self_stop; the
+# reconcile reaches every warm agent every 2 minutes). Unset: twice the pool's idle timeout, at least 5 min.
+HIPJUDGE_AGENT_SILENCE_LIMIT = env_opt_int("HIPJUDGE_AGENT_SILENCE_LIMIT", None)
 
 # ---- operations: health, readiness, metrics -----------------------------------------------------
 # Seconds /readyz waits for its checks (database, broker, dstack) before it calls one failed.

@@ -11,6 +11,8 @@ class CoreConfig(AppConfig):
     def ready(self) -> None:
         from django_q.signals import post_spawn
 
+        from core.db_pool import pool_retries_every_second
         from core.heartbeat import on_worker_spawned
 
         post_spawn.connect(on_worker_spawned, dispatch_uid="core.heartbeat.on_worker_spawned")
+        pool_retries_every_second()

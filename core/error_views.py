@@ -6,6 +6,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.views.csrf import csrf_failure as django_csrf_failure
 
 
 def _answer(request: HttpRequest, status: int, message: str) -> HttpResponse:
@@ -28,3 +29,13 @@ def page_not_found(request: HttpRequest, exception: Any = None) -> HttpResponse:
 
 def server_error(request: HttpRequest) -> HttpResponse:
     return _answer(request, 500, "Something broke on our side; it has been logged.")
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """CSRF_FAILURE_VIEW: a session request without its CSRF token. The API answers in its error shape;
+    the site keeps Django's page, which explains the cookie to a person."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"message": f"The CSRF check failed ({reason}): a request with a session needs the "
+                                        "X-CSRFToken header; a client with a token is never asked for one.",
+                             "extra": {}}, status=403)
+    return django_csrf_failure(request, reason)

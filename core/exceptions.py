@@ -29,6 +29,12 @@ class ApplicationError(Exception):
         self.retry_after = retry_after  # seconds, sent as Retry-After when the refusal ends at a known time
 
 
+class AuthenticationFailed(ApplicationError):
+    """Credentials were given and are wrong (a login with a wrong password)."""
+
+    status_code = status.HTTP_401_UNAUTHORIZED
+
+
 class AccessDenied(ApplicationError):
     status_code = status.HTTP_403_FORBIDDEN
 

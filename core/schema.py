@@ -18,7 +18,7 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 
 ERROR_DESCRIPTIONS = {
     400: "The request is invalid: `message` says why, `extra.fields` names the fields.",
-    401: "No valid credentials (a token or a session).",
+    401: "No valid credentials (a token or a session; for a new token: a wrong username or password).",
     402: "Refused, nothing stored: the GPU credit is used up, or your monthly spend cap on paid pools is reached.",
     403: "Not allowed: a permission is missing, a session request lacks its CSRF token, your account is "
          "suspended, or the paid pool is not open to you (nothing stored).",
@@ -48,7 +48,31 @@ def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
     return {status: OpenApiResponse(ErrorSerializer, description=ERROR_DESCRIPTIONS[status]) for status in statuses}
 
 
+# DRF's text fields refuse NUL characters with a 400 (ProhibitNullCharactersValidator); the schema says
+# so, or a client (or Schemathesis) would take a string with NUL for a valid one.
+NO_NUL = "^[^\\u0000]*$"
+
+
 class AutoSchema(SpectacularAutoSchema):
+    _direction = "response"
+
+    def _map_basic_serializer(self, serializer: Any, direction: str) -> dict[str, Any]:
+        outer, self._direction = self._direction, direction
+        try:
+            return super()._map_basic_serializer(serializer, direction)
+        finally:
+            self._direction = outer
+
+    def _insert_field_validators(self, field: Any, schema: dict[str, Any]) -> None:
+        super()._insert_field_validators(field, schema)
+        # Requests only (what the server refuses), and after drf-spectacular decided how a blank value
+        # is described: the pattern allows "" anyway.
+        target = schema["oneOf"][0] if "oneOf" in schema else schema
+        if (self._direction == "request" and isinstance(field, serializers.CharField)
+                and not isinstance(field, serializers.ChoiceField) and target.get("type") == "string"
+                and not {"pattern", "enum", "format"} & set(target)):
+            target["pattern"] = NO_NUL
+
     def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
         responses = super()._get_response_bodies(direction)
         for status, response in error_responses(*self._implied_error_statuses()).items():

@@ -14,8 +14,9 @@ from typing import Any
 
 from django.core.signals import setting_changed
 from django.dispatch import receiver
-from drf_spectacular.views import SpectacularAPIView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.permissions import AllowAny
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -31,7 +32,23 @@ def _forget_schema(**_: Any) -> None:
         _schema = None
 
 
-class SchemaView(SpectacularAPIView):
+class JsonErrors:
+    """An error of a view whose answers are not JSON (the schema in YAML, the docs page in HTML) is
+    still JSON in the API's error shape, as every other API error."""
+
+    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(response, Response) and response.status_code >= 400:
+            request.accepted_renderer, request.accepted_media_type = JSONRenderer(), "application/json"
+        return super().finalize_response(request, response, *args, **kwargs)  # type: ignore[misc]
+
+
+class DocsView(JsonErrors, SpectacularSwaggerView):
+    # A page to read: OPTIONS would render DRF's metadata through the page's template renderer, which
+    # has no template for it (a 500).
+    http_method_names = ["get", "head"]
+
+
+class SchemaView(JsonErrors, SpectacularAPIView):
     """One schema whatever the query says. drf-spectacular takes `?version=` as given when no
     versions are configured, and put it in the Content-Disposition header: a newline there
     answered 500, and each value would have been a schema to build and keep. The API has one

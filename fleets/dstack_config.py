@@ -19,6 +19,7 @@ from core.counters import DSTACK_CALL_ERRORS, counter_add
 from fleets.dstack import DstackClient, DstackError, DstackSettings, FleetSettings, VmRunSettings
 from fleets.dstack_agent import agent_package
 from fleets.models import Backend, Fleet, VMInstance
+from fleets.policy import agent_silence_limit_s
 
 # The settings of a dstack pool that are not Fleet fields. `nodes_max` defaults to the pool's max_vms
 # (the two caps must agree), `image` to settings.HIPJUDGE_DSTACK_IMAGE.
@@ -135,7 +136,8 @@ def vm_run_settings(vm: VMInstance) -> VmRunSettings:
     if not config["image"]:
         raise FleetConfigError(fleet.name, "no ROCm image is set: put a pinned image (name:tag@sha256:<digest>) "
                                            "in its config as `image`, or set HIPJUDGE_DSTACK_IMAGE")
-    args = ["--device", fleet.device]
+    # With its platform gone, the agent stops itself and its run ends (agent.self_stop; the reconcile finds it).
+    args = ["--device", fleet.device, "--stop-after-silence", str(agent_silence_limit_s(fleet=fleet))]
     try:
         return VmRunSettings(
             fleet=dstack_fleet_settings(fleet), vm_id=str(vm.pk), image=config["image"], agent_dir=agent_package(),

@@ -32,6 +32,8 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from enum import Enum
 
+from django.conf import settings
+
 from fleets.models import SERVING_VM_STATES, Fleet, PoolPolicy, VMInstance, VMJob, VMState, prewarm_ranges
 
 DEFAULT_COLD_START_S = 360.0  # until the pool measured one: dstack's MI300X start takes 5-7 min
@@ -95,6 +97,33 @@ def idle_timeout_s(*, fleet: Fleet, view: PoolView | None, serving: int) -> floa
     if view.credit_used_pct is not None and view.credit_used_pct >= TIGHT_PCT:
         timeout /= 2
     return timeout
+
+
+def idle_timeout_bound_s(*, fleet: Fleet, view: PoolView | None) -> float | None:
+    """The longest a warm VM of the pool waits for work before the policy stops it, whatever the
+    arrivals; None where the policy keeps VMs up without work (always-on's floor, pre-warm hours).
+    Billing books idle time past it (and the reaper's period) to the platform: only a platform that
+    was not running can have kept a VM warm that long."""
+    policy = fleet.policy_in_effect
+    if policy == PoolPolicy.ALWAYS_ON or (policy == PoolPolicy.ADAPTIVE and fleet.prewarm_hours):
+        return None
+    if policy != PoolPolicy.ADAPTIVE or view is None:
+        return float(fleet.idle_timeout_s)
+    return KEEP_COLD_STARTS * view.cold_start_s
+
+
+AGENT_SILENCE_FLOOR_S = 300  # above two reconcile periods: the reconcile reaches every warm agent every 2 min
+
+
+def agent_silence_limit_s(*, fleet: Fleet) -> int:
+    """Seconds a VM's agent waits for a request from the platform before it stops itself
+    (agent.self_stop): HIPJUDGE_AGENT_SILENCE_LIMIT, else twice the pool's idle timeout, at least
+    AGENT_SILENCE_FLOOR_S. A working platform polls a running job every few seconds and asks each warm
+    agent for its health at every reconcile; only a platform that is gone stays silent that long."""
+    configured = settings.HIPJUDGE_AGENT_SILENCE_LIMIT
+    if configured:
+        return configured
+    return max(2 * fleet.idle_timeout_s, AGENT_SILENCE_FLOOR_S)
 
 
 def vm_ceiling(*, fleet: Fleet) -> int:

@@ -22,9 +22,11 @@ from core import clock
 from core.locks import locked
 from core.logs import log_event_on_commit
 from core.queue import enqueue
+from fleets.agent_client import AgentClient, AgentError
 from fleets.backends import Backend, ProvisionError, get_backend
 from fleets.backends.local import LOCAL_PROVISION_TIMEOUT_S
 from fleets.models import LIVE_VM_STATES, Fleet, PoolPolicy, VMInstance, VMJob, VMState
+from fleets.models import Backend as BackendKind
 from fleets.policy import Scale, reap_due_at, reap_plan, scale_decision
 from fleets.signals import vm_lost, vm_state_changed
 
@@ -341,7 +343,29 @@ def _reconcile_fleet(fleet: Fleet, backend: Backend) -> tuple[int, int]:
             vm.refresh_from_db()
             if vm.state in LIVE_VM_STATES and not backend.is_alive(vm):
                 failed += vm_fail(vm=vm, reason=backend.gone_reason(vm))
+        else:
+            _keep_alive(vm, backend)
     return killed, failed
+
+
+KEEPALIVE_TIMEOUT_S = 5.0
+
+
+def _keep_alive(vm: VMInstance, backend: Backend) -> None:
+    """A warm agent hears from its platform at every reconcile: one that hears nothing for its silence
+    limit (fleets.policy.agent_silence_limit_s) stops itself, so a platform that is gone leaves no VM
+    idling. A busy one hears from its runner; what the answer says does not matter here."""
+    if vm.state != VMState.WARM or not vm.base_url:
+        return
+    client = None
+    try:
+        client = AgentClient(vm.base_url, vm.token, timeout=KEEPALIVE_TIMEOUT_S, headers=backend.agent_headers(vm))
+        client.health()
+    except AgentError as exc:
+        log.info("reconcile: warm VM %s did not answer its keepalive (%s)", vm.pk, exc)
+    finally:
+        if client is not None:
+            client.close()
 
 
 # ---- pools -------------------------------------------------------------------------------------
@@ -354,6 +378,16 @@ def fleet_ensure(*, name: str, backend: str, device: str, max_vms: int, idle_tim
         "hourly_rate": hourly_rate, "languages": languages or [], "provision_timeout_s": provision_timeout_s,
         "config": config or {}, "title": title or name, "enabled": True,
     })
+
+
+def vms_stop_local_here() -> int:
+    """Tear down the live VMs of local pools whose agents run on this machine (their folder is here):
+    the worker host stops, and nothing it started may outlive it (scripts/serve.sh). A VM in use
+    fails, and its job is queued again for another host."""
+    from fleets.backends.local import vm_dir
+
+    qs = VMInstance.objects.filter(state__in=LIVE_VM_STATES, fleet__backend=BackendKind.LOCAL).select_related("fleet")
+    return sum(vm_stop_now(vm=vm, reason="Stopped with the workers of its host.") for vm in qs if vm_dir(vm).exists())
 
 
 def vms_stop_all(*, fleet: Fleet | None = None) -> int:

@@ -3,8 +3,12 @@
 Checks: the database answers, the broker answers (Redis; the ORM broker is the database), a worker
 cluster beat recently (core.heartbeat), and the dstack server answers when an enabled pool uses it.
 Each check runs in a small thread pool under one deadline, so a probe never hangs on a dead
-dependency; the dstack answer is cached (one call per HIPJUDGE_READY_DSTACK_CACHE seconds per
-process, however many probes come) so a load balancer cannot hammer the dstack server.
+dependency; a check still running from an earlier probe is waited for, not started again, so probes
+during an outage cannot take every thread (a fault run saw the Redis check starve behind stuck
+database checks and /readyz call Redis down while it was up). The dstack answer is cached (one call
+per HIPJUDGE_READY_DSTACK_CACHE seconds per process, however many probes come) so a load balancer
+cannot hammer the dstack server, and dstack is reported only where a pool uses it: while the
+database is away, only if this process last saw such a pool.
 
 The answer names what failed by the error's class only: it is served without authentication, so it
 shows no host names, URLs or messages.
@@ -99,10 +103,12 @@ class _DstackCache:
         self._lock = threading.Lock()
         self._until = 0.0
         self._result: Finding | None = None
+        self.configured = False  # an enabled pool used dstack when the pools were last read
 
     def get(self) -> Finding | None:
         """None when no enabled pool uses dstack (the check is left out)."""
         pools = sorted(Fleet.objects.filter(enabled=True, backend=Backend.DSTACK).values_list("name", flat=True))
+        self.configured = bool(pools)
         if not pools:
             return None
         with self._lock:  # a probe that arrives during the call waits for its answer
@@ -156,15 +162,30 @@ def _outcome(future: Future, deadline: float) -> Finding:
         return Finding(False, {"error": type(exc).__name__})
 
 
+_running: dict[tuple[str, Callable], Future] = {}
+_running_lock = threading.Lock()
+
+
+def _start(name: str, check: Callable[[], dict[str, Any]]) -> Future:
+    """The check's future: the one an earlier probe started if it is still running, else a new one."""
+    with _running_lock:
+        future = _running.get((name, check))
+        if future is None or future.done():
+            future = _running[(name, check)] = _pool.submit(_in_thread(check))
+        return future
+
+
 def readiness() -> tuple[bool, dict[str, Any]]:
     """(ready, the JSON body). Checks run in parallel under one deadline."""
     deadline = time.monotonic() + settings.HIPJUDGE_READY_TIMEOUT
-    futures = {name: _pool.submit(_in_thread(check)) for name, check in CHECKS.items()}
+    futures = {name: _start(name, check) for name, check in CHECKS.items()}
     findings = {name: _outcome(future, deadline) for name, future in futures.items()}
     if not findings["database"].ok:  # these read the database: their own failure says nothing new
         for name in ("worker_heartbeat", "dstack"):
             if not findings[name].ok:
                 findings[name] = Finding(False, {"error": "not checked: the database does not answer"})
+        if not _dstack.configured:  # no pool used dstack when last seen: nothing to report
+            findings["dstack"] = Finding(True, {"skipped": True})
     if findings["dstack"].detail.get("skipped"):
         del findings["dstack"]
     failing = [name for name, finding in findings.items() if not finding.ok]

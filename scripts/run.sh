@@ -43,4 +43,4 @@ cat <<BANNER
   Ctrl-C stops the web server, the worker and the local agents.
 
 BANNER
-$PY -m uvicorn config.asgi:application --host "$HOST" --port "$PORT" --no-access-log
+$PY -m core.webserver --host "$HOST" --port "$PORT" --no-access-log  # uvicorn, with a header timeout

@@ -4,7 +4,10 @@
 #   scripts/serve.sh release   once per deploy, from one host: migrate, static files, problems, schedules
 #   scripts/serve.sh web       HIPJUDGE_WEB_PROCESSES uvicorn processes (default 2) on HIPJUDGE_HOST:HIPJUDGE_PORT
 #   scripts/serve.sh worker    HIPJUDGE_WORKER_CLUSTERS qcluster processes (default 1), each with
-#                              HIPJUDGE_Q_WORKERS worker processes; a cluster that dies is started again
+#                              HIPJUDGE_Q_WORKERS worker processes; a cluster that dies is started again.
+#                              On SIGTERM it stops them, then this host's local VMs (as `stop` does)
+#   scripts/serve.sh stop      stop this host's local VMs (agents on 127.0.0.1 only its workers reach):
+#                              after a worker supervisor that was killed outright (e.g. ExecStopPost=)
 #
 # Every host shares DATABASE_URL, REDIS_URL and DJANGO_SECRET_KEY (tasks are signed with it: a worker
 # with another key refuses them). Run it under a supervisor (systemd, a container runtime) that
@@ -41,9 +44,10 @@ case "$role" in
     ;;
   web)
     need DATABASE_URL REDIS_URL DJANGO_SECRET_KEY DJANGO_ALLOWED_HOSTS
+    # uvicorn with a header timeout (core/webserver.py; HIPJUDGE_WEB_HEADER_TIMEOUT, HIPJUDGE_WEB_IDLE_TIMEOUT).
     # --proxy-headers: the client address (and https) come from X-Forwarded-* of the proxies listed in
     # HIPJUDGE_FORWARDED_ALLOW_IPS, so /metrics' address allow-list sees real clients.
-    exec $PY -m uvicorn config.asgi:application \
+    exec $PY -m core.webserver \
       --host "${HIPJUDGE_HOST:-0.0.0.0}" --port "${HIPJUDGE_PORT:-8000}" \
       --workers "${HIPJUDGE_WEB_PROCESSES:-2}" \
       --proxy-headers --forwarded-allow-ips "${HIPJUDGE_FORWARDED_ALLOW_IPS:-127.0.0.1}" \
@@ -67,6 +71,9 @@ case "$role" in
         sleep 1
       done
       for pid in "${pids[@]}"; do kill -KILL -- "-$pid" 2>/dev/null || true; done
+      # Nothing outlives its master: the local VMs this host's workers started go with them (their
+      # agents listen on 127.0.0.1, which no other host reaches; their jobs are queued again).
+      $PY manage.py stop_vms --here || true
       exit 0
     }
     trap stop INT TERM
@@ -82,8 +89,12 @@ case "$role" in
       done
     done
     ;;
+  stop)
+    need DATABASE_URL REDIS_URL DJANGO_SECRET_KEY
+    exec $PY manage.py stop_vms --here
+    ;;
   *)
-    echo "usage: scripts/serve.sh release|web|worker" >&2
+    echo "usage: scripts/serve.sh release|web|worker|stop" >&2
     exit 2
     ;;
 esac

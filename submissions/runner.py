@@ -27,7 +27,15 @@ from fleets.services import vm_fail, vm_provision, vm_release
 from submissions.capacity import submissions_refuse_for_capacity
 from submissions.judgings import records_confirm_soon
 from submissions.leases import LeaseHeartbeat, lease_claim, lease_release
-from submissions.models import AGENT_FINAL_STATUSES, AGENT_STATUSES, RUNNING_STATUSES, Mode, Status, Submission
+from submissions.models import (
+    AGENT_FINAL_STATUSES,
+    AGENT_STATUSES,
+    RUNNING_STATUSES,
+    TERMINAL_STATUSES,
+    Mode,
+    Status,
+    Submission,
+)
 from submissions.redaction import redact
 from submissions.services import (
     EventIn,
@@ -103,6 +111,7 @@ class Runner:
     # ---- entry -------------------------------------------------------------------------------
     def run(self) -> None:
         if not lease_claim(submission_id=self.submission_id, owner=self.owner, seconds=settings.HIPJUDGE_POLL_LEASE):
+            self._release_if_ended()
             return  # finished, queued again, or another runner holds it
         try:
             self._load()
@@ -127,6 +136,14 @@ class Runner:
                 lease_release(submission_id=self.submission_id, owner=self.owner)
             except (OperationalError, InterfaceError):
                 pass  # still away: the lease lapses by itself
+
+    def _release_if_ended(self) -> None:
+        """The result is already stored (a runner stored it, then died before it gave the VM back):
+        give the VM back now, not at the sweep's next pass, which held it another minute or two."""
+        ended = (Submission.objects.filter(pk=self.submission_id, status__in=TERMINAL_STATUSES,
+                                           vm__job_ref=str(self.submission_id)).select_related("vm").first())
+        if ended is not None and ended.vm is not None:
+            vm_release(vm=ended.vm, job_ref=str(self.submission_id))
 
     def _load(self) -> None:
         self.submission = Submission.objects.select_related(

@@ -4,6 +4,11 @@ One EventHub per event loop polls the database for every open stream at once (on
 for all of them, on one dedicated thread), so 200 watchers cost one connection and a few queries a
 second, not 200 threads. A stream resumes after `Last-Event-ID` (or `?after=`), sends a heartbeat
 when idle, and ends once the final RESULT has been sent.
+
+Floods are bounded: a user holds at most HIPJUDGE_SSE_MAX_PER_USER open streams per web process
+(429 beyond: a fault run opened 4,000 on one submission and a web process grew to 425 MB), and a
+stream checks its credentials again every HIPJUDGE_SSE_RECHECK seconds (at most 30), ending with an
+`event: error` once its token is revoked or its session is over (it used to deliver until the end).
 """
 
 from __future__ import annotations
@@ -17,15 +22,17 @@ import weakref
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.contrib.auth.models import User
-from django.db import close_old_connections, connections
+from django.contrib.auth import get_user
+from django.db import DatabaseError, close_old_connections, connections
 from django.db.models import Q
 from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
+from django.views.decorators.csrf import csrf_exempt
 
 from accounts.tokens import token_user
 from submissions.event_visibility import event_payload
@@ -45,11 +52,37 @@ class Subscription:
     wake: asyncio.Event = field(default_factory=asyncio.Event)
 
 
+class Ticket:
+    """One open stream of a user. The hub counts a user's tickets in a WeakSet: a stream that ends
+    gives its ticket back, and one whose response was dropped before it started (a client gone
+    between the view and the first byte) frees it with the generator that held it."""
+
+    __slots__ = ("__weakref__",)
+
+
 class EventHub:
     def __init__(self) -> None:
         self._subs: set[Subscription] = set()
         self._task: asyncio.Task | None = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sse-hub")
+        self._streams: dict[int, weakref.WeakSet[Ticket]] = {}
+
+    def admit(self, user_id: int) -> Ticket | None:
+        """A ticket for one more stream of this user, or None at the cap. No await between the count
+        and the ticket: a burst of connections cannot all pass the cap at once."""
+        live = self._streams.setdefault(user_id, weakref.WeakSet())
+        if len(live) >= settings.HIPJUDGE_SSE_MAX_PER_USER:
+            return None
+        ticket = Ticket()
+        live.add(ticket)
+        return ticket
+
+    def release(self, user_id: int, ticket: Ticket) -> None:
+        live = self._streams.get(user_id)
+        if live is not None:
+            live.discard(ticket)
+            if not live:
+                del self._streams[user_id]
 
     def subscribe(self, submission_id: uuid.UUID, after: int) -> Subscription:
         sub = Subscription(submission_id, after)
@@ -136,23 +169,41 @@ def _format(event: dict[str, Any], staff: bool) -> str:
     return f"id: {event['seq']}\nevent: {event['type']}\ndata: {json.dumps(shown, separators=(',', ':'))}\n\n"
 
 
-async def _stream(submission_id: uuid.UUID, after: int, staff: bool) -> AsyncIterator[str]:
+@dataclass(frozen=True)
+class Viewer:
+    """Who watches a stream and how they proved it: a token's key, else their session's key."""
+
+    user_id: int
+    staff: bool
+    token: str = ""
+    session_key: str = ""
+
+
+async def _stream(submission_id: uuid.UUID, after: int, viewer: Viewer, ticket: Ticket) -> AsyncIterator[str]:
     hub = get_hub()
     sub = hub.subscribe(submission_id, after)
     heartbeat = settings.HIPJUDGE_SSE_HEARTBEAT
+    recheck = settings.HIPJUDGE_SSE_RECHECK
     try:
         yield f"retry: 2000\n: stream of submission {submission_id}\n\n"
         last_write = time.monotonic()
+        next_check = time.monotonic() + recheck
         while True:
-            timeout = max(0.0, heartbeat - (time.monotonic() - last_write))
+            timeout = max(0.0, min(heartbeat - (time.monotonic() - last_write), next_check - time.monotonic()))
             try:
                 await asyncio.wait_for(sub.wake.wait(), timeout)
             except TimeoutError:
                 pass
+            if time.monotonic() >= next_check:
+                next_check = time.monotonic() + recheck
+                if await sync_to_async(_still_allowed)(viewer, submission_id) is False:
+                    message = "Your credentials are no longer valid (token revoked, or signed out); the stream ends."
+                    yield f"event: error\ndata: {json.dumps({'message': message})}\n\n"
+                    return
             sub.wake.clear()
             pending, sub.events = sub.events, []
             if pending:
-                yield "".join(_format(e, staff) for e in pending)
+                yield "".join(_format(e, viewer.staff) for e in pending)
                 last_write = time.monotonic()
             if sub.done:
                 return
@@ -161,34 +212,64 @@ async def _stream(submission_id: uuid.UUID, after: int, staff: bool) -> AsyncIte
                 last_write = time.monotonic()
     finally:
         hub.unsubscribe(sub)
+        hub.release(viewer.user_id, ticket)
 
 
-def _viewer(request: HttpRequest, submission_id: uuid.UUID) -> tuple[int, str] | User:
+def _close_connections() -> None:
+    """The request's thread gives its connection back: a stream may stay open for minutes and must
+    not hold one meanwhile (the hub reads for every stream on its own connection)."""
+    for conn in connections.all(initialized_only=True):
+        if not conn.in_atomic_block:  # (a test's wrapping transaction keeps its connection)
+            conn.close()
+
+
+def _session_user(session_key: str) -> Any:
+    """The user a session still signs in (a fresh read of the session: not the request's copy)."""
+    holder = HttpRequest()
+    holder.session = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+    return get_user(holder)  # type: ignore[arg-type]
+
+
+def _still_allowed(viewer: Viewer, submission_id: uuid.UUID) -> bool | None:
+    """Whether the stream's credentials still sign in its user, who may still see it; None when the
+    database does not answer (the stream goes on: the next check decides)."""
+    try:
+        user = token_user(key=viewer.token) if viewer.token else _session_user(viewer.session_key)
+        return (user is not None and user.is_authenticated and user.pk == viewer.user_id
+                and submission_get(user=user, submission_id=submission_id) is not None)
+    except DatabaseError:
+        return None
+    finally:
+        _close_connections()
+
+
+def _viewer(request: HttpRequest, submission_id: uuid.UUID) -> tuple[int, str] | Viewer:
     """Who asks, if they may see it (else the refusal)? Runs in the request's own thread, whose
-    database connection is closed at the end: the stream may stay open for minutes and must not hold
-    one meanwhile (the hub reads for every stream on its own connection)."""
+    database connection is closed at the end."""
     try:
         header = request.headers.get("Authorization", "")
         user: Any
+        token = ""
         if header.startswith("Token "):
-            user = token_user(key=header[6:].strip())
+            token = header[6:].strip()
+            user = token_user(key=token)
         else:
             user = request.user if request.user.is_authenticated else None
         if user is None:
             return 401, "Authentication credentials were not provided."
         if submission_get(user=user, submission_id=submission_id) is None:
             return 404, "No such submission."
-        return user
+        return Viewer(user_id=user.pk, staff=user.is_staff, token=token,
+                      session_key="" if token else (request.session.session_key or ""))
     finally:
-        for conn in connections.all(initialized_only=True):
-            if not conn.in_atomic_block:  # (a test's wrapping transaction keeps its connection)
-                conn.close()
+        _close_connections()
 
 
 def _error(status: int, message: str) -> JsonResponse:
     return JsonResponse({"message": message, "extra": {}}, status=status)
 
 
+@csrf_exempt  # it only reads (any other method is a 405): no CSRF check's HTML 403 before that
 async def events_stream(request: HttpRequest, submission_id: uuid.UUID) -> HttpResponseBase:
     if request.method != "GET":
         refusal = _error(405, f"{request.method} is not allowed here; use GET.")
@@ -203,7 +284,14 @@ async def events_stream(request: HttpRequest, submission_id: uuid.UUID) -> HttpR
         if not (value.isascii() and value.isdigit() and len(value) <= 10 and int(value) <= MAX_SEQ):
             return _error(400, f"{name}: must be an integer from 0 to {MAX_SEQ}, not {value[:40]!r}.")
     after = int(cursors.get("Last-Event-ID") or cursors.get("after") or 0)  # the browser's header wins
-    response = StreamingHttpResponse(_stream(submission_id, after, viewer.is_staff), content_type="text/event-stream")
+    ticket = get_hub().admit(viewer.user_id)
+    if ticket is None:
+        cap = settings.HIPJUDGE_SSE_MAX_PER_USER
+        refusal = _error(429, f"You have {cap} live event streams open on this server, the most one user may; "
+                              "close one, or read GET /api/v1/submissions/<id>.")
+        refusal["Retry-After"] = "5"
+        return refusal
+    response = StreamingHttpResponse(_stream(submission_id, after, viewer, ticket), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # proxies must not buffer a live stream
     return response

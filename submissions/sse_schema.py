@@ -22,7 +22,9 @@ EVENTS_STREAM_OPERATION: dict[str, Any] = {
     "description": "A text/event-stream of the submission's events in order, each with `id: <seq>`, "
                    "`event: <type>` and JSON `data` {seq, type, payload, at}. Reconnect with "
                    "`Last-Event-ID` (or `?after=<seq>`) to resume. An `event: heartbeat` (data {t}) is sent "
-                   "when nothing happened for a while; the stream ends after the final RESULT.",
+                   "when nothing happened for a while; the stream ends after the final RESULT, or with an "
+                   "`event: error` (data {message}) once its token is revoked or its session is over (checked "
+                   "every 30 s at most).",
     "tags": ["submissions"],
     "parameters": [
         {"name": "id", "in": "path", "required": True, "schema": {"type": "string", "format": "uuid"}},
@@ -41,12 +43,14 @@ EVENTS_STREAM_OPERATION: dict[str, Any] = {
                     "id": {"type": "string", "pattern": "^[0-9]+$"},
                     "retry": {"type": "integer"},
                     "data": {"type": "string", "description": "JSON: {seq, type, payload, at} for an event of the "
-                                                              "submission, {t} for a heartbeat."},
+                                                              "submission, {t} for a heartbeat, {message} for an "
+                                                              "error that ends the stream."},
                 },
             }}}},
         "400": _error("`after` / `Last-Event-ID` is not an integer from 0 to 2147483647."),
         "401": _error("No valid credentials (a token or a session)."),
         "404": _error("No such submission, or not yours."),
+        "429": _error("You hold the most live event streams one user may on this server (Retry-After)."),
     },
     "security": [{"tokenAuth": []}, {"cookieAuth": []}],
 }

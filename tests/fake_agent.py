@@ -238,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", default="")
     parser.add_argument("--device", default="host")
     parser.add_argument("--insecure-no-sandbox", action="store_true")
+    parser.add_argument("--stop-after-silence", type=float, default=0.0)
     args = parser.parse_args(argv)
     agent = FakeAgent(token=Path(args.token_file).read_text().strip(),
                       script_for=served_script("host" if args.device == "host" else "gpu"))

@@ -26,6 +26,7 @@ from django.conf import settings
 from fleets.agent_client import AgentClient, AgentError
 from fleets.backends.base import Orphan, Provisioned, ProvisionError
 from fleets.models import Fleet, VMInstance
+from fleets.policy import agent_silence_limit_s
 
 log = logging.getLogger(__name__)
 
@@ -224,6 +225,8 @@ class LocalBackend:
             "--token-file", str(token_file),
             "--workdir", str(folder / "work"),
             "--device", vm.fleet.device,
+            # Nothing outlives its master: with its platform gone, the agent stops itself (agent.self_stop).
+            "--stop-after-silence", str(agent_silence_limit_s(fleet=vm.fleet)),
         ]
         if vm.fleet.config.get("insecure_no_sandbox"):
             command.append("--insecure-no-sandbox")

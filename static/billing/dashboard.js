@@ -4,6 +4,7 @@
   const data = JSON.parse(document.getElementById("dashboard-data").textContent);
   const COLORS = {
     provisioning: "#8e6cc9", busy: "#2e7d32", idle: "#f9a825", draining: "#607d8b", correction: "#c62828",
+    fault: "#ad1457",
     spend: "#1565c0", credit: "#263238", alert: "#ef6c00", projection: "#90a4ae", cold: "#1976d2", warm: "#66bb6a",
   };
   const usd = (v) => "$" + Number(v).toLocaleString("en-US", {minimumFractionDigits: 2, maximumFractionDigits: 2});
@@ -47,6 +48,14 @@
     data: {labels: data.days.map(short), datasets: phases.map((p) => ({
       label: p, data: data.daily[p], backgroundColor: COLORS[p], stack: "spend"}))},
     options: {scales: {x: {stacked: true}, y: {...moneyAxis, stacked: true}}, plugins: {tooltip: moneyTooltip}},
+  });
+
+  // 2b. What the platform's own faults cost it, per day (inside the phases above, booked to nobody).
+  new Chart(document.getElementById("chart-faults"), {
+    type: "bar",
+    data: {labels: data.days.map(short), datasets: [
+      {label: "Platform faults", data: data.faults, backgroundColor: COLORS.fault}]},
+    options: {scales: {y: moneyAxis}, plugins: {legend: {display: false}, tooltip: moneyTooltip}},
   });
 
   // 3. Top users.

@@ -58,6 +58,21 @@ def test_a_worker_cluster_keeps_plain_connections_and_a_web_process_pools_them(
     assert result.stdout.split() == [str(pooled), str(kept_s)]
 
 
+def test_a_database_that_is_away_fails_a_request_in_seconds_and_is_found_again_in_a_second() -> None:
+    """With the database away a request waited out the pool's 30 s (issue 32: a quiet GET /me hung
+    29 s), and psycopg_pool's exponential backoff kept requests failing up to 23 s after it was back.
+    Now: at most 3 s waiting for a pooled connection, 3 s for a new one (libpq), a dead peer noticed by
+    keepalives, and a reconnect attempt every second."""
+    result = django_process(
+        "import django; django.setup(); from django.conf import settings; from psycopg_pool.base import "
+        "AttemptWithBackoff as A; o = settings.DATABASES['default']['OPTIONS']; "
+        "print(o['pool']['timeout'], o['connect_timeout'], o['keepalives'], A.DELAY_BACKOFF)",
+        ("uvicorn",), DATABASE_URL="postgres://nobody@127.0.0.1:9/none")
+    assert result.returncode == 0, result.stderr
+    pool_timeout, connect_timeout, keepalives, backoff = result.stdout.split()
+    assert float(pool_timeout) <= 5 and int(connect_timeout) <= 5 and keepalives == "1" and float(backoff) == 1
+
+
 def _variables_read() -> set[str]:
     names: set[str] = set()
     settings = (ROOT / "config" / "settings.py").read_text()

@@ -90,6 +90,28 @@ def ledger_matches_vm_time() -> list[str]:
     return problems
 
 
+def platform_fault_usd() -> Decimal:
+    """What the platform booked to itself for its own faults (billing.faults)."""
+    entries = LedgerEntry.objects.filter(source=Source.PLATFORM_FAULT, user__isnull=True)
+    return sum((e.amount for e in entries), Decimal(0))
+
+
+def platform_fault_seconds() -> Decimal:
+    entries = LedgerEntry.objects.filter(source=Source.PLATFORM_FAULT, user__isnull=True)
+    return sum((e.seconds for e in entries), Decimal(0))
+
+
+def charged_on_several_vms() -> dict[str, int]:
+    """Submissions whose user still pays (net of the platform's credits) for time on more than one VM:
+    one attempt is charged, on one VM (must be none)."""
+    net: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
+    for sid, vm, amount in LedgerEntry.objects.filter(user__isnull=False, submission__isnull=False).values_list(
+            "submission_id", "vm_id", "amount"):
+        net[(str(sid), str(vm))] += amount
+    vms: Counter = Counter(sid for (sid, _), amount in net.items() if amount > 0)
+    return {sid: n for sid, n in vms.items() if n > 1}
+
+
 def orphan_agents(agent_root: Path) -> list[str]:
     """Command lines of agent processes whose VM is not live (must be none)."""
     live = {str(pk) for pk in VMInstance.objects.filter(state__in=LIVE_VM_STATES).values_list("pk", flat=True)}

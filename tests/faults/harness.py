@@ -226,3 +226,66 @@ class DoubleHoldSampler:
                 self.violations.extend(doubled)
         finally:
             connections.close_all()
+
+
+@dataclass
+class Answer:
+    status: int | None  # None: no answer within the client's timeout, or the connection failed
+    seconds: float
+    ended: float  # time.monotonic()
+    retry_after: str | None = None
+    error_shape: bool = False
+
+
+@dataclass
+class OutageProbe:
+    """Quiet clients during an outage: each GETs `path` with a token, one request after another (each
+    bounded by `timeout`), recording how each one ended and how long it took."""
+
+    url: str
+    token: str
+    clients: int = 4
+    path: str = "/api/v1/me"
+    timeout: float = 30.0
+    answers: list[Answer] = field(default_factory=list)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _threads: list[threading.Thread] = field(default_factory=list)
+
+    def start(self) -> OutageProbe:
+        for i in range(self.clients):
+            thread = threading.Thread(target=self._loop, name=f"outage-probe-{i}", daemon=True)
+            self._threads.append(thread)
+            thread.start()
+        return self
+
+    def stop_asking(self) -> None:
+        self._stop.set()
+
+    def join(self) -> list[Answer]:
+        """Once the requests under way have ended (each is bounded by `timeout`)."""
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=self.timeout + 5)
+        return sorted(self.answers, key=lambda a: a.ended)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self.answers.append(self._ask())
+            self._stop.wait(0.1)
+
+    def _ask(self) -> Answer:
+        request = urllib.request.Request(f"{self.url}{self.path}", headers={"Authorization": f"Token {self.token}"})
+        started = time.monotonic()
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310
+                response.read()
+                return Answer(response.status, time.monotonic() - started, time.monotonic())
+        except urllib.error.HTTPError as error:
+            try:
+                body = json.loads(error.read() or b"{}")
+            except ValueError:
+                body = {}
+            return Answer(error.code, time.monotonic() - started, time.monotonic(), error.headers.get("Retry-After"),
+                          isinstance(body, dict) and set(body) == {"message", "extra"})
+        except OSError:
+            return Answer(None, time.monotonic() - started, time.monotonic())

@@ -13,7 +13,7 @@ from django.db.models import Max, Min
 from django.utils import timezone
 
 from submissions.models import RUNNING_STATUSES, Submission
-from tests.faults.harness import ReadyWatcher, RedisServer, TcpProxy
+from tests.faults.harness import Answer, OutageProbe, ReadyWatcher, RedisServer, TcpProxy
 from tests.integration.conftest import Proc, Stack, wait_for
 
 
@@ -45,6 +45,7 @@ def running() -> set:
 class Timeline:
     started: float = field(default_factory=time.monotonic)
     faults: list[Fault] = field(default_factory=list)
+    outage_answers: list[Answer] = field(default_factory=list)  # quiet API clients', asked while the database was away
     _restarts: list[threading.Thread] = field(default_factory=list)
 
     def at(self, seconds: float, name: str, *, mid_job: bool = True) -> Fault:
@@ -72,7 +73,7 @@ class Timeline:
 
 
 def inject_faults(timeline: Timeline, stack: Stack, workers: list[Proc], urls: list[str], proxy: TcpProxy,
-                  redis: RedisServer) -> None:
+                  redis: RedisServer, token: str) -> None:
     fault = timeline.at(10, "worker SIGKILL")  # a worker host dies mid-job
     stack.kill(workers[0], signal.SIGKILL)
     timeline.done(fault)
@@ -86,9 +87,12 @@ def inject_faults(timeline: Timeline, stack: Stack, workers: list[Proc], urls: l
 
     fault = timeline.at(30, "database refuses 5 s")  # refused and cut while jobs run
     proxy.refuse()
+    probe = OutageProbe(urls[1], token).start()  # how quiet clients fare meanwhile (GET /me)
     time.sleep(5)
+    probe.stop_asking()
     proxy.accept()
     timeline.done(fault)
+    timeline.outage_answers = probe.join()
 
     fault = timeline.at(45, "Redis restart")  # it comes back empty
     redis.stop()
@@ -118,5 +122,9 @@ def readiness_report(timeline: Timeline, watcher: ReadyWatcher) -> dict[str, str
             said[fault.name] = "/readyz said not ready" if reported else "/readyz stayed 200 (the other cluster beats)"
             continue
         assert watcher.reported(part, fault.start, fault.end + 3), f"/readyz did not report {fault.name}"
+        # Only what is configured and down: no dstack pool here, and Redis answers through a database
+        # outage (a fault run of issue 32 saw /readyz name both while only the database was away).
+        named = {name for p in watcher.probes if fault.start <= p.at <= fault.end for name in p.failing}
+        assert named <= {part, "worker_heartbeat"}, f"/readyz named {sorted(named)} during {fault.name}"
         said[fault.name] = f"/readyz named {part}, 200 again {back - fault.end:4.1f} s after"
     return said

@@ -26,15 +26,18 @@ from django.db import connection
 from django.db.models import Count, Q
 from prometheus_client.parser import text_string_to_metric_families
 
-from billing.models import CreditGrant, UserSpendLimit
+from billing.models import CreditGrant, LedgerEntry, Source, UserSpendLimit
 from fleets.models import VMInstance
 from fleets.services import vms_stop_all
 from submissions.models import TERMINAL_STATUSES, Submission
 from tests.conftest import read_source
 from tests.faults.checks import (
     agent_jobs_match,
+    charged_on_several_vms,
     ledger_matches_vm_time,
     orphan_agents,
+    platform_fault_seconds,
+    platform_fault_usd,
     scan_process_logs,
     vm_holdings_overlap,
 )
@@ -99,7 +102,7 @@ def test_the_layout_survives_killed_processes_a_redis_restart_and_a_database_out
     sampler = DoubleHoldSampler().start()
     timeline = Timeline()
     load = Load(urls, tokens, read_source("cpp.cpp"), per_user=PER_USER, gap_s=GAP_S).start()
-    inject_faults(timeline, stack, workers, urls, pg_proxy, redis_server)
+    inject_faults(timeline, stack, workers, urls, pg_proxy, redis_server, tokens[users[0].username])
     assert load.join(timeout=300), "the users did not finish submitting"
     try:
         wait_for(lambda: not Submission.objects.exclude(status__in=TERMINAL_STATUSES).exists(), FINISH_TIMEOUT_S,
@@ -156,6 +159,20 @@ def test_the_layout_survives_killed_processes_a_redis_restart_and_a_database_out
     gaps = ledger_matches_vm_time()
     assert not gaps, gaps
 
+    # ---- the platform paid for its faults; nobody was charged twice -----------------------------
+    platform_usd, doubled = platform_fault_usd(), charged_on_several_vms()
+    assert not doubled, f"charged to their users on more than one VM: {doubled}"
+    # (How much the platform booked depends on when the faults struck: a job still running when its
+    # runner was resumed cost nothing extra. tests/billing/test_faults.py checks each rule.)
+    assert sum(LedgerEntry.objects.filter(source=Source.PLATFORM_FAULT).values_list("amount", flat=True)) == 0
+
+    # ---- during the database outage a request failed fast, in the error shape -------------------
+    # (One asked just before the database came back may be answered once it is back.)
+    outage = next(f for f in timeline.faults if f.name.startswith("database"))
+    answers = [a for a in timeline.outage_answers if a.ended <= outage.end]
+    assert answers and all(a.status == 503 and a.retry_after and a.error_shape for a in answers), answers
+    assert all(a.status in (200, 503) for a in timeline.outage_answers), timeline.outage_answers
+
     # ---- /readyz reported each outage and recovered ---------------------------------------------
     ready = readiness_report(timeline, watcher)
 
@@ -177,6 +194,12 @@ def test_the_layout_survives_killed_processes_a_redis_restart_and_a_database_out
         print(f"     {n:4d}  {logger}: {message}")
     print(f"   lost: 0, duplicated: 0, VMs held twice: 0 ({sampler.samples} samples), agents left: 0,"
           f" ledger off by a cent or more: 0 of {VMInstance.objects.count()} VMs")
+    waits = sorted(a.seconds for a in answers)
+    p95 = waits[max(0, -(-len(waits) * 95 // 100) - 1)]
+    print(f"   database outage: {len(answers)} requests of 4 quiet clients (GET /api/v1/me) all answered 503 with"
+          f" Retry-After, in {waits[len(waits) // 2]:.2f} s median, {p95:.2f} s p95, {waits[-1]:.2f} s at most")
+    print(f"   double-charged: 0; booked to the platform for its own faults: {platform_usd} USD"
+          f" ({platform_fault_seconds():.1f} VM-s at {RATE} USD/h)")
     # Through every fault a request gets an answer it can act on (4xx, or 503 while a part is down),
     # never a 500: django.request logs each 500 at ERROR (the fault run of 2026-11-28 found one on
     # /api/v1/schema: core.schema_view).

@@ -10,8 +10,10 @@ from django.utils import timezone
 
 from fleets.backends import Orphan, ProvisionError
 from fleets.models import VMInstance, VMState
+from fleets.policy import AGENT_SILENCE_FLOOR_S, agent_silence_limit_s
 from fleets.services import vm_acquire, vm_fail, vm_provision, vm_reap_idle, vm_release, vms_reconcile
 from fleets.signals import vm_lost, vm_state_changed
+from tests import fake_agent
 from tests.fleets.conftest import StandInBackend
 
 
@@ -138,3 +140,28 @@ def test_the_pools_api_lists_enabled_pools(pool: Any, owner: Any, api_as: Any) -
     VMInstance.objects.create(fleet=pool, state=VMState.WARM)
     [listed] = api_as(owner).get("/api/v1/pools").json()
     assert listed["name"] == "local" and listed["languages"] == ["cpp"] and listed["warm_vms"] == 1
+
+
+def test_reconcile_keeps_each_warm_agent_hearing_from_its_platform(pool: Any, backend: StandInBackend) -> None:
+    """An agent that hears nothing for its silence limit stops itself (agent.self_stop): the reconcile
+    asks every warm agent for its health, so only a platform that is gone leaves one silent."""
+    with fake_agent.running(fake_agent.FakeAgent()) as agent:
+        warm = VMInstance.objects.create(fleet=pool, state=VMState.WARM, pid=2, base_url=agent.url,
+                                         token=fake_agent.TOKEN)
+        busy = VMInstance.objects.create(fleet=pool, state=VMState.BUSY, job_ref="j", pid=3, base_url=agent.url,
+                                         token=fake_agent.TOKEN)
+        gone = VMInstance.objects.create(fleet=pool, state=VMState.WARM, pid=4, base_url="http://127.0.0.1:1")
+        backend.alive = {str(warm.pk), str(busy.pk), str(gone.pk)}
+        assert vms_reconcile() == {"orphans_killed": 0, "vms_failed": 0}  # an unanswered keepalive fails nothing
+    assert agent.calls == [("GET", "/v1/health")]  # the warm one; the busy one hears from its runner
+    assert VMInstance.objects.get(pk=gone.pk).state == VMState.WARM
+
+
+def test_an_agent_is_told_to_stop_after_twice_the_idle_timeout_of_silence_at_least_five_minutes(
+        pool: Any, settings: Any) -> None:
+    pool.idle_timeout_s = 900
+    assert agent_silence_limit_s(fleet=pool) == 1800
+    pool.idle_timeout_s = 60
+    assert agent_silence_limit_s(fleet=pool) == AGENT_SILENCE_FLOOR_S == 300
+    settings.HIPJUDGE_AGENT_SILENCE_LIMIT = 7
+    assert agent_silence_limit_s(fleet=pool) == 7

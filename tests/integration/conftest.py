@@ -122,7 +122,8 @@ class Stack:
         `probe` answers 200. Not the schema by default: building it is 0.4 s of the web process's CPU,
         which most tests never ask for."""
         port = port or free_port()
-        proc = self._spawn("web", [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1",
+        # The production server: uvicorn with the header timeout of core.webserver (scripts/serve.sh web).
+        proc = self._spawn("web", [sys.executable, "-m", "core.webserver", "--host", "127.0.0.1",
                                    "--port", str(port), "--no-access-log", "--timeout-graceful-shutdown", "2"])
         self.webs[port] = proc
         url = f"http://127.0.0.1:{port}"

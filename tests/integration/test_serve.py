@@ -1,5 +1,6 @@
 """scripts/serve.sh runs the layout: web and worker roles on PostgreSQL + Redis answer /readyz, a
-worker cluster that dies is started again, SIGTERM stops everything."""
+worker cluster that dies is started again, SIGTERM stops everything, the local VMs of the worker's
+host included."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ from typing import Any
 import pytest
 from django.conf import settings
 
+from fleets.models import VMInstance, VMState
+from fleets.services import vm_provision
 from tests.conftest import ROOT
-from tests.integration.conftest import Stack, free_port, wait_for
+from tests.integration.conftest import Stack, free_port, pids_with, wait_for
 
 pytestmark = [
     pytest.mark.integration,
@@ -45,7 +48,8 @@ def ready(url: str) -> bool:
         return False
 
 
-def test_serve_sh_runs_web_and_worker_processes_and_restarts_a_dead_cluster(stack: Stack, tmp_path: Any) -> None:
+def test_serve_sh_runs_web_and_worker_processes_and_restarts_a_dead_cluster(stack: Stack, tmp_path: Any,
+                                                                             judging_pool: Any) -> None:
     port = free_port()
     env = {**stack.env, "REDIS_URL": str(settings.REDIS_URL), "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
            "HIPJUDGE_HOST": "127.0.0.1", "HIPJUDGE_PORT": str(port), "HIPJUDGE_WEB_PROCESSES": "2",
@@ -61,9 +65,17 @@ def test_serve_sh_runs_web_and_worker_processes_and_restarts_a_dead_cluster(stac
         os.killpg(first, signal.SIGKILL)
         wait_for(lambda: first not in children(procs["worker"].pid) and len(children(procs["worker"].pid)) == 2, 60,
                  "serve.sh to start the dead cluster again")
+        # A local VM this host's workers serve (issue 32: stopping the workers left the agents running,
+        # idle, their time billed to the last users): it goes with them.
+        vm = vm_provision(vm=VMInstance.objects.create(fleet=judging_pool, state=VMState.PROVISIONING,
+                                                      token="serve-test-token"))
+        assert vm.state == VMState.WARM and pids_with(str(stack.agent_root))
         for role in ("web", "worker"):
             procs[role].send_signal(signal.SIGTERM)
-            assert procs[role].wait(timeout=60) == 0, (tmp_path / f"serve-{role}.log").read_text()[-3000:]
+            assert procs[role].wait(timeout=90) == 0, (tmp_path / f"serve-{role}.log").read_text()[-3000:]
+        vm.refresh_from_db()
+        assert vm.state == VMState.STOPPED and vm.state_reason == "Stopped with the workers of its host."
+        wait_for(lambda: not pids_with(str(stack.agent_root)), 15, "the VM's agent process to exit")
     finally:
         for proc in procs.values():
             if proc.poll() is None:

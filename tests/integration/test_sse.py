@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import threading
 from typing import Any
 from urllib.parse import urlsplit
@@ -14,7 +15,7 @@ from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_K
 from django.contrib.sessions.backends.db import SessionStore
 from django.db import transaction
 
-from accounts.tokens import token_create
+from accounts.tokens import token_create, token_revoke
 from submissions.models import Status, Submission
 from submissions.services import EventIn, append_events_locked, lock_submission, submission_create
 from tests.conftest import finish, read_source
@@ -38,6 +39,12 @@ class Stream:
         else:
             self.closed.set()
 
+    def close(self) -> None:
+        """The client goes away (a closed tab): the connection ends under the reading thread."""
+        sock = self.conn.sock
+        if sock is not None:
+            sock.shutdown(socket.SHUT_RDWR)
+
     def _read(self) -> None:
         kind, data = "message", []
         try:
@@ -50,6 +57,8 @@ class Stream:
                 elif line == "" and data:
                     self.items.append((kind, json.loads("\n".join(data))))
                     kind, data = "message", []
+        except (OSError, http.client.HTTPException):
+            pass  # closed by close(), or cut by the server
         finally:
             self.closed.set()
 
@@ -142,3 +151,50 @@ def test_other_users_anonymous_and_bad_cursors_are_refused(web: str, other_user:
     assert Stream(web, path, {"Authorization": "Token not-a-token"}).response.status == 401
     bad = Stream(web, path, {**token_for(staff_user), "Last-Event-ID": "abc"})
     assert bad.response.status == 400 and "Last-Event-ID" in json.loads(bad.response.read())["message"]
+
+
+def session_cookie(user: Any) -> tuple[SessionStore, dict[str, str]]:
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.save()
+    return session, {"Cookie": f"sessionid={session.session_key}"}
+
+
+def test_a_user_holds_at_most_the_cap_of_open_streams(stack: Stack, owner: Any, other_user: Any,
+                                                     submission: Submission) -> None:
+    """Issue 32: 4,000 streams of one user on one submission grew a web process to 425 MB. Over the
+    cap one more answers 429 in the error shape; a stream that ends gives its place back; another
+    user is not held by this one's streams."""
+    stack.env["HIPJUDGE_SSE_MAX_PER_USER"] = "2"
+    web = stack.start_web()
+    path = f"/api/v1/submissions/{submission.pk}/events"
+    held = [Stream(web, path, token_for(owner)) for _ in range(2)]
+    assert [s.response.status for s in held] == [200, 200]
+    refused = Stream(web, path, token_for(owner))
+    assert refused.response.status == 429 and refused.response.getheader("Retry-After") == "5"
+    assert set(json.loads(refused.response.read())) == {"message", "extra"}
+    assert Stream(web, path, token_for(other_user)).response.status == 404  # others: their own count
+    held[0].close()  # the client goes: the server ends that stream and frees its place
+    wait_for(lambda: Stream(web, path, token_for(owner)).response.status == 200, 20, "a place after a stream ended")
+
+
+def test_a_stream_ends_when_its_credentials_are_revoked(stack: Stack, owner: Any, submission: Submission) -> None:
+    """Issue 32: a stream kept delivering after its token was revoked (checked only at connect). One
+    stream with a token, one with a session; each ends once its own credential is revoked."""
+    stack.env["HIPJUDGE_SSE_RECHECK"] = "0.5"
+    web = stack.start_web()
+    path = f"/api/v1/submissions/{submission.pk}/events"
+    issued = token_create(user=owner)
+    session, cookie = session_cookie(owner)
+    by_token, by_session = Stream(web, path, {"Authorization": f"Token {issued.key}"}), Stream(web, path, cookie)
+    for stream in (by_token, by_session):
+        wait_for(lambda s=stream: s.kinds().count("heartbeat") >= 2, 10, "two heartbeats: checked, still allowed")
+    token_revoke(user=owner, token_id=issued.token.pk)
+    by_token.wait_closed(20)
+    assert by_token.kinds()[-1] == "error" and "no longer valid" in by_token.items[-1][1]["message"]
+    assert not by_session.closed.is_set()  # its session is still good
+    session.delete()  # signed out
+    by_session.wait_closed(20)
+    assert by_session.kinds()[-1] == "error"

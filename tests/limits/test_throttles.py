@@ -57,7 +57,7 @@ def test_failed_sign_ins_lock_the_account_from_any_address_and_successes_do_not_
     client = APIClient()
     for _ in range(3):
         assert token(client, "owner", PASSWORD).status_code == 201
-    assert [token(client, "owner", "wrong", address=f"203.0.113.{i}").status_code for i in (1, 2)] == [400, 400]
+    assert [token(client, "owner", "wrong", address=f"203.0.113.{i}").status_code for i in (1, 2)] == [401, 401]
     refused = token(client, "owner", PASSWORD, address="203.0.113.3")  # even the right password, elsewhere
     assert refused.status_code == 429
     assert refused.json()["message"].startswith("Too many failed sign-ins to this account; try again in ")
@@ -71,7 +71,7 @@ def test_the_login_form_shares_the_rates_and_answers_429(client: Any, owner: Any
     settings.HIPJUDGE_THROTTLE_LOGIN_ACCOUNT = (2, 900)
     url = reverse("login")
     assert client.post(url, {"username": "owner", "password": "wrong"}).status_code == 200  # the form again
-    assert token(APIClient(), "owner", "wrong", address="127.0.0.1").status_code == 400
+    assert token(APIClient(), "owner", "wrong", address="127.0.0.1").status_code == 401
     refused = client.post(url, {"username": "owner", "password": PASSWORD})
     assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
     assert "Too many failed sign-ins to this account" in refused.content.decode()
@@ -133,7 +133,7 @@ def test_a_rate_switched_off_never_throttles(owner: Any, settings: Any) -> None:
     settings.HIPJUDGE_THROTTLE_LOGIN_IP = None
     settings.HIPJUDGE_THROTTLE_LOGIN_ACCOUNT = None
     client = APIClient()
-    assert {token(client, "owner", "wrong").status_code for _ in range(30)} == {400}
+    assert {token(client, "owner", "wrong").status_code for _ in range(30)} == {401}
 
 
 # ---- the limiter -------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ def closed_port() -> int:
 def fresh_caches(settings: Any) -> None:
     readiness._redis.cache_clear()
     readiness._dstack._result = None
+    readiness._dstack.configured = False
     # The longest deadline allowed: on a loaded machine a check that answers must not be cut off by
     # the clock (only the test of the deadline itself sets a short one).
     settings.HIPJUDGE_READY_TIMEOUT = 30
@@ -103,6 +104,59 @@ def test_a_check_that_hangs_fails_after_the_deadline(monkeypatch: Any, settings:
     finally:
         release.set()
     assert status == 503 and body["checks"]["broker"]["error"] == "no answer within 0.2 s"
+
+
+def test_a_database_outage_reports_only_the_parts_that_are_configured(monkeypatch: Any) -> None:
+    """No dstack pool, the ORM broker: the outage is the database's (and the heartbeat it cannot
+    read); dstack, whose pools cannot be read either, is not reported (a fault run saw it named)."""
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise OperationalError("connection refused")
+
+    monkeypatch.setitem(readiness.CHECKS, "database", refused)
+    monkeypatch.setitem(readiness.CHECKS, "worker_heartbeat", refused)
+    monkeypatch.setattr(readiness._dstack, "get", refused)
+    status, body = ready()
+    assert status == 503 and body["failing"] == ["database", "worker_heartbeat"]
+    assert set(body["checks"]) == {"database", "broker", "worker_heartbeat"} and body["checks"]["broker"]["ok"]
+
+
+def test_a_dstack_pool_seen_before_the_outage_is_reported_as_not_checked(monkeypatch: Any) -> None:
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise OperationalError("connection refused")
+
+    readiness._dstack.configured = True  # the last read of the pools found one
+    monkeypatch.setitem(readiness.CHECKS, "database", refused)
+    monkeypatch.setattr(readiness._dstack, "get", refused)
+    status, body = ready()
+    assert status == 503 and "dstack" in body["failing"]
+    assert body["checks"]["dstack"]["error"] == "not checked: the database does not answer"
+
+
+@pytest.mark.timeout(60)
+def test_probes_during_an_outage_never_starve_the_other_checks(monkeypatch: Any, settings: Any) -> None:
+    """A database check that hangs (a pool waiting for a connection) is waited for by later probes,
+    not started again: ten probes leave threads for the broker check (a fault run saw /readyz call
+    a healthy Redis down once stuck database checks held every thread)."""
+    settings.HIPJUDGE_READY_TIMEOUT = 0.2
+    heartbeat_beat(name="host:1")
+    release = threading.Event()
+    started = []
+
+    def hangs() -> dict[str, Any]:
+        started.append(1)
+        release.wait(timeout=50)
+        return {}
+
+    monkeypatch.setitem(readiness.CHECKS, "database", hangs)
+    try:
+        for _ in range(9):  # more probes than the checks have threads
+            readiness.readiness()
+        settings.HIPJUDGE_READY_TIMEOUT = 5  # the last probe: time enough for an answering check
+        status, body = ready()
+    finally:
+        release.set()
+    assert len(started) == 1  # one hung database check, waited for by every probe
+    assert status == 503 and body["failing"] == ["database"] and body["checks"]["broker"]["ok"]
 
 
 class FakeDstack:

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -101,3 +103,22 @@ def test_serve_sh_refuses_sqlite(role: str) -> None:
     result = serve(role, DATABASE_URL="sqlite:///x.db", REDIS_URL="redis://h:6379/0", DJANGO_SECRET_KEY="k",
                    DJANGO_ALLOWED_HOSTS="example.org")
     assert result.returncode == 2 and "must be PostgreSQL" in result.stderr
+
+
+@pytest.mark.skipif(shutil.which("nginx") is None, reason="nginx is not installed")
+def test_the_readme_proxy_configuration_is_valid_nginx(tmp_path: Path) -> None:
+    """README, Production: the proxy's configuration as given, checked by `nginx -t` (listening on
+    free loopback ports without TLS files, the one change needed to check it here)."""
+    snippet = re.search(r"```nginx\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    assert snippet is not None
+    text = snippet.group(1)
+    assert "proxy_buffering off;" in text and "client_header_timeout" in text and "keepalive_timeout 4s;" in text
+    text = re.sub(r"^\s*ssl_certificate.*$", "", text, flags=re.M)
+    text = text.replace("listen 443 ssl http2;", "listen 127.0.0.1:18443;")
+    text = text.replace("listen 80;", "listen 127.0.0.1:18080;")
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\nevents {{}}\n"
+                    f"http {{\naccess_log off;\nclient_body_temp_path {tmp_path}/body;\n{text}\n}}\n")
+    result = subprocess.run(["nginx", "-t", "-e", str(tmp_path / "error.log"), "-p", str(tmp_path), "-c", str(conf)],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr

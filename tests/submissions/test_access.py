@@ -71,7 +71,7 @@ def test_malformed_ids_are_404_json(owner: Any, api_as: Any) -> None:
 def test_token_endpoint_refuses_a_wrong_password(owner: Any, api_as: Any) -> None:
     client = api_as(None)
     bad = client.post("/api/v1/auth/token", {"username": "owner", "password": "nope"}, format="json")
-    assert bad.status_code == 400 and bad.json()["message"] == "Wrong username or password."
+    assert bad.status_code == 401 and bad.json()["message"] == "Wrong username or password."
     good = client.post("/api/v1/auth/token", {"username": "owner", "password": "correct horse battery"},
                        format="json")
     assert good.status_code == 201 and good.json()["username"] == "owner"

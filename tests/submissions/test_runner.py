@@ -18,7 +18,7 @@ from submissions.models import Status, Submission
 from submissions.runner import submission_run
 from submissions.services import EventIn, append_events_locked, submission_create
 from tests import fake_agent
-from tests.conftest import read_source
+from tests.conftest import finish, read_source
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
 
@@ -258,3 +258,16 @@ def test_the_platform_never_stores_an_over_long_reason_or_output(owner: Any, loc
         assert len(json.dumps(event.payload)) <= 2 * EVENT_TEXT_CHARS + 10 * EVENT_REASON_CHARS, event.type
     result = submission.events.get(type="RESULT")
     assert result.payload["reason"] == submission.status_reason
+
+
+def test_a_runner_that_finds_the_result_stored_gives_the_vm_back_at_once(owner: Any, local_pool: Any,
+                                                                         agent: fake_agent.FakeAgent) -> None:
+    """A runner stored the result, then its worker died before the release (issue 32): the next runner
+    started for it (a task delivered again) releases the VM instead of leaving it to the sweep."""
+    submission = dispatched(owner, local_pool, agent.url)
+    finish(submission.pk, Status.ACCEPTED, "stored by a runner that died")
+    assert VMInstance.objects.get().state == VMState.BUSY
+    submission_run(submission_id=str(submission.pk))
+    vm = VMInstance.objects.get()
+    assert vm.state == VMState.WARM and vm.job_ref == ""
+    assert not agent.jobs  # nothing was sent to the agent again

@@ -5,7 +5,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from fleets.selectors import fleet_get
-from fleets.services import vms_stop_all
+from fleets.services import vms_stop_all, vms_stop_local_here
 
 
 class Command(BaseCommand):
@@ -13,8 +13,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--fleet", default=None)
+        parser.add_argument("--here", action="store_true",
+                            help="only the local pools' VMs whose agents run on this machine (a worker host stops)")
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        if opts["here"]:
+            self.stdout.write(f"stopped {vms_stop_local_here()} local VM(s) of this machine")
+            return
         fleet = None
         if opts["fleet"]:
             fleet = fleet_get(name=opts["fleet"])
