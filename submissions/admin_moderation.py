@@ -66,7 +66,7 @@ class SubmissionModeration(admin.ModelAdmin):
     @admin.action(description="Approve the held ranked results", permissions=["moderate"])
     def approve(self, request: HttpRequest, queryset: QuerySet[Submission]) -> None:
         done = 0
-        for submission in queryset.filter(review=Review.HELD):
+        for submission in queryset.filter(review__in=(Review.HELD, Review.PENDING)):
             submission_approve(submission_id=submission.pk, by=request_user(request))
             done += 1
         self.message_user(request, f"Approved {done} result(s); they show on their leaderboards.")

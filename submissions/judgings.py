@@ -89,13 +89,22 @@ def _standing_from(submission: Submission, ranked: RankedResult | None) -> list[
         submission.review, submission.review_reason = Review.NONE, ""
         submission.reviewed_by, submission.reviewed_at = None, None
     else:
-        submission.ranked_score_ms, submission.ranked_speedup = ranked.score_ms, ranked.speedup
-        submission.ranked_ci95_lo_ms, submission.ranked_ci95_hi_ms = ranked.ci95_ms or (None, None)
-        submission.ranked_at, submission.ranked_reason = timezone.now(), ""
         best = listed_results(problem_id=submission.problem_id, fleet_id=submission.fleet_id).exclude(
             pk=submission.pk).order_by("ranked_score_ms").values_list("ranked_score_ms", flat=True).first()
         definition = (submission.problem_version.bundle or {}).get("definition") or {}
         reasons = review_reasons(result=ranked, previous_best_ms=best, definition=definition, fleet=submission.fleet)
+        if reasons and submission.ranked_score_ms is not None and submission.review != Review.HELD:
+            # A rejudge's result that must wait for staff does not take the place of the shown one
+            # before it is approved: the earlier result keeps its rank, the new one waits in its
+            # Judging row (submission_approve moves it here).
+            submission.review = Review.PENDING
+            submission.review_reason = ("The rejudge's new result is held for review: " + "; ".join(reasons)
+                                        + ". The earlier result shows until staff approve the new one.")
+            submission.reviewed_by, submission.reviewed_at = None, None
+            return ["review", "review_reason", "reviewed_by", "reviewed_at"]
+        submission.ranked_score_ms, submission.ranked_speedup = ranked.score_ms, ranked.speedup
+        submission.ranked_ci95_lo_ms, submission.ranked_ci95_hi_ms = ranked.ci95_ms or (None, None)
+        submission.ranked_at, submission.ranked_reason = timezone.now(), ""
         # Each new result is reviewed afresh: an approval was of the result staff looked at.
         submission.review = Review.HELD if reasons else Review.NONE
         submission.review_reason = "Held for review: " + "; ".join(reasons) + "." if reasons else ""

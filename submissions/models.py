@@ -123,6 +123,8 @@ class QueueClass(models.TextChoices):
 class Review(models.TextChoices):
     NONE = "", "Not held"
     HELD = "held", "Under review"
+    # A rejudge's new result waits for staff while the earlier (already shown) result keeps showing.
+    PENDING = "pending", "New result under review"
     APPROVED = "approved", "Approved"
 
 

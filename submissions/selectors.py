@@ -241,15 +241,20 @@ def submission_standing(*, submission: Submission) -> Standing:
     if rank is None:
         return Standing("outranked", "Another submission of the same user ranks higher; the leaderboard shows each "
                                      "user's best.")
-    return Standing("ranked", f"Rank {rank} on pool {submission.fleet.name!r}.", rank)
+    said = f"Rank {rank} on pool {submission.fleet.name!r}."
+    if submission.review == Review.PENDING:
+        said += " " + submission.review_reason
+    return Standing("ranked", said, rank)
 
 
 def submission_ranked(*, submission: Submission) -> dict[str, Any] | None:
     """The ranked result that counts, with the cases of the judging that produced it (one query)."""
     if submission.ranked_score_ms is None:
         return None
-    cases = list(RankedCaseResult.objects.filter(judging__submission=submission, judging__ranked_score_ms__isnull=False)
-                 .order_by("-judging__number", "index"))
+    cases = RankedCaseResult.objects.filter(judging__submission=submission, judging__ranked_score_ms__isnull=False)
+    if submission.review == Review.PENDING:  # the last judging's result waits for review: not the one shown
+        cases = cases.exclude(judging_id=submission.judging_id)
+    cases = list(cases.order_by("-judging__number", "index"))
     latest = cases[0].judging_id if cases else None
     interval = None if submission.ranked_ci95_lo_ms is None or submission.ranked_ci95_hi_ms is None else [
         submission.ranked_ci95_lo_ms, submission.ranked_ci95_hi_ms]
