@@ -21,7 +21,14 @@ from django.db.models.functions import Greatest
 
 from billing.amounts import ZERO, quantize_usd
 from billing.models import LedgerEntry
-from billing.selectors import fleet_is_paid, month_start, paid_fleet_q, user_month_spend, user_monthly_cap
+from billing.selectors import (
+    fleet_is_paid,
+    month_start,
+    paid_fleet_q,
+    paid_fleets_stop_reason,
+    user_month_spend,
+    user_monthly_cap,
+)
 from core import clock
 from fleets.models import Fleet
 from limits.models import FleetAccess, Suspension
@@ -83,11 +90,15 @@ class PoolAccess:
 def pools_access(*, user: AbstractBaseUser | AnonymousUser, fleets: list[Fleet],
                  standing: Standing | None = None) -> dict[Any, PoolAccess]:
     """Which of `fleets` the user may submit to, by pool id: free pools are open; paid ones to
-    superusers, users with an allowance and members of the pool's group; none to a suspended user.
-    At most one query besides the standing's."""
+    superusers, users with an allowance and members of the pool's group while there is credit; none
+    to a suspended user. At most three queries besides the standing's (two only with paid pools)."""
     standing = standing or user_standing(user=user)
     if standing.suspended:
         return dict.fromkeys((f.pk for f in fleets), PoolAccess(False, suspended_sentence(standing)))
+    # At the hard stop no paid pool takes work, whoever asks: a picker must not offer one.
+    stop = paid_fleets_stop_reason() if any(fleet_is_paid(f) for f in fleets) else ""
+    if stop:
+        return {f.pk: PoolAccess(False, stop) if fleet_is_paid(f) else PoolAccess(True) for f in fleets}
     closed = [f for f in fleets if fleet_is_paid(f) and not (standing.is_superuser or standing.has_allowance)]
     groups: dict[Any, tuple[str, bool]] = {}
     if closed:

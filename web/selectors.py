@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, Min, Q
 
@@ -124,6 +125,8 @@ def leaderboard(*, problem: Problem, fleet: Fleet, limit: int = 100) -> list[Sub
 
 
 def leaderboard_fleets(*, problem: Problem) -> list[Fleet]:
-    """Pools to offer on a leaderboard: enabled ones plus any that has ranked results here."""
+    """Pools to offer on a leaderboard: enabled ones plus any that has ranked results here, the
+    server's default pool first (the tab a leaderboard opens on), then by name."""
     used = Submission.objects.filter(problem=problem, ranked_score_ms__isnull=False).values("fleet_id")
-    return list(Fleet.objects.filter(Q(enabled=True) | Q(pk__in=used)).order_by("name"))
+    fleets = list(Fleet.objects.filter(Q(enabled=True) | Q(pk__in=used)).order_by("name"))
+    return sorted(fleets, key=lambda f: f.name != settings.HIPJUDGE_DEFAULT_POOL)

@@ -105,6 +105,19 @@ def test_leaderboard_keeps_each_users_best_ranked_result_and_breaks_ties_by_time
     assert rows == [("1", "other"), ("2", "owner")]
 
 
+def test_with_a_second_pool_the_leaderboard_opens_on_the_default_pool_as_the_api_does(
+        client_as: Any, owner: Any, make_submission: Any) -> None:
+    from fleets.services import fleet_ensure
+
+    fleet_ensure(name="demo", backend="local", device="host", max_vms=1, idle_timeout_s=60)  # sorts before "local"
+    make_submission(owner, "ranked", score=1.25)
+    page = client_as(None).get(reverse("leaderboard", kwargs={"slug": "vector-add"})).content.decode()
+    assert re.search(r'<a href="\?pool=local" aria-current="page"', page)
+    assert page.index("?pool=local") < page.index("?pool=demo")  # the default pool's tab comes first
+    assert 'data-testid="ranked-score">1.250 ms' in page
+    assert client_as(None).get("/api/v1/problems/vector-add/leaderboard").json()["pool"] == "local"
+
+
 def test_api_tokens_are_created_shown_once_listed_and_revoked(client_as: Any, owner: Any) -> None:
     from accounts.models import ApiToken
     from accounts.tokens import token_user
