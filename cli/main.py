@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.api import ApiError, Client, ConnectionFailed
-from cli.output import Printer, interval, ms, times
+from cli.output import Printer, best, interval, ms, times
 
 EXIT_OK, EXIT_VERDICT, EXIT_USAGE, EXIT_PENDING, EXIT_UNREACHABLE = 0, 1, 2, 3, 4
 SUCCESS = {"benchmark": "ACCEPTED", "check": "CHECKED", "compile": "COMPILED", "leaderboard": "ACCEPTED"}
@@ -75,8 +75,9 @@ def cmd_login(args: argparse.Namespace, client: Client, out: Printer) -> int:
 
 def cmd_problems(args: argparse.Namespace, client: Client, out: Printer) -> int:
     problems = client.call("GET", "/problems")
-    out.table(["slug", "title", "difficulty", "tags"],
-              [[p["slug"], p["title"], p["difficulty"], ", ".join(p["tags"])] for p in problems])
+    out.table(["slug", "title", "difficulty", "tags", "your best (ms)"],
+              [[p["slug"], p["title"], p["difficulty"], ", ".join(p["tags"]), best(p.get("your_best"))]
+               for p in problems])
     return EXIT_OK
 
 

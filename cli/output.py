@@ -29,6 +29,12 @@ def ms(value: Any) -> str:
     return f"{value:.4f}" if isinstance(value, int | float) else "-"
 
 
+def best(bests: Any) -> str:
+    """A problem's `your_best` (per pool): `3.4280 ranked (local)`, the pools joined by `; `."""
+    if not isinstance(bests, list) or not bests:
+        return "-"
+    return "; ".join(f"{ms(b.get('score_ms'))} {b.get('kind')} ({b.get('pool')})" for b in bests if isinstance(b, dict))
+
 
 def interval(value: Any) -> str:
     """A 95 % interval [low, high] in ms as `low..high`."""

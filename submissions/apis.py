@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import QueryDict
-from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
@@ -20,6 +20,7 @@ from core.fields import StrictBooleanField, StrictCharField
 from core.schema import error_responses
 from limits.apis import LimitsOutput
 from limits.selectors import user_limits
+from submissions.bests import BENCHMARK, RANKED, user_bests
 from submissions.models import Language, Mode, Submission
 from submissions.moderation import submission_update
 from submissions.ranked_apis import RankedDetailFields
@@ -229,12 +230,30 @@ class SubmissionCancelApi(APIView):
                         status=status.HTTP_202_ACCEPTED)
 
 
+class BestOutput(serializers.Serializer):
+    pool = serializers.CharField()
+    score_ms = serializers.FloatField(help_text="The number the leaderboard shows when kind is ranked.")
+    kind = serializers.ChoiceField(choices=[RANKED, BENCHMARK], help_text="ranked: your result on the pool's "
+                                   "leaderboard; benchmark: your fastest public benchmark there (never ranks).")
+    submission = serializers.UUIDField(source="submission_id")
+
+
 class ProblemOutput(serializers.Serializer):
     slug = serializers.CharField()
     title = serializers.CharField()
     difficulty = serializers.CharField()
     tags = serializers.ListField(child=serializers.CharField())
     version = serializers.CharField(source="current_version.content_hash")
+    your_best = serializers.SerializerMethodField(help_text="Your best per pool: the ranked score where you have "
+                                                            "one on the leaderboard, else your fastest benchmark.")
+
+    @extend_schema_field(BestOutput(many=True))
+    def get_your_best(self, problem: Any) -> list[Any]:
+        bests = self.context.get("bests")
+        if bests is None:
+            user = self.context.get("user")
+            bests = user_bests(user_id=user.pk, problem_ids=[problem.pk]) if user is not None else {}
+        return list(BestOutput(bests.get(problem.pk, []), many=True).data)
 
 
 class ProblemDetailOutput(ProblemOutput):
@@ -250,7 +269,9 @@ class ProblemDetailOutput(ProblemOutput):
 class ProblemListApi(APIView):
     @extend_schema(responses=ProblemOutput(many=True))
     def get(self, request: Request) -> Response:
-        return Response(ProblemOutput(problem_list().select_related("current_version"), many=True).data)
+        bests = user_bests(user_id=request_user(request).pk)
+        return Response(ProblemOutput(problem_list().select_related("current_version"), many=True,
+                                      context={"bests": bests}).data)
 
 
 class ProblemDetailApi(APIView):
@@ -259,7 +280,7 @@ class ProblemDetailApi(APIView):
         problem = problem_get(slug=slug)
         if problem is None:
             raise NotFoundError(f"No problem {slug!r}.")
-        return Response(ProblemDetailOutput(problem).data)
+        return Response(ProblemDetailOutput(problem, context={"user": request_user(request)}).data)
 
 
 class MeApi(APIView):

@@ -35,7 +35,8 @@ def _logged(action: str, submission: Submission, by: User, reason: str = "") -> 
 
 def _take_held_rejudge(submission: Submission) -> list[str]:
     """The held result of the submission's last judging (a rejudge) becomes the one that shows."""
-    judging = Judging.objects.filter(pk=submission.judging_id, ranked_score_ms__isnull=False).first()
+    judging = Judging.objects.filter(pk=submission.judging_id, ranked_score_ms__isnull=False).first() \
+        if submission.judging_id is not None else None
     if judging is None:
         raise ConflictError("The held result of this submission's rejudge is gone.")
     submission.ranked_score_ms, submission.ranked_speedup = judging.ranked_score_ms, judging.ranked_speedup

@@ -251,10 +251,10 @@ def submission_ranked(*, submission: Submission) -> dict[str, Any] | None:
     """The ranked result that counts, with the cases of the judging that produced it (one query)."""
     if submission.ranked_score_ms is None:
         return None
-    cases = RankedCaseResult.objects.filter(judging__submission=submission, judging__ranked_score_ms__isnull=False)
-    if submission.review == Review.PENDING:  # the last judging's result waits for review: not the one shown
-        cases = cases.exclude(judging_id=submission.judging_id)
-    cases = list(cases.order_by("-judging__number", "index"))
+    found = RankedCaseResult.objects.filter(judging__submission=submission, judging__ranked_score_ms__isnull=False)
+    if submission.review == Review.PENDING and submission.judging_id is not None:
+        found = found.exclude(judging_id=submission.judging_id)  # its result waits for review: not the one shown
+    cases = list(found.order_by("-judging__number", "index"))
     latest = cases[0].judging_id if cases else None
     interval = None if submission.ranked_ci95_lo_ms is None or submission.ranked_ci95_hi_ms is None else [
         submission.ranked_ci95_lo_ms, submission.ranked_ci95_hi_ms]

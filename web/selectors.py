@@ -12,13 +12,14 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, Min, Q
+from django.db.models import Count, Q
 
 from billing.selectors import fleet_is_paid
 from fleets.models import Fleet, VMInstance
 from fleets.selectors import fleet_list
 from limits.selectors import PoolAccess, Standing, pools_access
-from submissions.models import SOLVED_STATUSES, Problem, Status, Submission
+from submissions.bests import Best, user_bests
+from submissions.models import SOLVED_STATUSES, Problem, Submission
 from submissions.offers import LanguageOffer, pool_offers
 from submissions.selectors import leaderboard_rows, problem_list
 
@@ -28,22 +29,22 @@ class ProblemRow:
     problem: Problem
     attempts: int = 0
     solved: bool = False
-    best_ms: float | None = None
+    bests: list[Best] = field(default_factory=list)  # per pool: the ranked score where there is one
 
 
 def problem_rows(*, user: AbstractBaseUser | AnonymousUser) -> list[ProblemRow]:
-    """Every listed problem with the caller's attempts, solved state and best accepted score."""
+    """Every listed problem with the caller's attempts, solved state and best per pool (user_bests)."""
     rows = [ProblemRow(problem=p) for p in problem_list().only("slug", "title", "difficulty", "tags")]
     if not user.is_authenticated or not rows:
         return rows
     stats = (Submission.objects.filter(user_id=user.pk).values("problem_id")
-             .annotate(attempts=Count("id"), solved=Count("id", filter=Q(status__in=SOLVED_STATUSES)),
-                       best=Min("score_ms", filter=Q(status=Status.ACCEPTED))))
+             .annotate(attempts=Count("id"), solved=Count("id", filter=Q(status__in=SOLVED_STATUSES))))
     by_problem = {s["problem_id"]: s for s in stats}
+    bests = user_bests(user_id=user.pk) if by_problem else {}
     for row in rows:
         s = by_problem.get(row.problem.pk)
         if s:
-            row.attempts, row.solved, row.best_ms = s["attempts"], s["solved"] > 0, s["best"]
+            row.attempts, row.solved, row.bests = s["attempts"], s["solved"] > 0, bests.get(row.problem.pk, [])
     return rows
 
 

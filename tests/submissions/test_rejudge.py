@@ -19,9 +19,9 @@ from fleets.models import VMInstance, VMState
 from fleets.services import vm_release
 from submissions.dispatch import submission_dispatch_next
 from submissions.models import Judging, ProblemVersion, QueueClass, Review, Status, Submission
+from submissions.moderation import submission_approve
 from submissions.rejudge import submissions_rejudge
 from submissions.runner import submission_run
-from submissions.moderation import submission_approve
 from submissions.selectors import (
     leaderboard_rows,
     queue_order,

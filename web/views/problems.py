@@ -22,7 +22,8 @@ from web.statement import highlight_code, render_statement
 
 
 def problem_list_view(request: HttpRequest) -> HttpResponse:
-    return render(request, "web/problem_list.html", {"rows": problem_rows(user=request.user)})
+    return render(request, "web/problem_list.html", {"rows": problem_rows(user=request.user),
+                                                     "default_pool": settings.HIPJUDGE_DEFAULT_POOL})
 
 
 def _initial(request: HttpRequest, version_templates: dict[str, str], pools: list) -> dict[str, str]:
