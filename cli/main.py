@@ -182,7 +182,8 @@ def cmd_leaderboard(args: argparse.Namespace, client: Client, out: Printer) -> i
     board = client.call("GET", f"/problems/{args.problem}/leaderboard", query=query)
     out.line(f"{board['problem']} on pool {board['pool']} (ranked results only; --json for every field)")
     out.table(["rank", "user", "score_ms", "ci95_ms", "speedup", "language", "submitted", "submission"],
-              [[r["rank"], r["user"], ms(r["score_ms"]), interval(r["ci95_ms"]), times(r["speedup"]), r["language"],
+              [[r["rank"], r["user"], ms(r["score_ms"]), interval(r["ci95_ms"]),
+                times(r["speedup"]) + (" (noise)" if r.get("speedup_note") == "within noise" else ""), r["language"],
                 r["submitted_at"][:19].replace("T", " "), r["submission"] or "private"] for r in board["rows"]])
     return EXIT_OK
 

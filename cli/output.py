@@ -47,6 +47,17 @@ def times(value: Any) -> str:
     return f"{value:.2f}x" if isinstance(value, int | float) else "-"
 
 
+def speedup(ranked: dict[str, Any]) -> str:
+    """A ranked result's speedup with its interval and word: `0.89x (95% 0.85..0.93x), within noise`."""
+    said = times(ranked.get("speedup"))
+    low_high = ranked.get("speedup_ci95")
+    if isinstance(low_high, list) and len(low_high) == 2 and all(isinstance(v, int | float) for v in low_high):
+        said += f" (95% {low_high[0]:.2f}..{low_high[1]:.2f}x)"
+    if ranked.get("speedup_note"):
+        said += f", {ranked['speedup_note']}"
+    return said
+
+
 class Printer:
     def __init__(self, json_mode: bool = False) -> None:
         self.json_mode = json_mode
@@ -154,4 +165,4 @@ class Printer:
                       f"{standing.get('reason', '')}".rstrip(": "))
         if ranked:
             self.line(f"ranked score: {ms(ranked['score_ms'])} ms (95% {interval(ranked.get('ci95_ms'))}), "
-                      f"speedup {times(ranked.get('speedup'))}")
+                      f"speedup {speedup(ranked)}")

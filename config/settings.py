@@ -297,6 +297,9 @@ LOGGING = {
 # ---- HIPJudge ---------------------------------------------------------------------------------
 PROBLEMS_DIR = Path(env_str("HIPJUDGE_PROBLEMS_DIR", str(BASE_DIR / "problems")))
 HIPJUDGE_DEFAULT_POOL = env_str("HIPJUDGE_DEFAULT_POOL", "local")
+# A speedup closer to 1 than this factor (either way) is said to be within noise: two runs of the
+# same kernel differ by about this much on a shared machine (README, Leaderboard).
+HIPJUDGE_SPEEDUP_NOISE = env_float("HIPJUDGE_SPEEDUP_NOISE", 1.1, minimum=1.0, maximum=10.0)
 HIPJUDGE_QUOTA_DAILY = env_int("HIPJUDGE_QUOTA_DAILY", 100, minimum=0)
 HIPJUDGE_QUOTA_CONCURRENT = env_int("HIPJUDGE_QUOTA_CONCURRENT", 2, minimum=0)
 # The default is the agents' own limit (agent.judge.MAX_SOURCE_BYTES; a test keeps the two equal).

@@ -133,7 +133,9 @@ def judging_close_locked(*, submission: Submission, ranked: RankedResult | None)
         RankedCaseResult.objects.bulk_create([RankedCaseResult(
             judging_id=submission.judging_id, case=c.case, index=c.index, runs=c.runs, mean_ms=c.mean_ms,
             median_ms=c.median_ms, ci95_lo_ms=c.ci95_ms[0], ci95_hi_ms=c.ci95_ms[1],
-            reference_mean_ms=c.reference_mean_ms, speedup=c.speedup, gflops=c.gflops, gbps=c.gbps)
+            reference_mean_ms=c.reference_mean_ms, speedup=c.speedup, gflops=c.gflops, gbps=c.gbps,
+            reference_ci95_lo_ms=c.reference_ci95_ms[0] if c.reference_ci95_ms else None,
+            reference_ci95_hi_ms=c.reference_ci95_ms[1] if c.reference_ci95_ms else None)
             for c in ranked.cases])
     return fields
 

@@ -275,6 +275,8 @@ class RankedCaseResult(models.Model):
     ci95_lo_ms = models.FloatField()
     ci95_hi_ms = models.FloatField()
     reference_mean_ms = models.FloatField(null=True, blank=True)
+    reference_ci95_lo_ms = models.FloatField(null=True, blank=True)
+    reference_ci95_hi_ms = models.FloatField(null=True, blank=True)
     speedup = models.FloatField(null=True, blank=True)
     gflops = models.FloatField(null=True, blank=True)
     gbps = models.FloatField(null=True, blank=True)

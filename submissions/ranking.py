@@ -48,6 +48,7 @@ class RankedCase:
     speedup: float | None
     gflops: float | None
     gbps: float | None
+    reference_ci95_ms: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,8 @@ def _case(raw: Any, position: int) -> RankedCase:
         reference_mean_ms=_number(raw.get("reference_mean_ms"), f"{where}.reference_mean_ms", optional=True),
         speedup=_number(raw.get("speedup"), f"{where}.speedup", optional=True),
         gflops=_number(raw.get("gflops"), f"{where}.gflops", optional=True, positive=False),
-        gbps=_number(raw.get("gbps"), f"{where}.gbps", optional=True, positive=False))
+        gbps=_number(raw.get("gbps"), f"{where}.gbps", optional=True, positive=False),
+        reference_ci95_ms=_interval(raw.get("reference_ci95_ms"), f"{where}.reference_ci95_ms", optional=True))
 
 
 def _geometric_mean(values: list[float]) -> float:

@@ -26,6 +26,7 @@ from submissions.models import (
     Submission,
     SubmissionEvent,
 )
+from submissions.speedup import ranked_speedups, speedup_of
 
 
 def user_quota(*, user_id: Any, now: datetime | None = None) -> dict[str, int]:
@@ -179,17 +180,21 @@ def listed_results(*, problem_id: Any, fleet_id: Any) -> QuerySet[Submission]:
 
 
 def leaderboard_rows(*, problem_id: Any, fleet_id: Any, limit: int = 100) -> list[Submission]:
-    """Each user's best shown ranked result, fastest first; equal scores rank by who submitted first.
-    One query; the position in the list is the rank."""
+    """Each user's best shown ranked result, fastest first; equal scores rank by who submitted first,
+    each with its `speedup_view` (submissions.speedup). Two queries; the position in the list is the rank."""
     best = (listed_results(problem_id=problem_id, fleet_id=fleet_id)
             .annotate(user_rank=Window(RowNumber(), partition_by=[F("user_id")],
                                        order_by=[F("ranked_score_ms").asc(), F("created_at").asc(), F("id").asc()]))
             .filter(user_rank=1)
             .select_related("user")
             .only("id", "ranked_score_ms", "ranked_ci95_lo_ms", "ranked_ci95_hi_ms", "ranked_speedup", "ranked_at",
-                  "created_at", "language", "public_source", "user__username", "user_id")
+                  "created_at", "language", "public_source", "user__username", "user_id", "review", "judging_id")
             .order_by("ranked_score_ms", "created_at", "id"))
-    return list(best[:limit])
+    rows: list[Submission] = list(best[:limit])
+    views = ranked_speedups(submissions=rows)
+    for row in rows:
+        row.speedup_view = views.get(row.pk)  # type: ignore[attr-defined]
+    return rows
 
 
 def _ahead(submission: Submission) -> Q:
@@ -258,8 +263,10 @@ def submission_ranked(*, submission: Submission) -> dict[str, Any] | None:
     latest = cases[0].judging_id if cases else None
     interval = None if submission.ranked_ci95_lo_ms is None or submission.ranked_ci95_hi_ms is None else [
         submission.ranked_ci95_lo_ms, submission.ranked_ci95_hi_ms]
+    shown = [c for c in cases if c.judging_id == latest]
     return {"score_ms": submission.ranked_score_ms, "speedup": submission.ranked_speedup, "ci95_ms": interval,
-            "ranked_at": submission.ranked_at, "cases": [c for c in cases if c.judging_id == latest]}
+            "ranked_at": submission.ranked_at, "cases": shown,
+            "speedup_view": speedup_of(value=submission.ranked_speedup, cases=shown)}
 
 
 def submission_history(*, submission: Submission) -> list[Judging]:
