@@ -97,8 +97,9 @@ class Printer:
             if p.get("output") and not p.get("ok"):
                 text += "\n" + "\n".join(f"    {line}" for line in str(p["output"]).splitlines()[:40])
         elif kind == "TEST_RESULT":
-            mark = "✓" if p.get("passed") else "✗"
-            text = f"  {mark} test {int(p.get('index', 0)) + 1}/{p.get('total')} {p.get('case')}"
+            passed = bool(p.get("passed"))
+            text = (f"  {'✓' if passed else '✗'} test {int(p.get('index', 0)) + 1} of {p.get('total')} "
+                    f"{'passed' if passed else 'FAILED'}: {p.get('case')}")
             if p.get("message"):
                 text += f": {p['message']}"
         elif kind == "BENCHMARK_RESULT":
@@ -140,7 +141,7 @@ class Printer:
             self.line(f"vm: {d['vm_start']}")
         results = d.get("results") or {}
         for t in results.get("tests", []):
-            self.line(f"  {'✓' if t.get('passed') else '✗'} {t.get('case')}"
+            self.line(f"  {'✓ passed' if t.get('passed') else '✗ FAILED'} {t.get('case')}"
                       + (f": {t['message']}" if t.get("message") else ""))
         for b in results.get("benchmarks", []):
             self.line(f"  bench {b.get('case')}: mean {ms(b.get('mean_ms'))} ms over {b.get('runs')} runs")

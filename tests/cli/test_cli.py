@@ -62,7 +62,7 @@ def test_login_submit_watch_and_status_against_a_live_server(stack: Stack, owner
     code, out = hipjudge(["submit", str(SOLUTIONS / "cpp.cpp"), "-p", "vector-add", "--mode", "check", "--wait"],
                          env=env)
     assert code == 0, out
-    assert "✓ test 4/4 n=1048576" in out and "CHECKED" in out and "COLD_START" in out
+    assert "✓ test 4 of 4 passed: n=1048576" in out and "CHECKED" in out and "COLD_START" in out
 
     code, out = hipjudge(["submit", str(SOLUTIONS / "wrong.cpp"), "-p", "vector-add", "--mode", "check", "--wait"],
                          env=env)
@@ -70,7 +70,7 @@ def test_login_submit_watch_and_status_against_a_live_server(stack: Stack, owner
     wrong_id = re.search(r"submitted ([0-9a-f-]{36})", out).group(1)
 
     code, out = hipjudge(["status", wrong_id], env=env)
-    assert code == 1 and "status: WRONG_ANSWER" in out and "✗ n=1" in out
+    assert code == 1 and "status: WRONG_ANSWER" in out and "✗ FAILED n=1" in out
 
     code, out = hipjudge(["submit", str(SOLUTIONS / "cpp.cpp"), "-p", "no-such-problem"], env=env)
     assert code == 2 and "there is no problem 'no-such-problem'" in out

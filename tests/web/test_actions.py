@@ -188,9 +188,19 @@ def test_progress_counts_tests_and_points_at_the_first_mismatch(owner: Any, make
     running = _progress(make_submission(owner, "running"))
     assert {s.key: s.state for s in running.stages}["CHECKING"] == "current"
     assert running.show_tests and len(running.tests) == 1 and running.tests_total == 4
+    assert {s.key: s.detail for s in running.stages}["CHECKING"] == "1 of 4 passed"
     wrong = _progress(make_submission(owner, "wrong"))
     assert wrong.mismatch["case"] == "n=1000"
+    assert {s.key: s.detail for s in wrong.stages}["CHECKING"] == wrong.tests_said == "test 2 of 4 failed, 1 passed"
     assert [s.state for s in wrong.stages][-3:] == ["failed", "skipped", "failed"]
     accepted = _progress(make_submission(owner, "accepted"))
     assert accepted.percent == 100 and len(accepted.benchmarks) == 2
     assert all(s.state == "done" for s in accepted.stages)
+
+
+def test_a_failed_test_never_reads_as_a_count_of_passes(client_as: Any, owner: Any, make_submission: Any) -> None:
+    wrong = make_submission(owner, "wrong")
+    page = client_as(owner).get(reverse("submission-detail", kwargs={"submission_id": wrong.pk})).content.decode()
+    assert 'data-testid="tests-said">test 2 of 4 failed, 1 passed<' in page
+    assert '<span class="stage-detail">test 2 of 4 failed, 1 passed</span>' in page
+    assert "2/4" not in page
