@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 from billing.selectors import fleet_is_paid
 from fleets.models import Fleet
 from fleets.selectors import fleet_list
-from limits.selectors import UserLimits, pools_access
+from limits.selectors import UserLimits, pools_offered
 from submissions.offers import emulated_limits, pool_offers
 
 
@@ -78,7 +78,7 @@ class PoolListApi(APIView):
     @extend_schema(responses=PoolOutput(many=True))
     def get(self, request: Request) -> Response:
         fleets = list(fleet_list())
-        context: dict[str, Any] = {"access": pools_access(user=request.user, fleets=fleets)}
+        context: dict[str, Any] = {"access": pools_offered(user=request.user, fleets=fleets)}
         return Response(PoolOutput(fleets, many=True, context=context).data)
 
 

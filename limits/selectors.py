@@ -90,15 +90,11 @@ class PoolAccess:
 def pools_access(*, user: AbstractBaseUser | AnonymousUser, fleets: list[Fleet],
                  standing: Standing | None = None) -> dict[Any, PoolAccess]:
     """Which of `fleets` the user may submit to, by pool id: free pools are open; paid ones to
-    superusers, users with an allowance and members of the pool's group while there is credit; none
-    to a suspended user. At most three queries besides the standing's (two only with paid pools)."""
+    superusers, users with an allowance and members of the pool's group; none to a suspended user.
+    At most one query besides the standing's."""
     standing = standing or user_standing(user=user)
     if standing.suspended:
         return dict.fromkeys((f.pk for f in fleets), PoolAccess(False, suspended_sentence(standing)))
-    # At the hard stop no paid pool takes work, whoever asks: a picker must not offer one.
-    stop = paid_fleets_stop_reason() if any(fleet_is_paid(f) for f in fleets) else ""
-    if stop:
-        return {f.pk: PoolAccess(False, stop) if fleet_is_paid(f) else PoolAccess(True) for f in fleets}
     closed = [f for f in fleets if fleet_is_paid(f) and not (standing.is_superuser or standing.has_allowance)]
     groups: dict[Any, tuple[str, bool]] = {}
     if closed:
@@ -111,6 +107,18 @@ def pools_access(*, user: AbstractBaseUser | AnonymousUser, fleets: list[Fleet],
         group, member = groups.get(fleet.pk, (None, False))
         if not member:
             access[fleet.pk] = PoolAccess(False, closed_pool_sentence(fleet, group))
+    return access
+
+
+def pools_offered(*, user: AbstractBaseUser | AnonymousUser, fleets: list[Fleet],
+                  standing: Standing | None = None) -> dict[Any, PoolAccess]:
+    """pools_access as a pool picker shows it: at the hard stop no paid pool takes work, whoever
+    asks, so none is offered (the refusal itself stays the credit's 402). Two more queries when
+    any of `fleets` is paid."""
+    access = pools_access(user=user, fleets=fleets, standing=standing)
+    stop = paid_fleets_stop_reason() if any(fleet_is_paid(f) and access[f.pk].open for f in fleets) else ""
+    if stop:
+        access.update({f.pk: PoolAccess(False, stop) for f in fleets if fleet_is_paid(f) and access[f.pk].open})
     return access
 
 

@@ -17,7 +17,7 @@ from django.db.models import Count, Q
 from billing.selectors import fleet_is_paid
 from fleets.models import Fleet, VMInstance
 from fleets.selectors import fleet_list
-from limits.selectors import PoolAccess, Standing, pools_access
+from limits.selectors import PoolAccess, Standing, pools_offered
 from submissions.bests import Best, user_bests
 from submissions.models import SOLVED_STATUSES, Problem, Submission
 from submissions.offers import LanguageOffer, pool_offers
@@ -95,7 +95,7 @@ def pool_options(*, user: AbstractBaseUser | AnonymousUser, standing: Standing) 
     """Enabled pools with warm/live VM counts, the typical cold-start wait and whether they are open
     to `user` (two queries, a third when a paid pool is closed to them)."""
     fleets = list(fleet_list())
-    access = pools_access(user=user, fleets=fleets, standing=standing)
+    access = pools_offered(user=user, fleets=fleets, standing=standing)
     recent = (VMInstance.objects.filter(fleet__in=fleets, ready_at__isnull=False)
               .order_by("-created_at").values_list("fleet_id", "created_at", "ready_at")[:200])
     waits: dict[Any, list[float]] = {}
