@@ -3,6 +3,7 @@ services and selectors."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django.http import QueryDict
@@ -13,7 +14,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from billing.selectors import submission_cost
+from billing.amounts import ZERO
+from billing.selectors import submission_cost, submission_cost_parts, submission_costs
 from core.auth import request_user
 from core.exceptions import NotFoundError
 from core.fields import StrictBooleanField, StrictCharField
@@ -89,6 +91,9 @@ class SubmissionOutput(serializers.Serializer):
     dispatched_at = serializers.DateTimeField(allow_null=True)
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
+    cost_usd = serializers.SerializerMethodField(
+        help_text="USD (a decimal string) its job cost you so far: the cold start of a VM started for it, its busy "
+                  "time and the idle time after it, as your caps count them.")
 
     def get_queue_position(self, obj: Submission) -> int | None:
         positions = self.context.get("positions")
@@ -96,18 +101,33 @@ class SubmissionOutput(serializers.Serializer):
             return positions.get(obj.pk)
         return queue_position(submission=obj)
 
+    def get_cost_usd(self, obj: Submission) -> str:
+        costs = self.context.get("costs")
+        return str(costs.get(obj.pk, ZERO) if costs is not None else submission_cost(submission=obj))
+
 
 class SubmissionDetailOutput(RankedDetailFields, SubmissionOutput):
     # Named like DRF's Field.source attribute, hence the ignore.
     source = serializers.CharField()  # type: ignore[assignment]
     results = serializers.SerializerMethodField()
-    cost_usd = serializers.SerializerMethodField(help_text="USD (a decimal string) of the VM time it used")
+    cost_parts = serializers.SerializerMethodField(
+        help_text="cost_usd by phase: provisioning (a cold start for it), busy, idle (after it), draining.")
 
     def get_results(self, obj: Submission) -> dict[str, Any]:
         return submission_results(submission=obj)
 
+    def _parts(self, obj: Submission) -> dict[str, Decimal]:
+        cache = self.context.setdefault("cost_parts", {})
+        if obj.pk not in cache:
+            cache[obj.pk] = submission_cost_parts(submission=obj)
+        return cache[obj.pk]
+
+    @extend_schema_field(serializers.DictField(child=serializers.CharField()))
+    def get_cost_parts(self, obj: Submission) -> dict[str, str]:
+        return {phase: str(cost) for phase, cost in self._parts(obj).items()}
+
     def get_cost_usd(self, obj: Submission) -> str:
-        return str(submission_cost(submission=obj))
+        return str(sum(self._parts(obj).values(), ZERO))
 
 
 def _not_one_of(values: list[str]) -> str:
@@ -171,7 +191,8 @@ class SubmissionListCreateApi(APIView):
                              everyone=filters.validated_data["all"] and request_user(request).is_staff)
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(qs, request, view=self) or []
-        context = {"positions": queue_positions(submissions=page)}
+        context = {"positions": queue_positions(submissions=page),
+                   "costs": submission_costs(submission_ids=[s.pk for s in page])}
         return paginator.get_paginated_response(SubmissionOutput(page, many=True, context=context).data)
 
     @extend_schema(
@@ -191,7 +212,7 @@ class SubmissionListCreateApi(APIView):
             user=request_user(request), problem=values["problem"], language=values["language"],
             source=values["source"], mode=values["mode"], fleet_name=values.get("pool") or None)
         # The objects submission_create used are already loaded: no second fetch on the hot path.
-        return Response(SubmissionOutput(submission).data, status=status.HTTP_201_CREATED)
+        return Response(SubmissionOutput(submission, context={"costs": {}}).data, status=status.HTTP_201_CREATED)
 
 
 class SubmissionDetailApi(APIView):
