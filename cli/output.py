@@ -6,6 +6,7 @@ import json
 import re
 import sys
 import unicodedata
+from datetime import datetime
 from typing import Any
 
 # Escape sequences (CSI, OSC and other ESC-introduced ones) and then any control character left:
@@ -27,6 +28,39 @@ def clean(text: str) -> str:
 
 def ms(value: Any) -> str:
     return f"{value:.4f}" if isinstance(value, int | float) else "-"
+
+
+def tests_said(tests: list[dict[str, Any]], total: int) -> str:
+    """The tests so far in words that cannot be misread (as the web page says them)."""
+    passed = sum(1 for t in tests if t.get("passed"))
+    failed = next((t for t in tests if not t.get("passed")), None)
+    if failed is None:
+        return f"{passed} of {total} passed"
+    return f"test {int(failed.get('index') or 0) + 1} of {total} failed" + (f", {passed} passed" if passed else "")
+
+
+PHASE_WORDS = {"provisioning": "cold start", "busy": "busy", "idle": "idle after", "draining": "draining"}
+
+
+def cost(d: dict[str, Any]) -> str:
+    """A submission's cost_usd with its parts: `$0.0123 (cold start $0.0020, busy $0.0103)`."""
+    total = d.get("cost_usd")
+    if total is None:
+        return "-"
+    parts = d.get("cost_parts") or {}
+    said = f"${float(total):.4f}"
+    if len(parts) > 1:
+        said += " (" + ", ".join(f"{PHASE_WORDS.get(k, k)} ${float(v):.4f}" for k, v in parts.items()) + ")"
+    return said
+
+
+def since(timestamp: Any) -> str:
+    """How long ago an ISO 8601 time was, in seconds ("12 s"); "" when it cannot be read."""
+    try:
+        then = datetime.fromisoformat(str(timestamp).replace("Z", "+00:00"))
+    except ValueError:
+        return ""
+    return f"{max(0.0, (datetime.now(then.tzinfo) - then).total_seconds()):.0f} s"
 
 
 def best(bests: Any) -> str:
@@ -134,6 +168,10 @@ class Printer:
         emulated = "  emulated (CPU)" if d.get("emulated") else ""
         self.line(f"{d['id']}  {d['problem']}  {d['language']}  {d['mode']}{emulated}  pool {d['pool']}")
         where = f" (position {d['queue_position']} in the queue)" if d.get("queue_position") else ""
+        if d["status"] == "PROVISIONING" and d.get("dispatched_at"):
+            where = f" (starting a VM for {since(d['dispatched_at'])})"
+        elif d["status"] == "IN_QUEUE" and d.get("queued_at"):
+            where += f" (queued {since(d['queued_at'])} ago)"
         self.line(f"status: {d['status']}{where}")
         if d.get("status_reason"):
             self.line(f"reason: {d['status_reason']}")
@@ -149,6 +187,8 @@ class Printer:
             self.line(f"  ranked {c.get('case')}: mean {ms(c.get('mean_ms'))} ms over {c.get('runs')} runs")
         if d.get("score_ms") is not None:
             self.line(f"score: {ms(d['score_ms'])} ms")
+        if d.get("cost_usd") is not None:
+            self.line(f"cost: {cost(d)}" + ("" if d.get("is_terminal") else " so far"))
         if d.get("mode") == "leaderboard":
             self.standing(d)
 

@@ -73,9 +73,26 @@ def submission_list(*, user: User, filters: dict[str, Any] | None = None,
             qs = qs.filter(**{key: filters[key]})
     if filters.get("pool"):
         qs = qs.filter(fleet__name=filters["pool"])
+    if filters.get("id"):
+        prefix = id_prefix(str(filters["id"]))
+        qs = qs.filter(pk__startswith=prefix) if prefix else qs.none()
     return (qs.select_related("problem", "problem_version", "fleet", "user")
             .defer("source", "problem_version__bundle", "problem_version__statement", "problem_version__templates")
             .order_by("-created_at"))
+
+
+def id_prefix(text: str) -> str | None:
+    """The start of a submission id as the database compares it (lowercase, dashed where a UUID has
+    its dashes: PostgreSQL compares the dashed text), or None when it is no such thing."""
+    digits = text.strip().lower().replace("-", "")
+    if not 4 <= len(digits) <= 32 or any(c not in "0123456789abcdef" for c in digits):
+        return None
+    groups, start = [], 0
+    for size in (8, 4, 4, 4, 12):
+        if start < len(digits):
+            groups.append(digits[start:start + size])
+        start += size
+    return "-".join(groups)
 
 
 def submission_get(*, user: User | AnonymousUser, submission_id: uuid.UUID | str) -> Submission | None:
