@@ -192,7 +192,8 @@ class Submission(models.Model):
                        ("rejudge_submission", "Can rejudge submissions")]
 
     def __str__(self) -> str:
-        return f"{str(self.id)[:8]} {self.problem_id} {self.status}"
+        # Named by its slug, as staff know problems (the database id of a problem told them nothing).
+        return f"{str(self.id)[:8]} · {self.problem.slug} · {self.status}"
 
     @property
     def is_terminal(self) -> bool:
@@ -225,7 +226,7 @@ class SubmissionEvent(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.submission_id}#{self.seq} {self.type}"
+        return f"{str(self.submission_id)[:8]}#{self.seq} {self.type}"
 
 
 class Judging(models.Model):
