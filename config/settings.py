@@ -291,7 +291,10 @@ LOGGING = {
     "formatters": {"text": {"()": "core.logs.TextFormatter"}, "json": {"()": "core.logs.JsonFormatter"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": HIPJUDGE_LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("HIPJUDGE_LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "filters": {"worker_chatter": {"()": "core.logs.WorkerChatter"}},
+    "loggers": {"django.db.backends": {"level": "WARNING"},
+                # django-q2's line per task goes to DEBUG (core.logs.WorkerChatter); DEBUG here shows it.
+                "django-q": {"level": env_str("HIPJUDGE_Q_LOG_LEVEL", "INFO"), "filters": ["worker_chatter"]}},
 }
 
 # ---- HIPJudge ---------------------------------------------------------------------------------
