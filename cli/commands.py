@@ -7,7 +7,6 @@ import argparse
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from cli.api import ApiError, Client
@@ -15,7 +14,6 @@ from cli.codes import EXIT_OK, EXIT_PENDING, EXIT_USAGE, EXIT_VERDICT, exit_code
 from cli.config import save_config
 from cli.ids import submission_id
 from cli.output import Printer, best, cost, interval, ms, times
-from cli.watch import follow
 
 LANGUAGE_BY_SUFFIX = {".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".hip": "hip", ".cu": "cuda"}
 # The mode a submission gets when none is asked for: the first of these its pool takes for its language.
@@ -91,15 +89,16 @@ def default_mode(client: Client, pool: str | None, language: str) -> tuple[str, 
 
 
 def cmd_submit(args: argparse.Namespace, client: Client, out: Printer) -> int:
-    path = Path(args.file)
+    path = args.file
     try:
-        source = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as handle:
+            source = handle.read()
     except (OSError, UnicodeDecodeError) as exc:
         out.error(f"{path}: {exc}")
         return EXIT_USAGE
-    language = args.language or LANGUAGE_BY_SUFFIX.get(path.suffix.lower())
+    language = args.language or LANGUAGE_BY_SUFFIX.get(os.path.splitext(path)[1].lower())
     if language is None:
-        out.error(f"cannot tell the language of {path.name}; pass --language cpp|hip|cuda")
+        out.error(f"cannot tell the language of {os.path.basename(path)}; pass --language cpp|hip|cuda")
         return EXIT_USAGE
     mode = args.mode
     if mode is None:
@@ -120,12 +119,16 @@ def cmd_submit(args: argparse.Namespace, client: Client, out: Printer) -> int:
     out.line(f"submitted {submission['id']} ({args.problem}, {language}, {mode}, {where})")
     if not (args.wait or args.watch):
         return EXIT_OK
+    from cli.watch import follow  # threading and the view: only when following
+
     return follow(client, out, submission["id"], mode, live=args.watch)
 
 
 def cmd_status(args: argparse.Namespace, client: Client, out: Printer) -> int:
     detail = client.call("GET", f"/submissions/{submission_id(client, args.id)}")
     if not detail["is_terminal"] and (args.wait or args.watch):
+        from cli.watch import follow
+
         return follow(client, out, detail["id"], detail["mode"], live=args.watch)
     out.detail(detail)
     if not detail["is_terminal"]:

@@ -6,7 +6,6 @@ import json
 import re
 import sys
 import unicodedata
-from datetime import datetime
 from typing import Any
 
 # Escape sequences (CSI, OSC and other ESC-introduced ones) and then any control character left:
@@ -56,6 +55,8 @@ def cost(d: dict[str, Any]) -> str:
 
 def since(timestamp: Any) -> str:
     """How long ago an ISO 8601 time was, in seconds ("12 s"); "" when it cannot be read."""
+    from datetime import datetime  # only `status` of an unfinished submission needs it
+
     try:
         then = datetime.fromisoformat(str(timestamp).replace("Z", "+00:00"))
     except ValueError:

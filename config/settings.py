@@ -334,6 +334,9 @@ HIPJUDGE_AGENT_HTTP_TIMEOUT = env_float("HIPJUDGE_AGENT_HTTP_TIMEOUT", 10.0, min
 HIPJUDGE_AGENT_UNREACHABLE_AFTER = env_int("HIPJUDGE_AGENT_UNREACHABLE_AFTER", 60, minimum=5)
 HIPJUDGE_SSE_HEARTBEAT = env_float("HIPJUDGE_SSE_HEARTBEAT", 15.0, minimum=0.1)
 HIPJUDGE_SSE_POLL = env_float("HIPJUDGE_SSE_POLL", 0.25, minimum=0.01)
+# With few streams open the hub polls sooner: a tick costs one small query per stream batch, and a
+# watcher waiting on its result should not wait a quarter second for it (submissions/sse.py).
+HIPJUDGE_SSE_POLL_MIN = env_float("HIPJUDGE_SSE_POLL_MIN", 0.02, minimum=0.005)
 HIPJUDGE_LOCAL_AGENT_ROOT = Path(env_str("HIPJUDGE_LOCAL_AGENT_ROOT", str(VAR_DIR / "agents")))
 # The module run as `python -m <module> serve ...` for local VMs (tests swap in a stand-in).
 HIPJUDGE_LOCAL_AGENT_MODULE = env_str("HIPJUDGE_LOCAL_AGENT_MODULE", "agent")
