@@ -29,7 +29,6 @@ from submissions.ranked_apis import RankedDetailFields
 from submissions.ranking import SCORING
 from submissions.results import submission_results
 from submissions.selectors import (
-    id_prefix,
     problem_get,
     problem_list,
     queue_position,
@@ -131,6 +130,10 @@ class SubmissionDetailOutput(RankedDetailFields, SubmissionOutput):
         return str(sum(self._parts(obj).values(), ZERO))
 
 
+# What selectors.id_prefix takes, as the schema says it: 4 to 32 hex digits, dashes anywhere.
+ID_START = r"^(?:-*(?:[0-9a-fA-F]-*){4,32})?$"
+
+
 def _not_one_of(values: list[str]) -> str:
     return "'{input}' is not one of " + ", ".join(values) + "."
 
@@ -179,19 +182,14 @@ class SubmissionListCreateApi(APIView):
         mode = serializers.ChoiceField(choices=Mode.values, required=False, allow_blank=True,
                                        error_messages={"invalid_choice": _not_one_of(Mode.values)})
         pool = serializers.CharField(required=False, allow_blank=True)
-        id = serializers.CharField(required=False, allow_blank=True, max_length=36,
-                                   help_text="The start of a submission's id (at least 4 hex digits), e.g. the 8 "
-                                             "the pages show.")
+        id = serializers.RegexField(
+            ID_START, required=False, allow_blank=True, max_length=36, trim_whitespace=False,
+            help_text="The start of a submission's id (4 to 32 hex digits, dashes allowed), e.g. the 8 the pages show.",
+            error_messages={"invalid": "must be the start of a submission id (4 to 32 hex digits, dashes allowed)"})
         all = serializers.BooleanField(required=False, default=False, help_text="staff: everyone's")
 
         class Meta:
             ref_name = "SubmissionFilter"
-
-        def validate_id(self, value: str) -> str:
-            if value and id_prefix(value) is None:
-                raise serializers.ValidationError(
-                    f"must be the start of a submission id (4 to 32 hex digits, dashes allowed), not {value!r}")
-            return value
 
     @extend_schema(parameters=[FilterSerializer], responses=SubmissionOutput(many=True))
     def get(self, request: Request) -> Response:

@@ -84,7 +84,7 @@ def submission_list(*, user: User, filters: dict[str, Any] | None = None,
 def id_prefix(text: str) -> str | None:
     """The start of a submission id as the database compares it (lowercase, dashed where a UUID has
     its dashes: PostgreSQL compares the dashed text), or None when it is no such thing."""
-    digits = text.strip().lower().replace("-", "")
+    digits = text.lower().replace("-", "")
     if not 4 <= len(digits) <= 32 or any(c not in "0123456789abcdef" for c in digits):
         return None
     groups, start = [], 0
