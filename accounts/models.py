@@ -30,4 +30,4 @@ class ApiToken(models.Model):
         verbose_name = "API token"
 
     def __str__(self) -> str:
-        return f"{self.prefix}… ({self.user_id})"
+        return f"{self.prefix}… ({self.user.get_username()})"

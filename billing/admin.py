@@ -52,7 +52,7 @@ class LedgerEntryAdmin(ReadOnlyAdmin):
             raise PermissionDenied
         data = dashboard_data()
         context = {**self.admin_site.each_context(request), "title": "Cost dashboard", "data": data,
-                   "budget_status": data["status"], "opts": self.model._meta}
+                   "budget_status": data["status"], "nobody_told": data["nobody_told"], "opts": self.model._meta}
         return TemplateResponse(request, "admin/billing/dashboard.html", context)
 
 

@@ -19,6 +19,17 @@ from core.logs import log_event
 log = logging.getLogger(__name__)
 
 
+# Said wherever the admin shows the budget while alerts would reach nobody.
+NOBODY_TOLD = ("Budget alerts reach nobody: no active staff user has an email address. Give one to a staff user "
+               "(`make run` takes HIPJUDGE_ADMIN_EMAIL for the admin user).")
+
+
+def alert_recipients() -> list[str]:
+    """Who the budget alerts are emailed to: every active staff user with an email address."""
+    return list(get_user_model().objects.filter(is_staff=True, is_active=True).exclude(email="")
+                .values_list("email", flat=True))
+
+
 def budget_check(*, now: datetime | None = None, status: BudgetStatus | None = None) -> list[BudgetAlert]:
     """Fire the alerts of every threshold the spend has reached, once per grant and threshold."""
     now = now or clock.now()
@@ -48,10 +59,9 @@ def _announce(alerts: list[BudgetAlert], status: BudgetStatus) -> None:
             f"threshold {threshold} %).")
     for alert in alerts:
         log_event(log, "budget.alert", line, level=logging.WARNING, grant=alert.grant_id, threshold=alert.threshold)
-    recipients = list(get_user_model().objects.filter(is_staff=True, is_active=True).exclude(email="")
-                      .values_list("email", flat=True))
+    recipients = alert_recipients()
     if not recipients:
-        log.warning("budget alert: no staff user has an email address; nobody was emailed")
+        log.warning("budget alert: no staff user has an email address; nobody was emailed (the admin says so)")
         return
     body = line + "\n\n"
     if threshold >= 100:

@@ -15,6 +15,7 @@ from django.db.models import Count, Max, Min, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from billing.alerts import NOBODY_TOLD, alert_recipients
 from billing.amounts import ZERO, quantize_usd
 from billing.metrics import PLATFORM_FAULT_Q, metrics_get
 from billing.models import LedgerEntry, Phase, ReconciliationReport
@@ -87,6 +88,7 @@ def dashboard_data(*, now: datetime | None = None) -> dict[str, Any]:
                     .annotate(n=Count("pk"))):
         starts[started["vm_start"]][(started["day"] - first_day).days] = started["n"]
 
+    y_max = budget_axis_top(credit=_f(status.credit), cumulative=cumulative)
     thresholds = settings.HIPJUDGE_BUDGET_ALERT_THRESHOLDS
     alert_pct = min((t for t in thresholds if t < 100), default=80)
     return {
@@ -102,6 +104,7 @@ def dashboard_data(*, now: datetime | None = None) -> dict[str, Any]:
         "vms": vms,
         "reconciliations": list(ReconciliationReport.objects.select_related("fleet").order_by("-created_at")[:8]),
         "gap_pct_limit": settings.HIPJUDGE_RECONCILE_GAP_PCT,
+        "nobody_told": "" if alert_recipients() else NOBODY_TOLD,
         "charts": {
             "days": [d.isoformat() for d in days],
             "daily": {str(k): v for k, v in daily.items()},
@@ -110,13 +113,35 @@ def dashboard_data(*, now: datetime | None = None) -> dict[str, Any]:
             "credit": _f(status.credit),
             "alert_line": _f(status.credit * alert_pct / 100),
             "alert_pct": alert_pct,
-            "projection": _projection(metrics, cumulative, days, today),
+            "projection": _clipped(_projection(metrics, cumulative, days, today), y_max),
+            "y_max": y_max,
             "users": {"labels": [u["user__username"] for u in users], "cost": [_f(u["cost"]) for u in users]},
             "fleets": {"labels": [f["label"] for f in fleets], "cost": [_f(f["cost"]) for f in fleets],
                        "idle": [_f(f["idle"]) for f in fleets]},
             "starts": {"cold": starts[VMStartKind.COLD_START], "warm": starts[VMStartKind.WARM_REUSE]},
         },
     }
+
+
+def budget_axis_top(*, credit: float, cumulative: list[float]) -> float | None:
+    """The top of the budget chart's y-axis: the credit or the spend, whichever is higher, with a
+    tenth of headroom. Never the projection's: scaled by where the burn rate would lead in 60 days,
+    a $3 credit and its spend drew as a flat line at the foot of an $80 axis."""
+    top = max([credit, *cumulative], default=0.0)
+    return round(top * 1.1, 2) if top > 0 else None
+
+
+def _clipped(projection: dict[str, Any], top: float | None) -> dict[str, Any]:
+    """The projection up to the first day it reaches the axis' top (that day drawn at the top)."""
+    if top is None:
+        return projection
+    days, values = [], []
+    for day, value in zip(projection["days"], projection["values"], strict=True):
+        days.append(day)
+        values.append(min(value, top))
+        if value >= top:
+            break
+    return {"days": days, "values": values}
 
 
 def pool_label(name: str, backend: str) -> str:

@@ -135,16 +135,28 @@ def user_usage(*, user: AbstractBaseUser, now: datetime | None = None) -> dict:
 
 
 # ---- submissions -------------------------------------------------------------------------------
+# What a submission cost its owner is what its caps count (billing.services' module docstring): the
+# cold start of a VM started for it, its busy time, and the idle tail after it, booked so far.
+def submission_cost_parts(*, submission: Submission) -> dict[str, Decimal]:
+    """What this submission's job cost its owner so far, by phase (every attempt; rejudges are the
+    platform's), in one query; only the phases it has."""
+    rows = (LedgerEntry.objects.filter(submission_id=submission.pk, user__isnull=False).values("phase")
+            .annotate(cost=Sum("amount")).order_by())
+    order = [p.value for p in Phase]
+    return {row["phase"]: (row["cost"] or ZERO).quantize(ZERO)
+            for row in sorted(rows, key=lambda r: order.index(r["phase"]) if r["phase"] in order else len(order))}
+
+
 def submission_cost(*, submission: Submission) -> Decimal:
-    """What the busy time of this submission's job cost its owner (every attempt; rejudges are the
-    platform's)."""
-    return _sum(LedgerEntry.objects.filter(submission_id=submission.pk, phase=Phase.BUSY, user__isnull=False))
+    """What this submission's job cost its owner so far: what their caps count for it."""
+    return _sum(LedgerEntry.objects.filter(submission_id=submission.pk, user__isnull=False))
 
 
 def submission_costs(*, submission_ids: list) -> dict:
-    rows = (LedgerEntry.objects.filter(submission_id__in=submission_ids, phase=Phase.BUSY, user__isnull=False)
-            .values("submission_id").annotate(cost=Sum("amount")))
-    return {row["submission_id"]: row["cost"] for row in rows}
+    """submission_cost of many, in one query (ids without a charge are left out)."""
+    rows = (LedgerEntry.objects.filter(submission_id__in=submission_ids, user__isnull=False)
+            .values("submission_id").annotate(cost=Sum("amount")).order_by())
+    return {row["submission_id"]: (row["cost"] or ZERO).quantize(ZERO) for row in rows}
 
 
 def ledger_window(*, start: datetime, end: datetime) -> QuerySet[LedgerEntry]:

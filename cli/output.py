@@ -29,6 +29,47 @@ def ms(value: Any) -> str:
     return f"{value:.4f}" if isinstance(value, int | float) else "-"
 
 
+def tests_said(tests: list[dict[str, Any]], total: int) -> str:
+    """The tests so far in words that cannot be misread (as the web page says them)."""
+    passed = sum(1 for t in tests if t.get("passed"))
+    failed = next((t for t in tests if not t.get("passed")), None)
+    if failed is None:
+        return f"{passed} of {total} passed"
+    return f"test {int(failed.get('index') or 0) + 1} of {total} failed" + (f", {passed} passed" if passed else "")
+
+
+PHASE_WORDS = {"provisioning": "cold start", "busy": "busy", "idle": "idle after", "draining": "draining"}
+
+
+def cost(d: dict[str, Any]) -> str:
+    """A submission's cost_usd with its parts: `$0.0123 (cold start $0.0020, busy $0.0103)`."""
+    total = d.get("cost_usd")
+    if total is None:
+        return "-"
+    parts = d.get("cost_parts") or {}
+    said = f"${float(total):.4f}"
+    if len(parts) > 1:
+        said += " (" + ", ".join(f"{PHASE_WORDS.get(k, k)} ${float(v):.4f}" for k, v in parts.items()) + ")"
+    return said
+
+
+def since(timestamp: Any) -> str:
+    """How long ago an ISO 8601 time was, in seconds ("12 s"); "" when it cannot be read."""
+    from datetime import datetime  # only `status` of an unfinished submission needs it
+
+    try:
+        then = datetime.fromisoformat(str(timestamp).replace("Z", "+00:00"))
+    except ValueError:
+        return ""
+    return f"{max(0.0, (datetime.now(then.tzinfo) - then).total_seconds()):.0f} s"
+
+
+def best(bests: Any) -> str:
+    """A problem's `your_best` (per pool): `3.4280 ranked (local)`, the pools joined by `; `."""
+    if not isinstance(bests, list) or not bests:
+        return "-"
+    return "; ".join(f"{ms(b.get('score_ms'))} {b.get('kind')} ({b.get('pool')})" for b in bests if isinstance(b, dict))
+
 
 def interval(value: Any) -> str:
     """A 95 % interval [low, high] in ms as `low..high`."""
@@ -39,6 +80,17 @@ def interval(value: Any) -> str:
 
 def times(value: Any) -> str:
     return f"{value:.2f}x" if isinstance(value, int | float) else "-"
+
+
+def speedup(ranked: dict[str, Any]) -> str:
+    """A ranked result's speedup with its interval and word: `0.89x (95% 0.85..0.93x), within noise`."""
+    said = times(ranked.get("speedup"))
+    low_high = ranked.get("speedup_ci95")
+    if isinstance(low_high, list) and len(low_high) == 2 and all(isinstance(v, int | float) for v in low_high):
+        said += f" (95% {low_high[0]:.2f}..{low_high[1]:.2f}x)"
+    if ranked.get("speedup_note"):
+        said += f", {ranked['speedup_note']}"
+    return said
 
 
 class Printer:
@@ -80,8 +132,9 @@ class Printer:
             if p.get("output") and not p.get("ok"):
                 text += "\n" + "\n".join(f"    {line}" for line in str(p["output"]).splitlines()[:40])
         elif kind == "TEST_RESULT":
-            mark = "✓" if p.get("passed") else "✗"
-            text = f"  {mark} test {int(p.get('index', 0)) + 1}/{p.get('total')} {p.get('case')}"
+            passed = bool(p.get("passed"))
+            text = (f"  {'✓' if passed else '✗'} test {int(p.get('index', 0)) + 1} of {p.get('total')} "
+                    f"{'passed' if passed else 'FAILED'}: {p.get('case')}")
             if p.get("message"):
                 text += f": {p['message']}"
         elif kind == "BENCHMARK_RESULT":
@@ -116,6 +169,10 @@ class Printer:
         emulated = "  emulated (CPU)" if d.get("emulated") else ""
         self.line(f"{d['id']}  {d['problem']}  {d['language']}  {d['mode']}{emulated}  pool {d['pool']}")
         where = f" (position {d['queue_position']} in the queue)" if d.get("queue_position") else ""
+        if d["status"] == "PROVISIONING" and d.get("dispatched_at"):
+            where = f" (starting a VM for {since(d['dispatched_at'])})"
+        elif d["status"] == "IN_QUEUE" and d.get("queued_at"):
+            where += f" (queued {since(d['queued_at'])} ago)"
         self.line(f"status: {d['status']}{where}")
         if d.get("status_reason"):
             self.line(f"reason: {d['status_reason']}")
@@ -123,7 +180,7 @@ class Printer:
             self.line(f"vm: {d['vm_start']}")
         results = d.get("results") or {}
         for t in results.get("tests", []):
-            self.line(f"  {'✓' if t.get('passed') else '✗'} {t.get('case')}"
+            self.line(f"  {'✓ passed' if t.get('passed') else '✗ FAILED'} {t.get('case')}"
                       + (f": {t['message']}" if t.get("message") else ""))
         for b in results.get("benchmarks", []):
             self.line(f"  bench {b.get('case')}: mean {ms(b.get('mean_ms'))} ms over {b.get('runs')} runs")
@@ -131,6 +188,8 @@ class Printer:
             self.line(f"  ranked {c.get('case')}: mean {ms(c.get('mean_ms'))} ms over {c.get('runs')} runs")
         if d.get("score_ms") is not None:
             self.line(f"score: {ms(d['score_ms'])} ms")
+        if d.get("cost_usd") is not None:
+            self.line(f"cost: {cost(d)}" + ("" if d.get("is_terminal") else " so far"))
         if d.get("mode") == "leaderboard":
             self.standing(d)
 
@@ -148,4 +207,4 @@ class Printer:
                       f"{standing.get('reason', '')}".rstrip(": "))
         if ranked:
             self.line(f"ranked score: {ms(ranked['score_ms'])} ms (95% {interval(ranked.get('ci95_ms'))}), "
-                      f"speedup {times(ranked.get('speedup'))}")
+                      f"speedup {speedup(ranked)}")

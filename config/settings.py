@@ -306,12 +306,18 @@ LOGGING = {
     "formatters": {"text": {"()": "core.logs.TextFormatter"}, "json": {"()": "core.logs.JsonFormatter"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": HIPJUDGE_LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("HIPJUDGE_LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "filters": {"worker_chatter": {"()": "core.logs.WorkerChatter"}},
+    "loggers": {"django.db.backends": {"level": "WARNING"},
+                # django-q2's line per task goes to DEBUG (core.logs.WorkerChatter); DEBUG here shows it.
+                "django-q": {"level": env_str("HIPJUDGE_Q_LOG_LEVEL", "INFO"), "filters": ["worker_chatter"]}},
 }
 
 # ---- HIPJudge ---------------------------------------------------------------------------------
 PROBLEMS_DIR = Path(env_str("HIPJUDGE_PROBLEMS_DIR", str(BASE_DIR / "problems")))
 HIPJUDGE_DEFAULT_POOL = env_str("HIPJUDGE_DEFAULT_POOL", "local")
+# A speedup closer to 1 than this factor (either way) is said to be within noise: two runs of the
+# same kernel differ by about this much on a shared machine (README, Leaderboard).
+HIPJUDGE_SPEEDUP_NOISE = env_float("HIPJUDGE_SPEEDUP_NOISE", 1.1, minimum=1.0, maximum=10.0)
 HIPJUDGE_QUOTA_DAILY = env_int("HIPJUDGE_QUOTA_DAILY", 100, minimum=0)
 HIPJUDGE_QUOTA_CONCURRENT = env_int("HIPJUDGE_QUOTA_CONCURRENT", 2, minimum=0)
 # The default is the agents' own limit (agent.judge.MAX_SOURCE_BYTES; a test keeps the two equal).
@@ -347,6 +353,9 @@ HIPJUDGE_SSE_POLL = env_float("HIPJUDGE_SSE_POLL", 0.25, minimum=0.01)
 # that its token or session still signs its user in (it ends when they are revoked).
 HIPJUDGE_SSE_MAX_PER_USER = env_int("HIPJUDGE_SSE_MAX_PER_USER", 8, minimum=1)
 HIPJUDGE_SSE_RECHECK = env_float("HIPJUDGE_SSE_RECHECK", 30.0, minimum=0.1, maximum=30)
+# With few streams open the hub polls sooner: a tick costs one small query per stream batch, and a
+# watcher waiting on its result should not wait a quarter second for it (submissions/sse.py).
+HIPJUDGE_SSE_POLL_MIN = env_float("HIPJUDGE_SSE_POLL_MIN", 0.02, minimum=0.005)
 HIPJUDGE_LOCAL_AGENT_ROOT = Path(env_str("HIPJUDGE_LOCAL_AGENT_ROOT", str(VAR_DIR / "agents")))
 # The module run as `python -m <module> serve ...` for local VMs (tests swap in a stand-in).
 HIPJUDGE_LOCAL_AGENT_MODULE = env_str("HIPJUDGE_LOCAL_AGENT_MODULE", "agent")

@@ -1,10 +1,14 @@
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 from core import error_views
 from web.views import account
 
 urlpatterns = [
+    # Browsers ask for /favicon.ico whatever the page links (the admin's pages link none).
+    path("favicon.ico", RedirectView.as_view(url=static("web/favicon.svg"), permanent=True)),
     path("admin/login/", account.admin_login_view),  # the admin's login form, throttled like the site's
     path("admin/", admin.site.urls),
     path("api/v1/", include("config.api_urls")),

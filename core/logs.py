@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -58,6 +59,23 @@ class JsonFormatter(logging.Formatter):
         if record.exc_info:
             entry["exc"] = self.formatException(record.exc_info)
         return json.dumps(entry, ensure_ascii=False)
+
+
+class WorkerChatter(logging.Filter):
+    """django-q2 logs every task it enqueues, starts, finishes and creates from a schedule at INFO:
+    most lines of a `make run`. On the django-q logger (config/settings.py) those lines become
+    DEBUG, shown only when that logger is set to DEBUG (HIPJUDGE_Q_LOG_LEVEL). The cluster's own
+    start, stop and failures stay as they are; a submission's changes are logged by our code, one
+    line per status change (submissions.services.log_status)."""
+
+    PER_TASK = re.compile(r"Enqueued \[|\S+ processing \S+ '|Processed '|\S+ created task \S+ from schedule|"
+                          r"\S+ ready for work at |\S+ stopped doing work|recycled worker ")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno != logging.INFO or not self.PER_TASK.match(record.getMessage()):
+            return True
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
 
 
 def log_event(logger: logging.Logger, event: str, message: str, *args: Any, level: int = logging.INFO,

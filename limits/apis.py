@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 from billing.selectors import fleet_is_paid
 from fleets.models import Fleet
 from fleets.selectors import fleet_list
-from limits.selectors import UserLimits, pools_access
+from limits.selectors import UserLimits, pools_offered
 from submissions.offers import emulated_limits, pool_offers
 
 
@@ -53,6 +53,8 @@ class PoolOutput(serializers.Serializer):
         source="is_simulated", help_text="A simulated pool: jobs run on the platform's own machine, cold starts and "
                                          "the price are simulated (the spend still counts).")
     policy = serializers.CharField(source="policy_in_effect", help_text="fixed, always_on or adaptive.")
+    default = serializers.SerializerMethodField(method_name="get_is_default",
+                                                help_text="The pool a submission goes to when it names none.")
     open_to_you = serializers.SerializerMethodField(help_text="You may submit to this pool.")
     access = serializers.SerializerMethodField(
         help_text="When the pool is not open to you: why, and how to get access; empty otherwise.")
@@ -67,6 +69,9 @@ class PoolOutput(serializers.Serializer):
     def get_paid(self, fleet: Fleet) -> bool:
         return fleet_is_paid(fleet)
 
+    def get_is_default(self, fleet: Fleet) -> bool:
+        return fleet.name == settings.HIPJUDGE_DEFAULT_POOL
+
     def get_open_to_you(self, fleet: Fleet) -> bool:
         return self.context["access"][fleet.pk].open
 
@@ -78,7 +83,7 @@ class PoolListApi(APIView):
     @extend_schema(responses=PoolOutput(many=True))
     def get(self, request: Request) -> Response:
         fleets = list(fleet_list())
-        context: dict[str, Any] = {"access": pools_access(user=request.user, fleets=fleets)}
+        context: dict[str, Any] = {"access": pools_offered(user=request.user, fleets=fleets)}
         return Response(PoolOutput(fleets, many=True, context=context).data)
 
 

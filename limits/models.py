@@ -26,7 +26,7 @@ class FleetAccess(models.Model):
         verbose_name_plural = "paid pool access"
 
     def __str__(self) -> str:
-        return f"{self.fleet_id} open to {self.group_id}"
+        return f"{self.fleet.name} open to {self.group.name}"
 
 
 class Suspension(models.Model):
@@ -41,4 +41,4 @@ class Suspension(models.Model):
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
-        return f"{self.user_id} suspended: {self.reason}"
+        return f"{self.user.get_username()} suspended: {self.reason}"

@@ -21,7 +21,14 @@ from django.db.models.functions import Greatest
 
 from billing.amounts import ZERO, quantize_usd
 from billing.models import LedgerEntry
-from billing.selectors import fleet_is_paid, month_start, paid_fleet_q, user_month_spend, user_monthly_cap
+from billing.selectors import (
+    fleet_is_paid,
+    month_start,
+    paid_fleet_q,
+    paid_fleets_stop_reason,
+    user_month_spend,
+    user_monthly_cap,
+)
 from core import clock
 from fleets.models import Fleet
 from limits.models import FleetAccess, Suspension
@@ -100,6 +107,18 @@ def pools_access(*, user: AbstractBaseUser | AnonymousUser, fleets: list[Fleet],
         group, member = groups.get(fleet.pk, (None, False))
         if not member:
             access[fleet.pk] = PoolAccess(False, closed_pool_sentence(fleet, group))
+    return access
+
+
+def pools_offered(*, user: AbstractBaseUser | AnonymousUser, fleets: list[Fleet],
+                  standing: Standing | None = None) -> dict[Any, PoolAccess]:
+    """pools_access as a pool picker shows it: at the hard stop no paid pool takes work, whoever
+    asks, so none is offered (the refusal itself stays the credit's 402). Two more queries when
+    any of `fleets` is paid."""
+    access = pools_access(user=user, fleets=fleets, standing=standing)
+    stop = paid_fleets_stop_reason() if any(fleet_is_paid(f) and access[f.pk].open for f in fleets) else ""
+    if stop:
+        access.update({f.pk: PoolAccess(False, stop) for f in fleets if fleet_is_paid(f) and access[f.pk].open})
     return access
 
 

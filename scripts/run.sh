@@ -2,8 +2,8 @@
 # `make run`: prepare everything, then serve HIPJudge on this machine with the local pool.
 #   web:    uvicorn config.asgi (ASGI: the live event streams need it)
 #   worker: manage.py qcluster (dispatch, judging through local agent processes, periodic jobs)
-# Environment: HIPJUDGE_HOST / HIPJUDGE_PORT (127.0.0.1:8000), HIPJUDGE_ADMIN_PASSWORD, DATABASE_URL,
-# REDIS_URL and the rest of config/settings.py.
+# Environment: HIPJUDGE_HOST / HIPJUDGE_PORT (127.0.0.1:8000), HIPJUDGE_ADMIN_PASSWORD,
+# HIPJUDGE_ADMIN_EMAIL (where budget alerts go), DATABASE_URL, REDIS_URL and the rest of config/settings.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python

@@ -1,12 +1,18 @@
+"""The admin of problems and submissions: a submission's page reads as a summary first (verdict,
+scores, speed of light, cost, VM, review with Approve / Invalidate), the stored fields folded away."""
+
 from __future__ import annotations
+
+from typing import Any
 
 from django.contrib import admin
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, path
 
 from core.auth import request_user
 from submissions.admin_moderation import SubmissionModeration, rejudge_problems
+from submissions.admin_summary import submission_admin_summary
 from submissions.models import ACTIVE_STATUSES, Judging, Problem, ProblemVersion, Submission, SubmissionEvent
 from submissions.services import submission_cancel
 
@@ -38,6 +44,7 @@ class EventInline(admin.TabularInline):
     model = SubmissionEvent
     extra = 0
     can_delete = False
+    classes = ["collapse"]  # every event with its raw payload: folded away below the summary
     fields = ("seq", "type", "payload", "at", "attempt", "agent_seq")
     readonly_fields = fields
 
@@ -67,9 +74,23 @@ class SubmissionAdmin(SubmissionModeration):
     list_select_related = ("user", "problem", "fleet")
     search_fields = ("id", "user__username", "problem__slug")
     readonly_fields = [f.name for f in Submission._meta.fields]
+    # The summary (change_form.html) reads first; what is stored, raw JSON included, is folded away.
+    fieldsets = [("Source", {"classes": ["collapse"], "fields": ["source"]}),
+                 ("Everything stored", {"classes": ["collapse"],
+                                        "fields": [f for f in readonly_fields if f != "source"]})]
     inlines = [JudgingInline, EventInline]
     actions = ("cancel", "approve", "invalidate", "restore", "rejudge")
     change_list_template = "admin/submissions/submission/change_list.html"
+    change_form_template = "admin/submissions/submission/change_form.html"
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
+                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        submission = (Submission.objects.select_related("problem", "problem_version", "fleet", "user", "reviewed_by")
+                      .filter(pk=object_id).first() if self.has_view_permission(request) else None)
+        extra = {**(extra_context or {}), "can_moderate": self.has_moderate_permission(request)}
+        if submission is not None:
+            extra["summary"] = submission_admin_summary(submission=submission)
+        return super().change_view(request, object_id, form_url, extra_context=extra)
 
     @admin.display(description="id")
     def short_id(self, submission: Submission) -> str:
@@ -83,7 +104,12 @@ class SubmissionAdmin(SubmissionModeration):
         return False
 
     def get_urls(self) -> list[URLPattern]:
-        return [path("rejudge/", self.admin_site.admin_view(self.rejudge_view), name="submissions_rejudge"),
+        view = self.admin_site.admin_view
+        return [path("rejudge/", view(self.rejudge_view), name="submissions_rejudge"),
+                path("<uuid:object_id>/approve/", view(self.approve_one), name="submissions_submission_approve"),
+                path("<uuid:object_id>/invalidate/", view(self.invalidate_one),
+                     name="submissions_submission_invalidate"),
+                path("<uuid:object_id>/restore/", view(self.restore_one), name="submissions_submission_restore"),
                 *super().get_urls()]
 
     @admin.action(description="Cancel selected submissions", permissions=["change"])

@@ -4,12 +4,15 @@ rejudge), a reason where the owner will read one, and goes through the services.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
@@ -44,7 +47,8 @@ def report_rejudge(modeladmin: admin.ModelAdmin, request: HttpRequest, report: R
 def _ask_reason(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet, *, action: str,
                 title: str, form: ReasonForm) -> TemplateResponse:
     context = {**modeladmin.admin_site.each_context(request), "title": title, "opts": modeladmin.model._meta,
-               "form": form, "action": action, "objects": list(queryset[:50]), "count": queryset.count(),
+               "form": form, "action": action, "count": queryset.count(),
+               "objects": list((queryset.select_related("problem") if queryset.model is Submission else queryset)[:50]),
                "selected": request.POST.getlist(ACTION_CHECKBOX_NAME)}
     return TemplateResponse(request, "admin/submissions/reason_form.html", context)
 
@@ -66,7 +70,7 @@ class SubmissionModeration(admin.ModelAdmin):
     @admin.action(description="Approve the held ranked results", permissions=["moderate"])
     def approve(self, request: HttpRequest, queryset: QuerySet[Submission]) -> None:
         done = 0
-        for submission in queryset.filter(review=Review.HELD):
+        for submission in queryset.filter(review__in=(Review.HELD, Review.PENDING)):
             submission_approve(submission_id=submission.pk, by=request_user(request))
             done += 1
         self.message_user(request, f"Approved {done} result(s); they show on their leaderboards.")
@@ -102,6 +106,33 @@ class SubmissionModeration(admin.ModelAdmin):
             return None
         return _ask_reason(self, request, queryset, action="rejudge",
                            title="Rejudge submissions", form=form or ReasonForm())
+
+    # ---- one submission, from the buttons of its page -------------------------------------------
+    def _one(self, request: HttpRequest, object_id: Any, act: Callable[[], object], done: str) -> HttpResponse:
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not self.has_moderate_permission(request):
+            raise PermissionDenied
+        try:
+            act()
+        except ApplicationError as exc:
+            self.message_user(request, exc.message, messages.WARNING)
+        else:
+            self.message_user(request, done)
+        return HttpResponseRedirect(reverse("admin:submissions_submission_change", args=[object_id]))
+
+    def approve_one(self, request: HttpRequest, object_id: Any) -> HttpResponse:
+        return self._one(request, object_id, lambda: submission_approve(
+            submission_id=object_id, by=request_user(request)), "Approved: the result shows on its leaderboard.")
+
+    def invalidate_one(self, request: HttpRequest, object_id: Any) -> HttpResponse:
+        return self._one(request, object_id, lambda: submission_invalidate(
+            submission_id=object_id, by=request_user(request), reason=request.POST.get("reason", "")),
+            "Invalidated: off every leaderboard; its owner sees the reason.")
+
+    def restore_one(self, request: HttpRequest, object_id: Any) -> HttpResponse:
+        return self._one(request, object_id, lambda: submission_restore(
+            submission_id=object_id, by=request_user(request)), "Restored.")
 
     def rejudge_view(self, request: HttpRequest) -> HttpResponse:
         """Rejudge by user, problem or a list of ids (what a changelist selection cannot name)."""

@@ -3,10 +3,11 @@ services and selectors."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django.http import QueryDict
-from drf_spectacular.utils import OpenApiExample, OpenApiRequest, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiExample, OpenApiRequest, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import FormParser
@@ -14,7 +15,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from billing.selectors import submission_cost
+from billing.amounts import ZERO
+from billing.selectors import submission_cost, submission_cost_parts, submission_costs
 from core.auth import request_user
 from core.exceptions import NotFoundError
 from core.fields import StrictBooleanField, StrictCharField
@@ -22,6 +24,7 @@ from core.parsers import LimitedJSONParser
 from core.schema import error_responses
 from limits.apis import LimitsOutput
 from limits.selectors import user_limits
+from submissions.bests import BENCHMARK, RANKED, user_bests
 from submissions.models import Language, Mode, Submission
 from submissions.moderation import submission_update
 from submissions.ranked_apis import RankedDetailFields
@@ -90,6 +93,9 @@ class SubmissionOutput(serializers.Serializer):
     dispatched_at = serializers.DateTimeField(allow_null=True)
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
+    cost_usd = serializers.SerializerMethodField(
+        help_text="USD (a decimal string) its job cost you so far: the cold start of a VM started for it, its busy "
+                  "time and the idle time after it, as your caps count them.")
 
     def get_queue_position(self, obj: Submission) -> int | None:
         positions = self.context.get("positions")
@@ -97,18 +103,37 @@ class SubmissionOutput(serializers.Serializer):
             return positions.get(obj.pk)
         return queue_position(submission=obj)
 
+    def get_cost_usd(self, obj: Submission) -> str:
+        costs = self.context.get("costs")
+        return str(costs.get(obj.pk, ZERO) if costs is not None else submission_cost(submission=obj))
+
 
 class SubmissionDetailOutput(RankedDetailFields, SubmissionOutput):
     # Named like DRF's Field.source attribute, hence the ignore.
     source = serializers.CharField()  # type: ignore[assignment]
     results = serializers.SerializerMethodField()
-    cost_usd = serializers.SerializerMethodField(help_text="USD (a decimal string) of the VM time it used")
+    cost_parts = serializers.SerializerMethodField(
+        help_text="cost_usd by phase: provisioning (a cold start for it), busy, idle (after it), draining.")
 
     def get_results(self, obj: Submission) -> dict[str, Any]:
         return submission_results(submission=obj)
 
+    def _parts(self, obj: Submission) -> dict[str, Decimal]:
+        cache = self.context.setdefault("cost_parts", {})
+        if obj.pk not in cache:
+            cache[obj.pk] = submission_cost_parts(submission=obj)
+        return cache[obj.pk]
+
+    @extend_schema_field(serializers.DictField(child=serializers.CharField()))
+    def get_cost_parts(self, obj: Submission) -> dict[str, str]:
+        return {phase: str(cost) for phase, cost in self._parts(obj).items()}
+
     def get_cost_usd(self, obj: Submission) -> str:
-        return str(submission_cost(submission=obj))
+        return str(sum(self._parts(obj).values(), ZERO))
+
+
+# What selectors.id_prefix takes, as the schema says it: 4 to 32 hex digits, dashes anywhere.
+ID_START = r"^(?:-*(?:[0-9a-fA-F]-*){4,32})?$"
 
 
 def _not_one_of(values: list[str]) -> str:
@@ -159,6 +184,10 @@ class SubmissionListCreateApi(APIView):
         mode = serializers.ChoiceField(choices=Mode.values, required=False, allow_blank=True,
                                        error_messages={"invalid_choice": _not_one_of(Mode.values)})
         pool = serializers.CharField(required=False, allow_blank=True)
+        id = serializers.RegexField(
+            ID_START, required=False, allow_blank=True, max_length=36, trim_whitespace=False,
+            help_text="The start of a submission's id (4 to 32 hex digits, dashes allowed), e.g. the 8 the pages show.",
+            error_messages={"invalid": "must be the start of a submission id (4 to 32 hex digits, dashes allowed)"})
         all = serializers.BooleanField(required=False, default=False, help_text="staff: everyone's")
 
         class Meta:
@@ -172,7 +201,8 @@ class SubmissionListCreateApi(APIView):
                              everyone=filters.validated_data["all"] and request_user(request).is_staff)
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(qs, request, view=self) or []
-        context = {"positions": queue_positions(submissions=page)}
+        context = {"positions": queue_positions(submissions=page),
+                   "costs": submission_costs(submission_ids=[s.pk for s in page])}
         return paginator.get_paginated_response(SubmissionOutput(page, many=True, context=context).data)
 
     @extend_schema(
@@ -194,7 +224,7 @@ class SubmissionListCreateApi(APIView):
             user=request_user(request), problem=values["problem"], language=values["language"],
             source=values["source"], mode=values["mode"], fleet_name=values.get("pool") or None)
         # The objects submission_create used are already loaded: no second fetch on the hot path.
-        return Response(SubmissionOutput(submission).data, status=status.HTTP_201_CREATED)
+        return Response(SubmissionOutput(submission, context={"costs": {}}).data, status=status.HTTP_201_CREATED)
 
 
 class SubmissionDetailApi(APIView):
@@ -237,12 +267,30 @@ class SubmissionCancelApi(APIView):
                         status=status.HTTP_202_ACCEPTED)
 
 
+class BestOutput(serializers.Serializer):
+    pool = serializers.CharField()
+    score_ms = serializers.FloatField(help_text="The number the leaderboard shows when kind is ranked.")
+    kind = serializers.ChoiceField(choices=[RANKED, BENCHMARK], help_text="ranked: your result on the pool's "
+                                   "leaderboard; benchmark: your fastest public benchmark there (never ranks).")
+    submission = serializers.UUIDField(source="submission_id")
+
+
 class ProblemOutput(serializers.Serializer):
     slug = serializers.CharField()
     title = serializers.CharField()
     difficulty = serializers.CharField()
     tags = serializers.ListField(child=serializers.CharField())
     version = serializers.CharField(source="current_version.content_hash")
+    your_best = serializers.SerializerMethodField(help_text="Your best per pool: the ranked score where you have "
+                                                            "one on the leaderboard, else your fastest benchmark.")
+
+    @extend_schema_field(BestOutput(many=True))
+    def get_your_best(self, problem: Any) -> list[Any]:
+        bests = self.context.get("bests")
+        if bests is None:
+            user = self.context.get("user")
+            bests = user_bests(user_id=user.pk, problem_ids=[problem.pk]) if user is not None else {}
+        return list(BestOutput(bests.get(problem.pk, []), many=True).data)
 
 
 class ProblemDetailOutput(ProblemOutput):
@@ -258,7 +306,9 @@ class ProblemDetailOutput(ProblemOutput):
 class ProblemListApi(APIView):
     @extend_schema(responses=ProblemOutput(many=True))
     def get(self, request: Request) -> Response:
-        return Response(ProblemOutput(problem_list().select_related("current_version"), many=True).data)
+        bests = user_bests(user_id=request_user(request).pk)
+        return Response(ProblemOutput(problem_list().select_related("current_version"), many=True,
+                                      context={"bests": bests}).data)
 
 
 class ProblemDetailApi(APIView):
@@ -267,7 +317,7 @@ class ProblemDetailApi(APIView):
         problem = problem_get(slug=slug)
         if problem is None:
             raise NotFoundError(f"No problem {slug!r}.")
-        return Response(ProblemDetailOutput(problem).data)
+        return Response(ProblemDetailOutput(problem, context={"user": request_user(request)}).data)
 
 
 class MeApi(APIView):

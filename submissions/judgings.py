@@ -165,6 +165,15 @@ def _held_because(submission: Submission, ranked: RankedResult, result: Result) 
 
 
 def _set_standing(submission: Submission, result: Result, speedup: float | None, reasons: list[str]) -> list[str]:
+    if reasons and submission.ranked_score_ms is not None and submission.review != Review.HELD:
+        # A result that must wait for staff does not take the place of the one shown before it is
+        # approved: the earlier result keeps its rank, the new one waits in its Judging rows
+        # (submission_approve moves it here, records.judging_that_ranks says which).
+        submission.review = Review.PENDING
+        submission.review_reason = ("The rejudge's new result is held for review: " + "; ".join(reasons)
+                                    + ". The earlier result shows until staff approve the new one.")
+        submission.reviewed_by, submission.reviewed_at = None, None
+        return ["review", "review_reason", "reviewed_by", "reviewed_at"]
     submission.ranked_score_ms, submission.ranked_speedup = result.score_ms, speedup
     submission.ranked_ci95_lo_ms, submission.ranked_ci95_hi_ms = result.low_ms, result.high_ms
     submission.ranked_at, submission.ranked_reason = timezone.now(), ""
@@ -195,7 +204,9 @@ def judging_close_locked(*, submission: Submission, ranked: RankedResult | None)
         RankedCaseResult.objects.bulk_create([RankedCaseResult(
             judging_id=submission.judging_id, case=c.case, index=c.index, runs=c.runs, mean_ms=c.mean_ms,
             median_ms=c.median_ms, ci95_lo_ms=c.ci95_ms[0], ci95_hi_ms=c.ci95_ms[1],
-            reference_mean_ms=c.reference_mean_ms, speedup=c.speedup, gflops=c.gflops, gbps=c.gbps)
+            reference_mean_ms=c.reference_mean_ms, speedup=c.speedup, gflops=c.gflops, gbps=c.gbps,
+            reference_ci95_lo_ms=c.reference_ci95_ms[0] if c.reference_ci95_ms else None,
+            reference_ci95_hi_ms=c.reference_ci95_ms[1] if c.reference_ci95_ms else None)
             for c in ranked.cases])
     return fields
 

@@ -123,6 +123,8 @@ class QueueClass(models.TextChoices):
 class Review(models.TextChoices):
     NONE = "", "Not held"
     HELD = "held", "Under review"
+    # A rejudge's new result waits for staff while the earlier (already shown) result keeps showing.
+    PENDING = "pending", "New result under review"
     APPROVED = "approved", "Approved"
 
 
@@ -190,7 +192,8 @@ class Submission(models.Model):
                        ("rejudge_submission", "Can rejudge submissions")]
 
     def __str__(self) -> str:
-        return f"{str(self.id)[:8]} {self.problem_id} {self.status}"
+        # Named by its slug, as staff know problems (the database id of a problem told them nothing).
+        return f"{str(self.id)[:8]} · {self.problem.slug} · {self.status}"
 
     @property
     def is_terminal(self) -> bool:
@@ -223,7 +226,7 @@ class SubmissionEvent(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.submission_id}#{self.seq} {self.type}"
+        return f"{str(self.submission_id)[:8]}#{self.seq} {self.type}"
 
 
 class Judging(models.Model):
@@ -279,6 +282,8 @@ class RankedCaseResult(models.Model):
     ci95_lo_ms = models.FloatField()
     ci95_hi_ms = models.FloatField()
     reference_mean_ms = models.FloatField(null=True, blank=True)
+    reference_ci95_lo_ms = models.FloatField(null=True, blank=True)
+    reference_ci95_hi_ms = models.FloatField(null=True, blank=True)
     speedup = models.FloatField(null=True, blank=True)
     gflops = models.FloatField(null=True, blank=True)
     gbps = models.FloatField(null=True, blank=True)

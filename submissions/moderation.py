@@ -14,7 +14,8 @@ from django.utils import timezone
 
 from core.exceptions import ApplicationError, ConflictError, NotFoundError
 from core.logs import log_event_on_commit
-from submissions.models import Mode, Review, Submission
+from submissions.models import Judging, Mode, Review, Submission
+from submissions.records import judging_that_ranks
 from submissions.services import lock_submission
 
 log = logging.getLogger(__name__)
@@ -33,14 +34,31 @@ def _logged(action: str, submission: Submission, by: User, reason: str = "") -> 
                         f": {reason}" if reason else "", submission=submission.pk, user=submission.user_id)
 
 
+def _take_held_rejudge(submission: Submission) -> list[str]:
+    """The held result of the submission's last judging (a rejudge, or a record's confirmation: the
+    slower of the two judgings) becomes the one that shows."""
+    current = Judging.objects.filter(pk=submission.judging_id).first() if submission.judging_id is not None else None
+    judging = judging_that_ranks(current) if current is not None else None
+    if judging is None:
+        raise ConflictError("The held result of this submission's rejudge is gone.")
+    submission.ranked_score_ms, submission.ranked_speedup = judging.ranked_score_ms, judging.ranked_speedup
+    submission.ranked_ci95_lo_ms, submission.ranked_ci95_hi_ms = judging.ranked_ci95_lo_ms, judging.ranked_ci95_hi_ms
+    submission.ranked_at, submission.ranked_reason = timezone.now(), ""
+    return ["ranked_score_ms", "ranked_speedup", "ranked_ci95_lo_ms", "ranked_ci95_hi_ms", "ranked_at", "ranked_reason"]
+
+
 def submission_approve(*, submission_id: uuid.UUID | str, by: User) -> Submission:
-    """Staff let a result held for review onto the leaderboard."""
+    """Staff let a result held for review onto the leaderboard (a rejudge's held result takes the
+    place of the earlier one)."""
     with transaction.atomic():
         submission = _locked(submission_id)
-        if submission.review != Review.HELD:
+        if submission.review not in (Review.HELD, Review.PENDING):
             raise ConflictError("This submission's result is not under review.", {"review": submission.review})
+        fields = ["review", "reviewed_by", "reviewed_at"]
+        if submission.review == Review.PENDING:
+            fields += _take_held_rejudge(submission)
         submission.review, submission.reviewed_by, submission.reviewed_at = Review.APPROVED, by, timezone.now()
-        submission.save(update_fields=["review", "reviewed_by", "reviewed_at"])
+        submission.save(update_fields=fields)
         _logged("approved", submission, by)
     return submission
 

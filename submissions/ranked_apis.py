@@ -59,8 +59,21 @@ class RankedOutput(serializers.Serializer):
     score_ms = serializers.FloatField(help_text="Geometric mean of the ranked cases' mean times.")
     ci95_ms = IntervalField()
     speedup = serializers.FloatField(allow_null=True, help_text="Against the problem's own solution.")
+    speedup_ci95 = serializers.SerializerMethodField(help_text="The speedup's 95 % interval [low, high].")
+    speedup_note = serializers.SerializerMethodField(
+        help_text="faster | slower | within noise (its interval holds 1, or it is closer to 1 than the pool's noise).")
     ranked_at = serializers.DateTimeField(allow_null=True)
     cases = RankedCaseOutput(many=True)
+
+    @extend_schema_field(serializers.ListField(child=serializers.FloatField(), allow_null=True))
+    def get_speedup_ci95(self, ranked: dict[str, Any]) -> list[float] | None:
+        view = ranked.get("speedup_view")
+        return list(view.ci95) if view is not None and view.ci95 else None
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_speedup_note(self, ranked: dict[str, Any]) -> str | None:
+        view = ranked.get("speedup_view")
+        return view.word if view is not None else None
 
 
 class StandingOutput(serializers.Serializer):
@@ -134,6 +147,8 @@ class LeaderboardRowOutput(serializers.Serializer):
     score_ms = serializers.FloatField(source="ranked_score_ms")
     ci95_ms = serializers.SerializerMethodField()
     speedup = serializers.FloatField(source="ranked_speedup", allow_null=True)
+    speedup_ci95 = serializers.SerializerMethodField(help_text="The speedup's 95 % interval [low, high].")
+    speedup_note = serializers.SerializerMethodField(help_text="faster | slower | within noise")
     language = serializers.CharField()
     submitted_at = serializers.DateTimeField(source="created_at")
     ranked_at = serializers.DateTimeField(allow_null=True)
@@ -142,6 +157,16 @@ class LeaderboardRowOutput(serializers.Serializer):
     @extend_schema_field(IntervalField())
     def get_ci95_ms(self, row: Submission) -> list[float] | None:
         return _interval(row.ranked_ci95_lo_ms, row.ranked_ci95_hi_ms)
+
+    @extend_schema_field(serializers.ListField(child=serializers.FloatField(), allow_null=True))
+    def get_speedup_ci95(self, row: Submission) -> list[float] | None:
+        view = getattr(row, "speedup_view", None)
+        return list(view.ci95) if view is not None and view.ci95 else None
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_speedup_note(self, row: Submission) -> str | None:
+        view = getattr(row, "speedup_view", None)
+        return view.word if view is not None else None
 
     @extend_schema_field(serializers.UUIDField(allow_null=True))
     def get_submission(self, row: Submission) -> str | None:

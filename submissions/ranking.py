@@ -48,6 +48,7 @@ class RankedCase:
     speedup: float | None
     gflops: float | None
     gbps: float | None
+    reference_ci95_ms: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,8 @@ def _case(raw: Any, position: int) -> RankedCase:
         reference_mean_ms=_number(raw.get("reference_mean_ms"), f"{where}.reference_mean_ms", optional=True),
         speedup=_number(raw.get("speedup"), f"{where}.speedup", optional=True),
         gflops=_number(raw.get("gflops"), f"{where}.gflops", optional=True, positive=False),
-        gbps=_number(raw.get("gbps"), f"{where}.gbps", optional=True, positive=False))
+        gbps=_number(raw.get("gbps"), f"{where}.gbps", optional=True, positive=False),
+        reference_ci95_ms=_interval(raw.get("reference_ci95_ms"), f"{where}.reference_ci95_ms", optional=True))
 
 
 def _geometric_mean(values: list[float]) -> float:
@@ -147,10 +149,12 @@ def ranked_result_parse(*, summary: Any, expected_cases: list[str]) -> RankedRes
                         speedup=speedup, cases=cases)
 
 
-def case_floor_ms(*, definition: Mapping[str, Any], case_name: str, peaks: tuple[float, float]) -> float | None:
-    """The least time the case can take on a device with these peaks (GB/s, GFLOPS): its bytes at
-    peak bandwidth or its FLOPs at peak compute, whichever is longer. None when it cannot be told."""
-    case = next((c for c in definition.get("ranked") or [] if isinstance(c, Mapping) and c.get("name") == case_name),
+def case_floor_ms(*, definition: Mapping[str, Any], case_name: str, peaks: tuple[float, float],
+                  group: str = "ranked") -> float | None:
+    """The least time the case (of problem.yaml's `group`: ranked, benchmarks) can take on a device
+    with these peaks (GB/s, GFLOPS): its bytes at peak bandwidth or its FLOPs at peak compute,
+    whichever is longer. None when it cannot be told."""
+    case = next((c for c in definition.get(group) or [] if isinstance(c, Mapping) and c.get("name") == case_name),
                 None)
     if case is None or not isinstance(case.get("params"), Mapping):
         return None

@@ -72,6 +72,14 @@ def record_reasons(*, submission: Submission, ranked: RankedResult) -> list[str]
     return []
 
 
+def judging_that_ranks(judging: Judging) -> Judging | None:
+    """Of a judging and the one whose record it confirms, the one whose ranked result ranks: the
+    slower (a confirmation that ended without one leaves the first)."""
+    first = Judging.objects.filter(pk=judging.confirms_id).first() if judging.confirms_id else None
+    ranked = [j for j in (judging, first) if j is not None and j.ranked_score_ms is not None]
+    return max(ranked, key=lambda j: j.ranked_score_ms or 0.0) if ranked else None
+
+
 def agree(first: Result, second: Result) -> bool:
     """Both judgings measured the same kernel: their intervals overlap."""
     return first.low_ms <= second.high_ms and second.low_ms <= first.high_ms

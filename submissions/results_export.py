@@ -13,7 +13,7 @@ from django.db.models import Prefetch
 
 from core.exceptions import ApplicationError
 from fleets.models import Fleet
-from submissions.models import Judging, Problem, RankedCaseResult, Submission
+from submissions.models import Judging, Problem, RankedCaseResult, Review, Submission
 from submissions.selectors import LISTED
 
 
@@ -49,7 +49,9 @@ def ranked_result_rows(*, problem: str | None = None, pool: str | None = None) -
           .prefetch_related(Prefetch("judgings", queryset=judgings, to_attr="ranked_judgings"))
           .order_by("created_at", "id"))
     for submission in qs.iterator(chunk_size=200):
-        latest = submission.ranked_judgings[0] if submission.ranked_judgings else None  # type: ignore[attr-defined]
+        # The judging whose result shows: not a rejudge's result that still waits for review.
+        latest = next((j for j in submission.ranked_judgings  # type: ignore[attr-defined]
+                       if not (submission.review == Review.PENDING and j.pk == submission.judging_id)), None)
         public = submission.public_source
         yield {
             "submission": str(submission.pk) if public else None,

@@ -26,6 +26,7 @@ from submissions.models import (
     Submission,
     SubmissionEvent,
 )
+from submissions.speedup import ranked_speedups, speedup_of
 
 
 def user_quota(*, user_id: Any, now: datetime | None = None) -> dict[str, int]:
@@ -72,9 +73,26 @@ def submission_list(*, user: User, filters: dict[str, Any] | None = None,
             qs = qs.filter(**{key: filters[key]})
     if filters.get("pool"):
         qs = qs.filter(fleet__name=filters["pool"])
+    if filters.get("id"):
+        prefix = id_prefix(str(filters["id"]))
+        qs = qs.filter(pk__startswith=prefix) if prefix else qs.none()
     return (qs.select_related("problem", "problem_version", "fleet", "user")
             .defer("source", "problem_version__bundle", "problem_version__statement", "problem_version__templates")
             .order_by("-created_at"))
+
+
+def id_prefix(text: str) -> str | None:
+    """The start of a submission id as the database compares it (lowercase, dashed where a UUID has
+    its dashes: PostgreSQL compares the dashed text), or None when it is no such thing."""
+    digits = text.lower().replace("-", "")
+    if not 4 <= len(digits) <= 32 or any(c not in "0123456789abcdef" for c in digits):
+        return None
+    groups, start = [], 0
+    for size in (8, 4, 4, 4, 12):
+        if start < len(digits):
+            groups.append(digits[start:start + size])
+        start += size
+    return "-".join(groups)
 
 
 def submission_get(*, user: User | AnonymousUser, submission_id: uuid.UUID | str) -> Submission | None:
@@ -179,17 +197,21 @@ def listed_results(*, problem_id: Any, fleet_id: Any) -> QuerySet[Submission]:
 
 
 def leaderboard_rows(*, problem_id: Any, fleet_id: Any, limit: int = 100) -> list[Submission]:
-    """Each user's best shown ranked result, fastest first; equal scores rank by who submitted first.
-    One query; the position in the list is the rank."""
+    """Each user's best shown ranked result, fastest first; equal scores rank by who submitted first,
+    each with its `speedup_view` (submissions.speedup). Two queries; the position in the list is the rank."""
     best = (listed_results(problem_id=problem_id, fleet_id=fleet_id)
             .annotate(user_rank=Window(RowNumber(), partition_by=[F("user_id")],
                                        order_by=[F("ranked_score_ms").asc(), F("created_at").asc(), F("id").asc()]))
             .filter(user_rank=1)
             .select_related("user")
             .only("id", "ranked_score_ms", "ranked_ci95_lo_ms", "ranked_ci95_hi_ms", "ranked_speedup", "ranked_at",
-                  "created_at", "language", "public_source", "user__username", "user_id")
+                  "created_at", "language", "public_source", "user__username", "user_id", "review", "judging_id")
             .order_by("ranked_score_ms", "created_at", "id"))
-    return list(best[:limit])
+    rows: list[Submission] = list(best[:limit])
+    views = ranked_speedups(submissions=rows)
+    for row in rows:
+        row.speedup_view = views.get(row.pk)  # type: ignore[attr-defined]
+    return rows
 
 
 def _ahead(submission: Submission) -> Q:
@@ -241,20 +263,28 @@ def submission_standing(*, submission: Submission) -> Standing:
     if rank is None:
         return Standing("outranked", "Another submission of the same user ranks higher; the leaderboard shows each "
                                      "user's best.")
-    return Standing("ranked", f"Rank {rank} on pool {submission.fleet.name!r}.", rank)
+    said = f"Rank {rank} on pool {submission.fleet.name!r}."
+    if submission.review == Review.PENDING:
+        said += " " + submission.review_reason
+    return Standing("ranked", said, rank)
 
 
 def submission_ranked(*, submission: Submission) -> dict[str, Any] | None:
     """The ranked result that counts, with the cases of the judging that produced it (one query)."""
     if submission.ranked_score_ms is None:
         return None
-    cases = list(RankedCaseResult.objects.filter(judging__submission=submission, judging__ranked_score_ms__isnull=False)
+    # The judging whose result shows: the latest with the shown score (its value is copied from there),
+    # not a newer one whose result waits for review, nor the faster of a record's two judgings.
+    cases = list(RankedCaseResult.objects.filter(judging__submission=submission,
+                                                 judging__ranked_score_ms=submission.ranked_score_ms)
                  .order_by("-judging__number", "index"))
     latest = cases[0].judging_id if cases else None
     interval = None if submission.ranked_ci95_lo_ms is None or submission.ranked_ci95_hi_ms is None else [
         submission.ranked_ci95_lo_ms, submission.ranked_ci95_hi_ms]
+    shown = [c for c in cases if c.judging_id == latest]
     return {"score_ms": submission.ranked_score_ms, "speedup": submission.ranked_speedup, "ci95_ms": interval,
-            "ranked_at": submission.ranked_at, "cases": [c for c in cases if c.judging_id == latest]}
+            "ranked_at": submission.ranked_at, "cases": shown,
+            "speedup_view": speedup_of(value=submission.ranked_speedup, cases=shown)}
 
 
 def submission_history(*, submission: Submission) -> list[Judging]:

@@ -60,7 +60,9 @@ def ranked_case(name: str, index: int, total: int, mean_ms: float, reference_mea
     speedup = reference_mean_ms / mean_ms if reference_mean_ms is not None else None
     return {"case": name, "index": index, "total": total, "runs": runs, "mean_ms": mean_ms,
             "median_ms": mean_ms * 0.99, "ci95_ms": [mean_ms * 0.98, mean_ms * 1.02],
-            "reference_mean_ms": reference_mean_ms, "speedup": speedup, "gflops": 1.0, "gbps": 10.0}
+            "reference_mean_ms": reference_mean_ms, "speedup": speedup, "gflops": 1.0, "gbps": 10.0,
+            "reference_ci95_ms": None if reference_mean_ms is None else [reference_mean_ms * 0.98,
+                                                                         reference_mean_ms * 1.02]}
 
 
 def _geomean(values: list[float]) -> float:

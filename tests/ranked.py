@@ -40,11 +40,17 @@ def rank(submission: Submission, mean_ms: float, reference_ms: float | None = No
     """End it ACCEPTED with a ranked pass of one case at `mean_ms`; a record (submissions.records) is
     then judged a second time as the platform does, at `confirmed_at` (default: the same time)."""
     reference = reference_ms if reference_ms is not None else mean_ms
-    submission = end(submission, fake_agent.leaderboard_script([(case, mean_ms, reference)])[-1][1])
+    second = confirmed_at if confirmed_at is not None else mean_ms
+    return end_confirmed(submission, fake_agent.leaderboard_script([(case, mean_ms, reference)])[-1][1],
+                         fake_agent.leaderboard_script([(case, second, reference)])[-1][1])
+
+
+def end_confirmed(submission: Submission, result: dict[str, Any], again: dict[str, Any] | None = None) -> Submission:
+    """End it with `result`; a record is then judged a second time, ending with `again` (default the same)."""
+    submission = end(submission, result)
     if submission.judging_id is not None and submission_confirm_record(submission_id=submission.pk,
                                                                         judging_id=submission.judging_id):
-        second = confirmed_at if confirmed_at is not None else mean_ms
-        submission = end(submission, fake_agent.leaderboard_script([(case, second, reference)])[-1][1])
+        submission = end(submission, again or result)
     return submission
 
 

@@ -40,6 +40,10 @@ class Progress:
     output: str = ""
     show_tests: bool = False  # the tests stage has begun (the list may still be empty)
 
+    @property
+    def tests_said(self) -> str:
+        return tests_said(self.tests, self.tests_total or len(self.tests))
+
 
 def _device_class(submission: Submission) -> str:
     return "host" if submission.fleet.device == "host" else "gpu"
@@ -108,6 +112,16 @@ def submission_progress(*, submission: Submission, events: list[SubmissionEvent]
     return progress
 
 
+def tests_said(tests: list[dict[str, Any]], total: int) -> str:
+    """The tests so far in words that cannot be misread: "3 of 4 passed", "test 1 of 4 failed"
+    (a bare "1/4" beside a failure read as "1 passed")."""
+    passed = sum(1 for t in tests if t.get("passed"))
+    failed = next((t for t in tests if not t.get("passed")), None)
+    if failed is None:
+        return f"{passed} of {total} passed"
+    return f"test {int(failed.get('index') or 0) + 1} of {total} failed" + (f", {passed} passed" if passed else "")
+
+
 def _mark_stages(submission: Submission, stages: dict[str, Stage], reached: list[str], progress: Progress) -> None:
     current = submission.status
     terminal = submission.is_terminal
@@ -139,11 +153,11 @@ def _mark_stages(submission: Submission, stages: dict[str, Stage], reached: list
     elif progress.vm_start == "COLD_START":
         stages["PROVISIONING"].detail = "cold start"
     if "CHECKING" in stages and progress.tests_total:
-        stages["CHECKING"].detail = f"{len(progress.tests)}/{progress.tests_total}"
+        stages["CHECKING"].detail = tests_said(progress.tests, progress.tests_total)
     if "BENCHMARKING" in stages and progress.benchmarks_total:
-        stages["BENCHMARKING"].detail = f"{len(progress.benchmarks)}/{progress.benchmarks_total}"
+        stages["BENCHMARKING"].detail = f"{len(progress.benchmarks)} of {progress.benchmarks_total} cases"
     if "RANKING" in stages and progress.ranked_total:
-        stages["RANKING"].detail = f"{len(progress.ranked)}/{progress.ranked_total}"
+        stages["RANKING"].detail = f"{len(progress.ranked)} of {progress.ranked_total} cases"
     progress.percent = 100 if terminal else _percent(order, stages, progress)
     progress.show_tests = bool(progress.tests) or ("CHECKING" in stages and stages["CHECKING"].state == "current")
 

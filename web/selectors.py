@@ -10,14 +10,16 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, Min, Q
+from django.db.models import Count, Q
 
 from billing.selectors import fleet_is_paid
 from fleets.models import Fleet, VMInstance
 from fleets.selectors import fleet_list
-from limits.selectors import PoolAccess, Standing, pools_access
-from submissions.models import SOLVED_STATUSES, Problem, Status, Submission
+from limits.selectors import PoolAccess, Standing, pools_offered
+from submissions.bests import Best, user_bests
+from submissions.models import SOLVED_STATUSES, Problem, Submission
 from submissions.offers import LanguageOffer, pool_offers
 from submissions.selectors import leaderboard_rows, problem_list
 
@@ -27,22 +29,22 @@ class ProblemRow:
     problem: Problem
     attempts: int = 0
     solved: bool = False
-    best_ms: float | None = None
+    bests: list[Best] = field(default_factory=list)  # per pool: the ranked score where there is one
 
 
 def problem_rows(*, user: AbstractBaseUser | AnonymousUser) -> list[ProblemRow]:
-    """Every listed problem with the caller's attempts, solved state and best accepted score."""
+    """Every listed problem with the caller's attempts, solved state and best per pool (user_bests)."""
     rows = [ProblemRow(problem=p) for p in problem_list().only("slug", "title", "difficulty", "tags")]
     if not user.is_authenticated or not rows:
         return rows
     stats = (Submission.objects.filter(user_id=user.pk).values("problem_id")
-             .annotate(attempts=Count("id"), solved=Count("id", filter=Q(status__in=SOLVED_STATUSES)),
-                       best=Min("score_ms", filter=Q(status=Status.ACCEPTED))))
+             .annotate(attempts=Count("id"), solved=Count("id", filter=Q(status__in=SOLVED_STATUSES))))
     by_problem = {s["problem_id"]: s for s in stats}
+    bests = user_bests(user_id=user.pk) if by_problem else {}
     for row in rows:
         s = by_problem.get(row.problem.pk)
         if s:
-            row.attempts, row.solved, row.best_ms = s["attempts"], s["solved"] > 0, s["best"]
+            row.attempts, row.solved, row.bests = s["attempts"], s["solved"] > 0, bests.get(row.problem.pk, [])
     return rows
 
 
@@ -93,7 +95,7 @@ def pool_options(*, user: AbstractBaseUser | AnonymousUser, standing: Standing) 
     """Enabled pools with warm/live VM counts, the typical cold-start wait and whether they are open
     to `user` (two queries, a third when a paid pool is closed to them)."""
     fleets = list(fleet_list())
-    access = pools_access(user=user, fleets=fleets, standing=standing)
+    access = pools_offered(user=user, fleets=fleets, standing=standing)
     recent = (VMInstance.objects.filter(fleet__in=fleets, ready_at__isnull=False)
               .order_by("-created_at").values_list("fleet_id", "created_at", "ready_at")[:200])
     waits: dict[Any, list[float]] = {}
@@ -124,6 +126,8 @@ def leaderboard(*, problem: Problem, fleet: Fleet, limit: int = 100) -> list[Sub
 
 
 def leaderboard_fleets(*, problem: Problem) -> list[Fleet]:
-    """Pools to offer on a leaderboard: enabled ones plus any that has ranked results here."""
+    """Pools to offer on a leaderboard: enabled ones plus any that has ranked results here, the
+    server's default pool first (the tab a leaderboard opens on), then by name."""
     used = Submission.objects.filter(problem=problem, ranked_score_ms__isnull=False).values("fleet_id")
-    return list(Fleet.objects.filter(Q(enabled=True) | Q(pk__in=used)).order_by("name"))
+    fleets = list(Fleet.objects.filter(Q(enabled=True) | Q(pk__in=used)).order_by("name"))
+    return sorted(fleets, key=lambda f: f.name != settings.HIPJUDGE_DEFAULT_POOL)

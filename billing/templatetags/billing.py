@@ -9,6 +9,7 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils.html import format_html
 
+from billing.alerts import NOBODY_TOLD, alert_recipients
 from billing.selectors import budget_status
 
 register = template.Library()
@@ -23,14 +24,17 @@ def budget_banner(context: dict[str, Any]) -> str:
     status = context.get("budget_status") or budget_status()  # the dashboard computed it already
     used = status.used_pct
     link = reverse("admin:billing_dashboard")
-    if status.exhausted:
-        return format_html('<div class="budget-banner bad" role="alert">{} <a href="{}">Cost dashboard</a></div>',
-                           status.stop_reason, link)
     lowest = min(settings.HIPJUDGE_BUDGET_ALERT_THRESHOLDS, default=80)
-    if used is None or used < lowest:
+    if not status.exhausted and (used is None or used < lowest):
         return ""
+    # An alert fired (or would): say so when its email reached nobody.
+    told = context["nobody_told"] if "nobody_told" in context else ("" if alert_recipients() else NOBODY_TOLD)
+    nobody = format_html(' <strong class="nobody-told">{}</strong>', told) if told else ""
+    if status.exhausted:
+        return format_html('<div class="budget-banner bad" role="alert">{} <a href="{}">Cost dashboard</a>{}</div>',
+                           status.stop_reason, link, nobody)
     return format_html(
         '<div class="budget-banner warn" role="alert">{} % of the GPU credit is used ({} of {} USD, {} USD left). '
-        'Paid pools stop at 100 %. <a href="{}">Cost dashboard</a></div>',
-        used, f"{status.spent:.2f}", f"{status.credit:.2f}", f"{status.remaining:.2f}", link)
+        'Paid pools stop at 100 %. <a href="{}">Cost dashboard</a>{}</div>',
+        used, f"{status.spent:.2f}", f"{status.credit:.2f}", f"{status.remaining:.2f}", link, nobody)
 

@@ -37,7 +37,9 @@
   }
   new Chart(document.getElementById("chart-budget"), {
     type: "line", data: {labels: labels.map(short), datasets: budgetSets},
-    options: {scales: {y: moneyAxis, x: {ticks: {maxTicksLimit: 16}}}, plugins: {tooltip: moneyTooltip},
+    // Scaled by the credit and the spend (data.y_max); the projection stops at the top.
+    options: {scales: {y: {...moneyAxis, max: data.y_max ?? undefined}, x: {ticks: {maxTicksLimit: 16}}},
+              plugins: {tooltip: moneyTooltip},
               interaction: {mode: "index", intersect: false}},
   });
 

@@ -41,9 +41,21 @@ def history(paid_pool: Any, local_pool: Any, make_vm: Any, make_submission: Any,
                                         ours=Decimal(1), theirs=Decimal(2), gap=Decimal(1), gap_pct=Decimal(50))
 
 
+def test_the_budget_charts_axis_is_scaled_by_the_credit_and_the_spend_not_the_projection(
+        admin_client: Any, paid_pool: Any, grant: Any, spend: Any) -> None:
+    grant("3", starts_at=timezone.now() - timedelta(days=2))
+    spend(paid_pool, "1.2", at=timezone.now() - timedelta(days=1))
+    spend(paid_pool, "1.3")  # a burn rate that would reach about $80 in 60 days
+    charts = admin_client.get(DASHBOARD).context["data"]["charts"]
+    assert charts["y_max"] == pytest.approx(3.3)  # the $3 credit and a tenth of headroom
+    projection = charts["projection"]["values"]
+    assert projection and max(projection) <= charts["y_max"] and projection[-1] == charts["y_max"]
+    assert len(projection) < 10  # it stops where it leaves the chart
+
+
 def test_the_dashboard_renders_with_data_within_a_pinned_number_of_queries(
         admin_client: Any, history: None, django_assert_max_num_queries: Any) -> None:
-    with django_assert_max_num_queries(16):
+    with django_assert_max_num_queries(17):  # + whom the alerts reach
         response = admin_client.get(DASHBOARD)
     assert response.status_code == 200
     html = response.content.decode()
@@ -71,7 +83,7 @@ def test_the_dashboard_query_count_does_not_grow_with_the_data(admin_client: Any
     for _ in range(15):
         vm = make_vm(paid_pool, at=now - timedelta(hours=2))
         move(vm, "FAILED", now - timedelta(hours=1))
-    with django_assert_max_num_queries(16):
+    with django_assert_max_num_queries(17):  # + whom the alerts reach
         assert admin_client.get(DASHBOARD).status_code == 200
 
 
@@ -98,6 +110,29 @@ def test_every_admin_page_shows_a_banner_while_above_the_alert_threshold(admin_c
     assert "budget-banner bad" in admin_client.get("/admin/").content.decode()
     grant("100")
     assert "budget-banner" not in admin_client.get("/admin/").content.decode()
+
+
+def test_the_admin_says_when_budget_alerts_reach_nobody(admin_client: Any, admin_user: Any, paid_pool: Any,
+                                                         grant: Any, spend: Any, capsys: Any, monkeypatch: Any) -> None:
+    from django.core.management import call_command
+
+    grant("100")
+    spend(paid_pool, "81")
+    assert "Budget alerts reach nobody" not in admin_client.get("/admin/").content.decode()  # admin@example.com
+    admin_user.email = ""
+    admin_user.save()
+    html = admin_client.get("/admin/").content.decode()
+    assert "budget-banner warn" in html and "Budget alerts reach nobody: no active staff user has an email" in html
+    assert 'data-testid="nobody-told"' in admin_client.get(DASHBOARD).content.decode()
+
+    monkeypatch.setenv("HIPJUDGE_ADMIN_EMAIL", "ops@example.org")
+    call_command("ensure_admin", username=admin_user.username)
+    admin_user.refresh_from_db()
+    assert admin_user.email == "ops@example.org" and "email set from HIPJUDGE_ADMIN_EMAIL" in capsys.readouterr().out
+    assert "Budget alerts reach nobody" not in admin_client.get(DASHBOARD).content.decode()
+    monkeypatch.setenv("HIPJUDGE_ADMIN_EMAIL", "not an address")
+    with pytest.raises(Exception, match="HIPJUDGE_ADMIN_EMAIL is not an email address"):
+        call_command("ensure_admin", username="someone-new")
 
 
 def test_ledger_entries_cannot_be_added_edited_or_deleted_through_the_admin(admin_client: Any, paid_pool: Any,

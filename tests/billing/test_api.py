@@ -88,3 +88,24 @@ def test_a_submission_shows_what_its_vm_time_cost(owner: Any, other_user: Any, a
     client.force_login(owner)
     page = client.get(f"/submissions/{sub.pk}/")
     assert page.status_code == 200 and 'data-testid="cost">$0.9950<' in page.content.decode()
+
+
+def test_a_submissions_cost_is_what_its_owners_caps_count_cold_start_and_idle_included(
+        owner: Any, api_as: Any, paid_pool: Any, make_vm: Any, make_submission: Any, client: Any) -> None:
+    start = timezone.now() - timedelta(hours=1)
+    sub = make_submission(owner, paid_pool)
+    vm = make_vm(paid_pool, at=start, job_ref=str(sub.pk))  # a cold start for this submission: 2 minutes
+    ledger_accrue(vm_id=vm.pk, now=start)  # the provisioning VM is seen reserved for the job
+    move(vm, "BUSY", start + timedelta(minutes=2), job_ref=str(sub.pk))  # 30 minutes busy
+    move(vm, "WARM", start + timedelta(minutes=32))
+    move(vm, "STOPPED", start + timedelta(minutes=42))  # 10 minutes idle after it
+    data = api_as(owner).get(f"/api/v1/submissions/{sub.pk}").json()
+    assert data["cost_parts"] == {"provisioning": "0.066333", "busy": "0.995000", "idle": "0.331667"}
+    assert data["cost_usd"] == "1.393000"
+    assert api_as(owner).get("/api/v1/me").json()["limits"]["monthly_spend_usd"]["used"] == "1.393000"
+    listed = api_as(owner).get("/api/v1/submissions").json()["results"]
+    assert [s["cost_usd"] for s in listed] == ["1.393000"]
+    client.force_login(owner)
+    page = client.get(f"/submissions/{sub.pk}/").content.decode()
+    assert 'data-testid="cost">$1.39<' in page
+    assert "(cold start $0.0663 · busy $0.9950 · idle after $0.3317)" in page

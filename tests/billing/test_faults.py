@@ -76,8 +76,8 @@ def test_a_vm_held_after_the_result_because_its_runner_died_is_the_platforms(
     assert seconds_of(source=Source.PLATFORM_FAULT, user__isnull=True) == fault
     assert seconds_of(user=owner, phase=Phase.BUSY) == Decimal(6) + grace
     assert seconds_of(user=owner, phase=Phase.PROVISIONING) == 60
-    # (each entry is rounded to the micro-dollar: a credit off an entry differs from a fresh one by one)
-    assert abs(submission_cost(submission=job) - cost_of(Decimal(6) + grace, RATE)) <= Decimal("0.000001")
+    # What the owner's caps count for it: the cold start and the job, not the platform's fault.
+    assert submission_cost(submission=job) == amount_of(user=owner) == amount_of(user=owner, submission=job)
     assert platform_faults() == cost_of(Decimal(24) - grace, RATE) + cost_of(Decimal(30), RATE) + cost_of(
         Decimal(6), RATE)
     # The pool's and the platform's totals are the VM's time, as before.
@@ -102,7 +102,7 @@ def test_a_retried_job_charges_its_user_for_the_attempt_that_gave_the_result_onl
 
     assert seconds_of(user=owner) == Decimal("90.25")  # the second VM's cold start and its job
     assert seconds_of(source=Source.PLATFORM_FAULT, user__isnull=True) == 100  # the lost VM's whole life
-    assert submission_cost(submission=job) == cost_of(Decimal("30.25"), RATE)
+    assert submission_cost(submission=job) == amount_of(user=owner)  # the second VM's cold start and job
     caps = user_caps(user=owner, now=s(300))
     assert caps.daily_gpu_seconds.used == Decimal("90.25") and caps.monthly_usd.used == amount_of(user=owner)
 

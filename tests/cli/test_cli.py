@@ -63,7 +63,7 @@ def test_login_submit_watch_and_status_against_a_live_server(stack: Stack, owner
     code, out = hipjudge(["submit", str(SOLUTIONS / "cpp.cpp"), "-p", "vector-add", "--mode", "check", "--wait"],
                          env=env)
     assert code == 0, out
-    assert "✓ test 4/4 n=1048576" in out and "CHECKED" in out and "COLD_START" in out
+    assert "✓ test 4 of 4 passed: n=1048576" in out and "CHECKED" in out and "COLD_START" in out
 
     code, out = hipjudge(["submit", str(SOLUTIONS / "wrong.cpp"), "-p", "vector-add", "--mode", "check", "--wait"],
                          env=env)
@@ -71,7 +71,7 @@ def test_login_submit_watch_and_status_against_a_live_server(stack: Stack, owner
     wrong_id = re.search(r"submitted ([0-9a-f-]{36})", out).group(1)
 
     code, out = hipjudge(["status", wrong_id], env=env)
-    assert code == 1 and "status: WRONG_ANSWER" in out and "✗ n=1" in out
+    assert code == 1 and "status: WRONG_ANSWER" in out and "✗ FAILED n=1" in out
 
     code, out = hipjudge(["submit", str(SOLUTIONS / "cpp.cpp"), "-p", "no-such-problem"], env=env)
     assert code == 2 and "there is no problem 'no-such-problem'" in out
@@ -103,15 +103,16 @@ def test_pools_and_submit_offer_a_hip_check_on_the_emulated_device(stack: Stack,
     env = {**os.environ, "HIPJUDGE_CONFIG": str(tmp_path / "config.json"), "HIPJUDGE_SERVER": stack.start_web(),
            "HIPJUDGE_TOKEN": token_create(user=owner).key}
     code, out = hipjudge(["pools"], env=env)
-    assert code == 0 and re.search(r"^local\s+host\s+cpp; hip: emulated check; cuda: emulated check\s", out, re.M)
-    assert "local: Check on CPU (emulated): " in out and "no timing" in out
+    assert code == 0 and re.search(r"^local \*\s+host\s+cpp; hip: emulated check; cuda: emulated check\s", out, re.M)
+    assert "local: Check on CPU (emulated): " in out and "no timing" in out and "* the default pool" in out
 
     hip = str(SOLUTIONS / "hip.hip")
-    code, out = hipjudge(["submit", hip, "-p", "vector-add"], env=env)  # benchmark, the default mode
+    code, out = hipjudge(["submit", hip, "-p", "vector-add", "--mode", "benchmark"], env=env)
     assert code == 2 and "so mode benchmark is not possible (emulated times mean nothing)" in out
     assert "Possible for hip there: mode check (Check on CPU (emulated))." in out
-    code, out = hipjudge(["submit", hip, "-p", "vector-add", "-l", "hip", "--mode", "check"], env=env)
-    assert code == 0 and ", pool local, emulated (CPU))" in out
+    code, out = hipjudge(["submit", hip, "-p", "vector-add"], env=env)  # the mode the default pool runs hip in
+    assert code == 0 and "mode check: pool local runs hip on the emulated device (CPU) that way" in out
+    assert ", check, pool local, emulated (CPU))" in out
     submission_id = re.search(r"submitted ([0-9a-f-]{36})", out).group(1)
     code, out = hipjudge(["status", submission_id], env=env)
     assert code == 3 and f"{submission_id}  vector-add  hip  check  emulated (CPU)  pool local" in out

@@ -105,3 +105,25 @@ def test_a_submissions_source_and_api_token_never_reach_the_logs(caplog: Any, ow
     assert any("vm.state" in line and str(submission.pk) in line for line in lines)
     for line in lines:
         assert MARKER not in line and api_token not in line and fake_agent.TOKEN not in line
+
+
+def test_django_qs_line_per_task_goes_to_debug_and_the_clusters_own_lines_stay(caplog: Any) -> None:
+    queue = logging.getLogger("django-q")
+    chatter = ["Enqueued [hipjudge] 42", "Process-1:2 processing [six-alpha] 'submissions.tasks.run'",
+               "Processed 'submissions.tasks.run' (six-alpha)", "Process-1 created task ten-bravo from schedule "
+               "[billing tick]", "Process-1:3 ready for work at 4242"]
+    caplog.set_level(logging.DEBUG)
+    for line in [*chatter, "Q Cluster hipjudge-x running."]:
+        queue.info(line)
+    queue.error("Failed 'submissions.tasks.run' (six-alpha) - boom")
+    shown = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "django-q"]
+    assert shown == [("INFO", "Q Cluster hipjudge-x running."),
+                     ("ERROR", "Failed 'submissions.tasks.run' (six-alpha) - boom")]
+    before = queue.level
+    queue.setLevel(logging.DEBUG)  # HIPJUDGE_Q_LOG_LEVEL=DEBUG
+    try:
+        caplog.clear()
+        queue.info(chatter[1])
+        assert [(r.levelname, r.getMessage()) for r in caplog.records] == [("DEBUG", chatter[1])]
+    finally:
+        queue.setLevel(before)

@@ -16,7 +16,7 @@ from cli.api import ApiError
 from cli.main import EXIT_VERDICT, cmd_pools, cmd_submit
 from cli.output import Printer
 from limits.models import Suspension
-from submissions.models import Submission
+from submissions.models import Problem, Submission
 
 pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool", "credit")
 PROBLEM_URL = reverse("problem-detail", kwargs={"slug": "vector-add"})
@@ -46,6 +46,26 @@ def test_the_form_disables_a_closed_pool_and_says_how_to_get_access(client: Any,
     assert re.search(r'value="mi300x"[^>]*\sdisabled>', html)
     assert "open only to users with a spend allowance of their own" in html
     assert re.search(r'value="local"[^>]*\schecked>', html)  # an open pool is picked, not the one asked for
+
+
+def test_a_paid_pool_whose_credit_ran_out_is_closed_and_never_picked_for_you(
+        client: Any, owner: Any, paid_pool: Any, allowance: Any, spend: Any, api_as: Any, settings: Any) -> None:
+    allowance(owner, None)  # open to this user while there is credit
+    settings.HIPJUDGE_DEFAULT_POOL = "mi300x"
+    client.force_login(owner)
+    assert re.search(r'value="mi300x"[^>]*\schecked>', client.get(PROBLEM_URL).content.decode())
+    problem = Problem.objects.get(slug="vector-add")
+    earlier = Submission.objects.create(user=owner, problem=problem, problem_version=problem.current_version,
+                                        fleet=paid_pool, language="cpp", source="int edited_again;", status="ACCEPTED")
+    spend(paid_pool, "1000")  # the whole credit
+    for url in (PROBLEM_URL, PROBLEM_URL + "?pool=mi300x", PROBLEM_URL + f"?from={earlier.pk}"):
+        html = client.get(url).content.decode()
+        assert re.search(r'value="mi300x"[^>]*\sdisabled>', html), url
+        assert re.search(r'value="local"[^>]*\schecked>', html), url
+    assert "The GPU credit is used up" in html and "int edited_again;" in html
+    pools = {p["name"]: p for p in api_as(owner).get("/api/v1/pools").json()}
+    assert not pools["mi300x"]["open_to_you"] and "credit is used up" in pools["mi300x"]["access"]
+    assert pools["local"]["open_to_you"]
 
 
 def test_a_refusal_on_the_form_keeps_the_source_and_answers_with_its_status(client: Any, owner: Any,

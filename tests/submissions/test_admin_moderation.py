@@ -108,3 +108,36 @@ def test_the_change_page_shows_the_history_but_not_the_seed(admin_client: Client
     assert "Judgings" in page and "problem v" not in page
     seeds = list(Judging.objects.filter(submission=submission).values_list("ranked_seed", flat=True))
     assert len(seeds) == 2 and None not in seeds and not [s for s in seeds if str(s) in page]
+
+
+def test_the_change_page_reads_as_a_summary_with_its_review_buttons(moderator: Client, make_user: Any, owner: Any,
+                                                                   other_user: Any, local_pool: Any) -> None:
+    ranked(other_user, 2.0)
+    held = ranked(owner, 0.5)  # more than 2x the pool's best: held
+    url = f"{CHANGELIST}{held.pk}/change/"
+    page = moderator.get(url).content.decode()
+    title = page[page.index("<title>"):page.index("</title>")]
+    assert f"{str(held.pk)[:8]} · vector-add · ACCEPTED" in title and f" {held.problem_id} " not in title
+    summary = page[page.index('data-testid="summary"'):page.index("</section>")]
+    assert 'data-testid="verdict">ACCEPTED<' in summary and "500.00 µs</strong> ranked" in summary
+    # vector-add's ranked host case moves 12 * 3000017 bytes: 0.36 ms at the host pool's 100 GB/s.
+    assert "72.0 % of the local pool's roofline (ranked cases: n=3000017 72.0 %)" in summary
+    assert 'data-testid="admin-cost">free' in summary and "under review" in summary
+    assert "Approve the held result" in summary and 'name="reason"' in summary
+    assert page.index('data-testid="summary"') < page.index("Everything stored")  # the fields come after
+    assert '<details' in page[page.index("Everything stored") - 300:]  # folded away
+
+    assert moderator.get(url.replace("change/", "approve/")).status_code == 405
+    assert staff_with(make_user, "viewer").post(url.replace("change/", "approve/")).status_code == 403
+    assert moderator.post(url.replace("change/", "approve/")).status_code == 302
+    held.refresh_from_db()
+    assert held.review == Review.APPROVED
+    refused = moderator.post(url.replace("change/", "invalidate/"), {"reason": " "}, follow=True)
+    assert "Reason: say why" in refused.content.decode()
+    moderator.post(url.replace("change/", "invalidate/"), {"reason": "patched the timer"})
+    held.refresh_from_db()
+    assert held.invalidated_reason == "patched the timer"
+    assert "Restore" in moderator.get(url).content.decode()
+    moderator.post(url.replace("change/", "restore/"))
+    held.refresh_from_db()
+    assert held.invalidated_at is None

@@ -19,15 +19,24 @@ from fleets.models import VMInstance, VMState
 from fleets.services import vm_release
 from submissions.dispatch import submission_dispatch_next
 from submissions.models import Judging, ProblemVersion, QueueClass, Review, Status, Submission
+from submissions.moderation import submission_approve
 from submissions.rejudge import submission_confirm_record, submissions_rejudge
 from submissions.runner import submission_run
-from submissions.selectors import queue_order, queue_position, submission_rank, user_quota
+from submissions.selectors import (
+    leaderboard_rows,
+    queue_order,
+    queue_position,
+    submission_rank,
+    submission_ranked,
+    submission_standing,
+    user_quota,
+)
 from submissions.services import submission_cancel
 from submissions.sweep import submissions_sweep
 from tests import fake_agent
 from tests.billing.conftest import T0, move
 from tests.conftest import finish
-from tests.ranked import end, ranked, submit
+from tests.ranked import end, rank, ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
 
@@ -107,6 +116,32 @@ def test_a_rejudge_ending_in_a_judge_error_holds_the_earlier_result_for_review(o
     errored = end(submission, {"status": "ERROR", "reason": "The agent stopped answering."})
     assert errored.ranked_score_ms == 2.0 and errored.review == Review.HELD
     assert "rejudge ended in a judge error" in errored.review_reason and submission_rank(submission=errored) is None
+
+
+def test_a_rejudge_whose_new_result_waits_for_review_keeps_the_author_on_the_leaderboard(
+        owner: Any, other_user: Any, staff_user: Any, local_pool: Any) -> None:
+    ranked(other_user, 2.0)
+    submission = ranked(owner, 2.5)
+    first = Judging.objects.get(submission=submission)
+    submissions_rejudge(by=staff_user, reason="new version", submission_ids=[str(submission.pk)])
+    held = rank(submission, 0.9)  # more than 2x the pool's best: staff look at it first
+
+    def board() -> list[tuple[str, float]]:
+        rows = leaderboard_rows(problem_id=submission.problem_id, fleet_id=local_pool.pk)
+        return [(row.user.username, row.ranked_score_ms) for row in rows]
+
+    assert board() == [("other", 2.0), ("owner", 2.5)]  # the earlier result still shows
+    assert held.review == Review.PENDING and "beats the pool's best 2 ms" in held.review_reason
+    standing = submission_standing(submission=held)
+    assert standing.state == "ranked" and standing.rank == 2 and "held for review" in standing.reason
+    shown = submission_ranked(submission=held)
+    assert shown is not None and shown["score_ms"] == 2.5 and {c.judging_id for c in shown["cases"]} == {first.pk}
+
+    approved = submission_approve(submission_id=held.pk, by=staff_user)
+    assert approved.review == Review.APPROVED and approved.ranked_score_ms == pytest.approx(0.9)
+    assert board() == [("owner", pytest.approx(0.9)), ("other", 2.0)]
+    shown = submission_ranked(submission=approved)
+    assert shown is not None and {c.judging_id for c in shown["cases"]} == {approved.judging_id}
 
 
 def test_what_a_rejudge_covers(owner: Any, other_user: Any, staff_user: Any, local_pool: Any) -> None:

@@ -52,3 +52,17 @@ def test_two_viewers_of_one_submission_keep_their_own_cursors(monkeypatch: Any) 
         assert asked[-1] == {submission_id: 0}
         assert [e["seq"] for e in fresh.events] == [1, 2, 3, 4, 5, 6, 7]
         assert [e["seq"] for e in ahead.events] == [6, 7]
+
+
+@pytest.mark.django_db
+def test_an_idle_tick_is_one_query_and_few_streams_are_polled_soon(
+        owner: Any, problems_loaded: Any, local_pool: Any, queued_tasks: Any, monkeypatch: Any,
+        django_assert_num_queries: Any, settings: Any) -> None:
+    monkeypatch.setattr(sse, "close_old_connections", lambda: None)
+    submission = submission_create(user=owner, problem="vector-add", language="cpp", source=read_source("cpp.cpp"))
+    with django_assert_num_queries(1):  # nothing new past the cursor: the statuses alone
+        statuses, events = sse._fetch({submission.pk: 1})
+    assert statuses == {submission.pk: ("IN_QUEUE", 1)} and events == {}
+    settings.HIPJUDGE_SSE_POLL_MIN, settings.HIPJUDGE_SSE_POLL = 0.02, 0.25
+    assert sse.poll_interval(1) == sse.poll_interval(4) == 0.02  # a watcher's result reaches it soon
+    assert sse.poll_interval(20) == pytest.approx(0.1) and sse.poll_interval(200) == 0.25

@@ -105,6 +105,19 @@ def test_leaderboard_keeps_each_users_best_ranked_result_and_breaks_ties_by_time
     assert rows == [("1", "other"), ("2", "owner")]
 
 
+def test_with_a_second_pool_the_leaderboard_opens_on_the_default_pool_as_the_api_does(
+        client_as: Any, owner: Any, make_submission: Any) -> None:
+    from fleets.services import fleet_ensure
+
+    fleet_ensure(name="demo", backend="local", device="host", max_vms=1, idle_timeout_s=60)  # sorts before "local"
+    make_submission(owner, "ranked", score=1.25)
+    page = client_as(None).get(reverse("leaderboard", kwargs={"slug": "vector-add"})).content.decode()
+    assert re.search(r'<a href="\?pool=local" aria-current="page"', page)
+    assert page.index("?pool=local") < page.index("?pool=demo")  # the default pool's tab comes first
+    assert 'data-testid="ranked-score">1.250 ms' in page
+    assert client_as(None).get("/api/v1/problems/vector-add/leaderboard").json()["pool"] == "local"
+
+
 def test_api_tokens_are_created_shown_once_listed_and_revoked(client_as: Any, owner: Any) -> None:
     from accounts.models import ApiToken
     from accounts.tokens import token_user
@@ -175,9 +188,19 @@ def test_progress_counts_tests_and_points_at_the_first_mismatch(owner: Any, make
     running = _progress(make_submission(owner, "running"))
     assert {s.key: s.state for s in running.stages}["CHECKING"] == "current"
     assert running.show_tests and len(running.tests) == 1 and running.tests_total == 4
+    assert {s.key: s.detail for s in running.stages}["CHECKING"] == "1 of 4 passed"
     wrong = _progress(make_submission(owner, "wrong"))
     assert wrong.mismatch["case"] == "n=1000"
+    assert {s.key: s.detail for s in wrong.stages}["CHECKING"] == wrong.tests_said == "test 2 of 4 failed, 1 passed"
     assert [s.state for s in wrong.stages][-3:] == ["failed", "skipped", "failed"]
     accepted = _progress(make_submission(owner, "accepted"))
     assert accepted.percent == 100 and len(accepted.benchmarks) == 2
     assert all(s.state == "done" for s in accepted.stages)
+
+
+def test_a_failed_test_never_reads_as_a_count_of_passes(client_as: Any, owner: Any, make_submission: Any) -> None:
+    wrong = make_submission(owner, "wrong")
+    page = client_as(owner).get(reverse("submission-detail", kwargs={"submission_id": wrong.pk})).content.decode()
+    assert 'data-testid="tests-said">test 2 of 4 failed, 1 passed<' in page
+    assert '<span class="stage-detail">test 2 of 4 failed, 1 passed</span>' in page
+    assert "2/4" not in page

@@ -138,3 +138,8 @@ def test_account_queries_are_pinned(client_as: Any, owner: Any, make_submission:
     client = client_as(owner)
     with django_assert_max_num_queries(9):  # the caps on paid pools: spend, GPU-seconds, holds, cap, standing
         assert client.get(reverse("account")).status_code == 200
+
+
+def test_the_favicon_browsers_ask_for_is_there(client: Any) -> None:
+    answer = client.get("/favicon.ico")
+    assert answer.status_code == 301 and answer["Location"].endswith("/web/favicon.svg")

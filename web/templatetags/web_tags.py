@@ -1,4 +1,4 @@
-"""Formatting for the pages: times in ms/µs, statuses in words, money, durations."""
+"""Formatting for the pages: times in ms/µs, statuses in words, money, durations, speedups."""
 
 from __future__ import annotations
 
@@ -93,3 +93,13 @@ def plus_minus(value: Any) -> str:
 def times(value: Any) -> str:
     """A speedup: "1.42×"."""
     return f"{value:.2f}×" if isinstance(value, int | float) else "—"
+
+
+@register.filter
+def speedup_read(view: Any) -> str:
+    """A Speedup (submissions.speedup) in words: "1.52× faster (95 % 1.46–1.58×)", "0.89× within noise"."""
+    if view is None:
+        return "—"
+    interval = f" (95 % {view.ci95[0]:.2f}–{view.ci95[1]:.2f}×)" if view.ci95 else ""
+    return f"{view.value:.2f}× {view.word}{interval}"
+

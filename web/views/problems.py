@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -19,20 +22,25 @@ from web.statement import highlight_code, render_statement
 
 
 def problem_list_view(request: HttpRequest) -> HttpResponse:
-    return render(request, "web/problem_list.html", {"rows": problem_rows(user=request.user)})
+    return render(request, "web/problem_list.html", {"rows": problem_rows(user=request.user),
+                                                     "default_pool": settings.HIPJUDGE_DEFAULT_POOL})
 
 
 def _initial(request: HttpRequest, version_templates: dict[str, str], pools: list) -> dict[str, str]:
     """What the editor starts with: a submission being edited again (?from=<id>, the caller's
-    own), else the starter template of the chosen (?language=) or the default pool's language."""
+    own), else the starter template of the chosen (?language=) or the default pool's language.
+    The pool picked is one open to the caller: the one asked for (or edited from), else the
+    server's default pool, else the first open one."""
+    offered = [p for p in pools if p.access.open] or pools
+    asked = request.GET.get("pool")
     origin = request.GET.get("from")
     if origin and request.user.is_authenticated:
         previous = submission_get(user=request.user, submission_id=origin)
         if previous is not None and previous.user_id == request.user.pk:
-            return {"source": previous.source, "language": previous.language, "pool": previous.fleet.name}
-    offered = [p for p in pools if p.access.open] or pools
-    default_pool = next((p for p in offered if p.name == request.GET.get("pool")), None) or (
-        offered[0] if offered else None)
+            pool = _pool_among(offered, previous.fleet.name)
+            return {"source": previous.source, "language": previous.language,
+                    **({"pool": pool.name} if pool is not None else {})}
+    default_pool = _pool_among(offered, asked)
     language = request.GET.get("language") or (default_pool.languages[0] if default_pool and default_pool.languages
                                                else "cpp")
     if language not in version_templates and version_templates:
@@ -41,6 +49,13 @@ def _initial(request: HttpRequest, version_templates: dict[str, str], pools: lis
     if default_pool is not None:
         initial["pool"] = default_pool.name
     return initial
+
+
+def _pool_among(offered: list, name: str | None) -> Any:
+    """The pool called `name` among those offered, else the server's default pool, else the first."""
+    return (next((p for p in offered if p.name == name), None)
+            or next((p for p in offered if p.name == settings.HIPJUDGE_DEFAULT_POOL), None)
+            or (offered[0] if offered else None))
 
 
 def problem_detail_view(request: HttpRequest, slug: str) -> HttpResponse:
@@ -93,7 +108,9 @@ def leaderboard_view(request: HttpRequest, slug: str) -> HttpResponse:
     if problem is None:
         raise Http404("No such problem.")
     fleets = leaderboard_fleets(problem=problem)
-    chosen = next((f for f in fleets if f.name == request.GET.get("pool")), None) or (fleets[0] if fleets else None)
+    # The pool asked for, else the server's default pool, as the API and the CLI answer.
+    chosen = next((f for f in fleets if f.name == request.GET.get("pool")), None) or next(
+        (f for f in fleets if f.name == settings.HIPJUDGE_DEFAULT_POOL), None) or (fleets[0] if fleets else None)
     rows = leaderboard(problem=problem, fleet=chosen) if chosen else []
     me = request.user.pk if request.user.is_authenticated else None
     return render(request, "web/leaderboard.html", {

@@ -10,7 +10,8 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from billing.selectors import submission_cost
+from billing.amounts import ZERO
+from billing.selectors import submission_cost_parts
 from core.auth import request_user
 from core.exceptions import ApplicationError, NotFoundError
 from fleets.models import Fleet
@@ -49,6 +50,10 @@ def submission_list_view(request: HttpRequest) -> HttpResponse:
         "emulated_tag": EMULATED_TAG})
 
 
+# What each part of a submission's cost was for, as its owner reads it.
+PHASE_WORDS = {"provisioning": "cold start", "busy": "busy", "idle": "idle after", "draining": "draining"}
+
+
 def _context(request: HttpRequest, submission_id: str) -> dict:
     submission = submission_get(user=request.user, submission_id=submission_id)
     if submission is None:
@@ -58,6 +63,7 @@ def _context(request: HttpRequest, submission_id: str) -> dict:
     for event in events:  # the event log as this viewer may read it (shown, never saved)
         event.payload = event_payload(event_type=event.type, payload=event.payload, staff=request.user.is_staff)
     provisioning = submission.status == Status.PROVISIONING
+    parts = submission_cost_parts(submission=submission) if submission.is_terminal else None
     return {
         "submission": submission,
         "progress": progress,
@@ -66,7 +72,8 @@ def _context(request: HttpRequest, submission_id: str) -> dict:
         "provisioning_elapsed": int((timezone.now() - progress.provisioning_since).total_seconds())
         if provisioning and progress.provisioning_since else None,
         "chart": benchmark_chart(progress.benchmarks),
-        "cost": submission_cost(submission=submission) if submission.is_terminal else None,
+        "cost": sum(parts.values(), ZERO) if parts is not None else None,
+        "cost_parts": [(PHASE_WORDS.get(phase, phase), cost) for phase, cost in (parts or {}).items()],
         "events": events,
         "is_owner": submission.user_id == request.user.pk,
         "emulated_tag": EMULATED_TAG,

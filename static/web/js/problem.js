@@ -40,7 +40,8 @@
     }
     let escaped = false;  // Esc, then Tab leaves the editor (keyboard users must not be trapped)
     editor = CM.fromTextArea(textarea, {
-      mode: "text/x-gpu-c++", lineNumbers: true, indentUnit: 4, tabSize: 4, matchBrackets: true,
+      // Long lines wrap: a kernel's launch line or a compiler-pasted one stays readable without scrolling sideways.
+      mode: "text/x-gpu-c++", lineNumbers: true, lineWrapping: true, indentUnit: 4, tabSize: 4, matchBrackets: true,
       autoCloseBrackets: true, viewportMargin: Infinity, screenReaderLabel: "Source",
       extraKeys: {
         "Esc": function () { escaped = true; },

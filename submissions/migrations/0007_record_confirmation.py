@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('submissions', '0005_created_at_from_clock'),
+        ('submissions', '0006_review_pending_and_reference_interval'),
     ]
 
     operations = [

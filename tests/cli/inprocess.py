@@ -1,0 +1,29 @@
+"""The CLI's commands against the real API in this process: a stand-in for cli.api.Client that
+sends each call through DRF's test client (no server, no sockets), raising ApiError as the real
+client does."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from cli.api import ApiError
+
+
+class InProcessClient:
+    server = "http://testserver"
+
+    def __init__(self, api: Any) -> None:
+        self.api = api
+        self.calls: list[tuple[str, str]] = []
+
+    def call(self, method: str, path: str, body: Any = None, query: dict[str, Any] | None = None) -> Any:
+        self.calls.append((method, path))
+        send = getattr(self.api, method.lower())
+        url = f"/api/v1{path}"
+        response = send(url, query or {}) if method == "GET" else send(url, body, format="json")
+        payload = json.loads(response.content or b"null")
+        if response.status_code >= 400:
+            raise ApiError(response.status_code, (payload or {}).get("message") or f"HTTP {response.status_code}",
+                           (payload or {}).get("extra"))
+        return payload
