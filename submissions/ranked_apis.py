@@ -77,8 +77,8 @@ class RankedOutput(serializers.Serializer):
 
 
 class StandingOutput(serializers.Serializer):
-    state = serializers.ChoiceField(choices=["not_entered", "pending", "not_ranked", "invalidated", "under_review",
-                                             "withdrawn", "ranked", "outranked"])
+    state = serializers.ChoiceField(choices=["not_entered", "pending", "confirming", "not_ranked", "invalidated",
+                                             "under_review", "withdrawn", "ranked", "outranked"])
     reason = serializers.CharField(help_text="Why, in a sentence (the judge's or staff's words).")
     rank = serializers.IntegerField(allow_null=True)
 

@@ -241,9 +241,17 @@ def submission_rank(*, submission: Submission) -> int | None:
 class Standing:
     """Where a submission stands on the leaderboard, as its owner (and staff) may read it."""
 
-    state: str  # not_entered | pending | not_ranked | invalidated | under_review | withdrawn | ranked | outranked
+    # not_entered | pending | confirming | not_ranked | invalidated | under_review | withdrawn | ranked | outranked
+    state: str
     reason: str = ""
     rank: int | None = None
+
+
+def record_awaits_confirmation(*, submission: Submission) -> bool:
+    """Its judging ended with a record whose second judging is not queued yet (submissions.records):
+    the page goes on following it."""
+    return submission.mode == Mode.LEADERBOARD and submission.status == Status.ACCEPTED and \
+        submission.judging_id is not None and Judging.objects.filter(pk=submission.judging_id, record=True).exists()
 
 
 def submission_standing(*, submission: Submission) -> Standing:
@@ -252,8 +260,10 @@ def submission_standing(*, submission: Submission) -> Standing:
     if submission.invalidated_at is not None:
         return Standing("invalidated", submission.invalidated_reason)
     if submission.ranked_score_ms is None:
-        if submission.status in ACTIVE_STATUSES:
-            return Standing("pending", "The ranked pass has not finished yet.")
+        if submission.status in ACTIVE_STATUSES:  # a record's confirmation keeps the record's sentence
+            return Standing("pending", submission.ranked_reason or "The ranked pass has not finished yet.")
+        if record_awaits_confirmation(submission=submission):
+            return Standing("confirming", submission.ranked_reason)
         return Standing("not_ranked", submission.ranked_reason or submission.status_reason)
     if submission.review == Review.HELD:
         return Standing("under_review", submission.review_reason)

@@ -39,7 +39,10 @@ def test_submit_to_the_leaderboard_watch_the_ranked_pass_and_find_the_rank(ranke
     page.get_by_role("button", name="Submit to leaderboard").click()
     page.wait_for_url(re.compile(r".*/submissions/[0-9a-f-]{36}/$"))
 
-    expect(page.get_by_test_id("status")).to_have_text("Accepted", timeout=JUDGE_TIMEOUT_MS)
+    # The pool's first result is a record: the page follows its second judging until it ranks.
+    expect(page.get_by_test_id("standing")).to_contain_text("record", timeout=JUDGE_TIMEOUT_MS)
+    expect(page.get_by_test_id("rank")).to_have_text("1", timeout=JUDGE_TIMEOUT_MS)
+    expect(page.get_by_test_id("status")).to_have_text("Accepted")
     ranked_stage = page.locator("ol.stages li", has_text="Ranked pass")
     expect(ranked_stage).to_have_class(re.compile(r"\bdone\b"))
     expect(ranked_stage).to_contain_text("1 of 1 cases")
@@ -47,7 +50,6 @@ def test_submit_to_the_leaderboard_watch_the_ranked_pass_and_find_the_rank(ranke
     # The score is written in its own unit (core.units.format_ms): µs when the machine ran it under 1 ms.
     expect(page.get_by_test_id("ranked-score")).to_have_text(re.compile(r"^\d+\.\d+ (ms|µs)$"))
     expect(page.locator(".status-line")).to_contain_text(re.compile(r"Score \d+\.\d+ (ms|µs)"))
-    expect(page.get_by_test_id("rank")).to_have_text("1")
     shot(page, "13-ranked-submission")
 
     page.get_by_role("button", name="Make it public").click()

@@ -48,7 +48,9 @@
           if (announcer) announcer.textContent = "Status: " + s.dataset.statusWords;
           document.title = s.dataset.statusWords + " · " + document.title.split(" · ").slice(1).join(" · ");
         }
-        if (terminal()) stop(); else setConnection(source && source.readyState === 1 ? "live" : "");
+        if (terminal()) stop();
+        else if (!source) startPolling();  // the stream ended with a RESULT, and more follows (a record's confirmation)
+        else setConnection(source.readyState === 1 ? "live" : "");
       })
       .catch(function () { setConnection("reconnecting…"); })
       .finally(function () { inflight = false; if (again) { again = false; schedule(); } });
