@@ -37,7 +37,8 @@ log = logging.getLogger(__name__)
 
 def _arch_flags() -> list[str]:
     if platform.machine() in ("x86_64", "AMD64"):
-        # TLS descriptors make threadIdx & co. (thread-locals of another library) cheap to read;
+        # TLS descriptors make threadIdx & co. (thread-locals of another library) cheap to read
+        # (runtime/tls.cpp keeps them on the descriptors' fast path, which old glibcs need);
         # no CET: the fibers switch stacks, which a shadow stack would refuse.
         return ["-mtls-dialect=gnu2", "-fcf-protection=none"]
     return []

@@ -36,6 +36,7 @@ void add_kernel_context(Message& message, bool with_thread);
 void install_fault_handlers();  // idempotent; puts ours back if someone replaced them
 void prepare_host_thread();     // alternate signal stack and registration for the fault handler
 const char* current_kernel();   // the kernel this host thread runs, or null
+void allocate_thread_locals();  // every module's TLS in this host thread, before kernels (tls.cpp)
 
 // ---- fibers (fiber.cpp) ----------------------------------------------------------------------
 struct Fiber;
