@@ -52,6 +52,9 @@ CTYPES: dict[str, Any] = {
     "int64_t": ctypes.c_int64,
     "size_t": ctypes.c_uint64,
     "uint8_t": ctypes.c_uint8,
+    "int8": ctypes.c_int8,
+    "uint8": ctypes.c_uint8,
+    "int32": ctypes.c_int32,
 }
 
 

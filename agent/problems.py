@@ -78,8 +78,19 @@ class Problem:
     def outputs(self) -> tuple[Param, ...]:
         return tuple(p for p in self.signature if p.output)
 
-    def c_signature(self) -> str:
-        return f'extern "C" void solution({", ".join(p.declaration() for p in self.signature)})'
+    def c_signature(self, language: str = "cpp") -> str:
+        """The declaration a `language` solution writes (each type spelled as that language does)."""
+        return f'extern "C" void solution({", ".join(p.declaration(language) for p in self.signature)})'
+
+    def c_signatures(self) -> dict[str, str]:
+        return {language: self.c_signature(language) for language in LANGUAGES}
+
+    def parameters(self) -> list[dict[str, Any]]:
+        """Each parameter with its type as problem.yaml names it and as each language spells it: what
+        the statement, the API, the CLI and the web page show."""
+        return [{"name": p.name, "type": p.ctype, "c_types": {lang: p.c_type(lang) for lang in LANGUAGES},
+                 "pointer": p.pointer, "const": p.const, "output": p.output, "shape": [str(d) for d in p.shape]}
+                for p in self.signature]
 
     def cases(self, kind: str, device_class: str) -> list[Case]:
         pool = {"test": self.tests, "ranked": self.ranked}.get(kind, self.benchmarks)

@@ -28,6 +28,8 @@ from pathlib import Path
 
 EMULATOR_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = EMULATOR_DIR / "include"
+# hipjudge/lowp.h: the 16- and 8-bit float conversions the emulator's fp16/bf16/fp8 headers use.
+LOWP_INCLUDE_DIR = EMULATOR_DIR.parent / "include"
 RUNTIME_DIR = EMULATOR_DIR / "runtime"
 FAULT_EXIT_CODE = 86  # a kernel fault: the runtime printed one `hjemu: ` line on stderr
 HEADERS = {"hip": "hip/hip_runtime.h", "cuda": "cuda_runtime.h"}
@@ -54,7 +56,8 @@ def emulator_flags(language: str, include_dir: Path = INCLUDE_DIR) -> list[str]:
     so an overflow is reported instead of landing in a neighbouring stack."""
     return ["-O2", "-std=c++17", "-fPIC", "-shared", "-fno-strict-aliasing", "-fstack-clash-protection",
             *_arch_flags(),
-            "-I", str(include_dir), "-include", HEADERS[language], "-x", "c++"]
+            "-I", str(include_dir), "-I", str(Path(include_dir).parents[1] / "include"),
+            "-include", HEADERS[language], "-x", "c++"]
 
 
 def emulator_compile_command(source: Path, output: Path, language: str,
@@ -77,7 +80,7 @@ def gxx_version() -> str | None:
 def runtime_key(version: str) -> str:
     """Changes with the compiler, the flags, and any file of the runtime or the headers."""
     digest = hashlib.sha256(version.encode() + b"\0" + " ".join(RUNTIME_FLAGS).encode())
-    for root in (RUNTIME_DIR, INCLUDE_DIR):
+    for root in (RUNTIME_DIR, INCLUDE_DIR, LOWP_INCLUDE_DIR):
         for path in sorted(p for p in root.rglob("*") if p.is_file()):
             digest.update(f"\0{root.name}/{path.relative_to(root)}\0".encode() + path.read_bytes())
     return digest.hexdigest()[:24]
