@@ -4,7 +4,7 @@
 # kernels of the GPU-bug corpus with the emulator's expected verdict beside the real one, every
 # benchmark, and one leaderboard judging. Prints each job's result and benchmark table.
 #
-#   bash bench/gpu_device.sh            # from the repository root; needs python3 with NumPy and
+#   bash bench/gpu_device.sh            # from the repository root; needs python3 with NumPy, ml-dtypes and
 #                                       # PyYAML, nvcc, a GPU, and bwrap on PATH or its .deb:
 #   BWRAP_DEB=path/bubblewrap.deb bash bench/gpu_device.sh   # unpacked into /usr/local/bin
 #
