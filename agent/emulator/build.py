@@ -55,8 +55,9 @@ def emulator_flags(language: str, include_dir: Path = INCLUDE_DIR) -> list[str]:
     Stack clash protection: a GPU thread's big local array probes its stack's guard page by page,
     so an overflow is reported instead of landing in a neighbouring stack."""
     return ["-O2", "-std=c++17", "-fPIC", "-shared", "-fno-strict-aliasing", "-fstack-clash-protection",
+            "-Wno-psabi",  # MFMA's 64-byte accumulator vectors are passed by value: no ABI concern here
             *_arch_flags(),
-            "-I", str(include_dir), "-I", str(Path(include_dir).parents[1] / "include"),
+            "-I", str(include_dir), "-I", str(Path(include_dir).parent.parent / "include"),  # hipjudge/lowp.h
             "-include", HEADERS[language], "-x", "c++"]
 
 
@@ -112,7 +113,7 @@ def _build(library: Path) -> Path | None:
     with tempfile.TemporaryDirectory(dir=library.parent, prefix=".hjemu-build-") as tmp:
         units = sorted(RUNTIME_DIR.glob("*.cpp"))
         objects = [Path(tmp, f"{unit.stem}.o") for unit in units]
-        commands = [["g++", *RUNTIME_FLAGS, "-c", "-o", str(obj), str(unit)]
+        commands = [["g++", *RUNTIME_FLAGS, "-I", str(LOWP_INCLUDE_DIR), "-c", "-o", str(obj), str(unit)]
                     for unit, obj in zip(units, objects, strict=True)]
         commands.append(["g++", *RUNTIME_FLAGS, "-shared", "-o", str(Path(tmp, "lib.so")),
                          *map(str, objects)])

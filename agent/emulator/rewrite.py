@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agent.emulator.vectors import rewrite_vector_types
+
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _RAW_PREFIX = re.compile(r"(?:u8|[uUL])?R$")
 _ALIGNMENT = re.compile(r"\b(?:__align__|alignas)\s*\((?:[^()]|\([^()]*\))*\)"
@@ -346,7 +348,7 @@ def _declared_names(declaration: str) -> list[str]:
 
 def rewrite_source(text: str, filename: str | None = None) -> str:
     """The source g++ compiles; with `filename`, a #line directive makes g++ name that file."""
-    rewritten = _rewrite_shared(_rewrite_launches(text))
+    rewritten = _rewrite_shared(_rewrite_launches(rewrite_vector_types(text)))
     if filename is None:
         return rewritten
     return f'#line 1 "{filename}"\n{rewritten}'
