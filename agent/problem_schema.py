@@ -199,6 +199,23 @@ def check_ranked(ranked: tuple[Case, ...], public: tuple[Case, ...], signature: 
             raise ProblemError(f"ranked: no case runs on the {device_class} device class")
 
 
+# AMD targets a problem's HIP sources may require, oldest first: gfx942 (MI300X) brings the fp8 and
+# int8 MFMA instructions and comes with ROCm 6's hip_bf16.h and hip_fp8.h.
+HIP_ARCHS = ("gfx90a", "gfx940", "gfx942")
+
+
+def parse_requires(raw: Any) -> dict[str, str]:
+    """`requires: {hip_arch: gfx942}`: the oldest target the problem's HIP solutions compile for
+    (a hipcc that knows no such target compiles them for nothing older)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping) or set(raw) - {"hip_arch"}:
+        raise ProblemError("requires: must be a mapping with hip_arch")
+    if raw.get("hip_arch") not in HIP_ARCHS:
+        raise ProblemError(f"requires.hip_arch: must be one of {', '.join(HIP_ARCHS)}")
+    return {"hip_arch": raw["hip_arch"]}
+
+
 def parse_baselines(raw: Any) -> dict[str, str]:
     """The reference solutions' sources by language (timed interleaved with a ranked submission)."""
     if raw is None:

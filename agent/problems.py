@@ -37,6 +37,7 @@ from agent.problem_schema import (  # noqa: F401 - re-exported: callers import t
     parse_baselines,
     parse_cases,
     parse_forbidden,
+    parse_requires,
     parse_signature,
     parse_tolerance,
     req,
@@ -63,6 +64,7 @@ class Problem:
     # Cases of the ranked pass (mode leaderboard) and the reference solutions it times against.
     ranked: tuple[Case, ...] = ()
     baselines: dict[str, str] = field(default_factory=dict)
+    requires: dict[str, str] = field(default_factory=dict)  # e.g. {"hip_arch": "gfx942"}
     _module: types.ModuleType | None = field(default=None, repr=False)
 
     # ---- derived -----------------------------------------------------------------------------
@@ -237,6 +239,7 @@ def parse_definition(definition: Any, reference_source: str) -> Problem:
         flops=d["flops"],
         bytes=d["bytes"],
         forbidden=parse_forbidden(d.get("forbidden", [])),
+        requires=parse_requires(d.get("requires")),
         definition=json.loads(json.dumps(definition)),
         reference_source=reference_source,
     )
