@@ -80,6 +80,19 @@ def cmd_problems(args: argparse.Namespace, client: Client, out: Printer) -> int:
     return EXIT_OK
 
 
+def cmd_problem(args: argparse.Namespace, client: Client, out: Printer) -> int:
+    problem = client.call("GET", f"/problems/{args.slug}")
+    out.line(f"{problem['title']} ({problem['slug']}, {problem['difficulty']})")
+    out.table(["parameter", "type", "cpp", "hip", "cuda", "shape", "direction"],
+              [[p["name"], p["type"], p["c_types"]["cpp"], p["c_types"]["hip"], p["c_types"]["cuda"],
+                "[" + ", ".join(p["shape"]) + "]" if p["pointer"] else "scalar",
+                "output" if p["output"] else ("input" if p["pointer"] else "")]
+               for p in problem.get("parameters", [])])
+    for language, signature in problem.get("signatures", {}).items():
+        out.line(f"{language}: {signature};")
+    return EXIT_OK
+
+
 def _offered(pool: dict[str, Any]) -> str:
     """What the pool takes: a language alone runs in every mode; others name their modes."""
     offers = pool.get("offers")
@@ -216,6 +229,9 @@ def build_parser() -> argparse.ArgumentParser:
     login.set_defaults(func=cmd_login)
 
     commands.add_parser("problems", help="list problems").set_defaults(func=cmd_problems)
+    problem = commands.add_parser("problem", help="a problem's parameters and their types in each language")
+    problem.add_argument("slug")
+    problem.set_defaults(func=cmd_problem)
     commands.add_parser("pools", help="list pools").set_defaults(func=cmd_pools)
 
     submit = commands.add_parser("submit", help="submit a source file")

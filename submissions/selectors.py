@@ -13,12 +13,14 @@ from django.db import connection
 from django.db.models import Count, F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 
+from agent.problems import ProblemError, problem_from_bundle
 from core import clock
 from submissions.models import (
     ACTIVE_STATUSES,
     Judging,
     Mode,
     Problem,
+    ProblemVersion,
     QueueClass,
     RankedCaseResult,
     Review,
@@ -48,6 +50,19 @@ def problem_list() -> QuerySet[Problem]:
 
 def problem_get(*, slug: str) -> Problem | None:
     return problem_list().select_related("current_version").filter(slug=slug).first()
+
+
+def problem_interface(*, version: ProblemVersion | None) -> dict[str, Any]:
+    """What a solution declares, from the version's bundle: `signatures` (each language's spelling of
+    `solution`) and `parameters` (name, problem.yaml type, each language's C type, shape, direction).
+    Empty for a version whose bundle no longer parses."""
+    if version is None or not version.bundle:
+        return {"signatures": {}, "parameters": []}
+    try:
+        bundle = problem_from_bundle(version.bundle)
+    except ProblemError:
+        return {"signatures": {}, "parameters": []}
+    return {"signatures": bundle.c_signatures(), "parameters": bundle.parameters()}
 
 
 def _visible_to(user: User | AnonymousUser) -> QuerySet[Submission]:
