@@ -13,7 +13,6 @@ from django.db import connection
 from django.db.models import Count, F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 
-from agent.problems import ProblemError, problem_from_bundle
 from core import clock
 from submissions.models import (
     ACTIVE_STATUSES,
@@ -58,6 +57,10 @@ def problem_interface(*, version: ProblemVersion | None) -> dict[str, Any]:
     Empty for a version whose bundle no longer parses."""
     if version is None or not version.bundle:
         return {"signatures": {}, "parameters": []}
+    # Here, not at module level: the web and worker processes start without NumPy (agent.problems
+    # brings it), which only a problem page or the problem API then loads.
+    from agent.problems import ProblemError, problem_from_bundle
+
     try:
         bundle = problem_from_bundle(version.bundle)
     except ProblemError:
