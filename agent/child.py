@@ -117,9 +117,12 @@ def call_args(spec: dict[str, Any], ptrs: dict[str, int]) -> list[Any]:
 
 
 def load_libraries(fds: list[str]) -> list[Any]:
+    """Each library's `solution`. RTLD_LOCAL: a library loaded later (the ranked pass's reference
+    solution) must bind its own functions, not the user's of the same name loaded first (with
+    RTLD_GLOBAL the user's `helper` would run in the reference's place and skew the speedup)."""
     solutions = []
     for fd in fds:
-        function = ctypes.CDLL(f"/proc/self/fd/{fd}", mode=ctypes.RTLD_GLOBAL).solution
+        function = ctypes.CDLL(f"/proc/self/fd/{fd}", mode=ctypes.RTLD_LOCAL).solution
         function.restype = None
         solutions.append(function)
     return solutions
