@@ -12,7 +12,8 @@ The text after a verdict must appear in the judge's reason (a fault's `hjemu: ` 
 mismatch, the compiler's output). To keep the suite's CPU cost small, the entries of a language are
 compiled together, a few per g++ run (each in its own namespace, `solution` renamed), and run in
 one process (conformance_child.py) that loads the libraries one after another as the judge's child
-loads a solution; an entry expected to fault runs in a process of its own. Entries marked
+loads a solution; an entry expected to fault runs in a process of its own, forked from one that
+loaded everything once. Entries marked
 `judge: agent` go through the whole judge (run_job), one job each.
 """
 
@@ -187,6 +188,5 @@ def judge_batched(language: str, chosen: list[Entry], problems: dict[str, Proble
                                       "cases": case_indices(entry, problems[entry.problem])}
             (alone if entry.verdict == "RUNTIME_ERROR" else together).append(run)
     verdicts.update(run_child(language, runtime, together))
-    for run in alone:
-        verdicts.update(run_child(language, runtime, [run]))
+    verdicts.update(run_child(language, runtime, [{**run, "isolate": True} for run in alone]))
     return verdicts
