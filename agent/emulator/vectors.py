@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 
 _ATTR = r"__attribute__\s*\(\(\s*(?:__)?ext_vector_type(?:__)?\s*\(\s*(?P<n>[^()]+?)\s*\)\s*\)\)"
-_TYPE = r"(?P<type>(?:const\s+|unsigned\s+|signed\s+|long\s+|short\s+)*[A-Za-z_][\w:]*)"
+# At most four qualifiers: a bounded prefix keeps a hostile run of them from costing quadratic time.
+_TYPE = r"(?P<type>(?:const\s+|unsigned\s+|signed\s+|long\s+|short\s+){0,4}[A-Za-z_][\w:]*)"
 _TYPEDEF_AFTER = re.compile(rf"\btypedef\s+{_TYPE}\s+(?P<name>[A-Za-z_]\w*)\s*{_ATTR}")
 _TYPEDEF_BEFORE = re.compile(rf"\btypedef\s+{_ATTR}\s+{_TYPE}\s+(?P<name>[A-Za-z_]\w*)")
 _USING_AFTER = re.compile(rf"\busing\s+(?P<name>[A-Za-z_]\w*)\s*=\s*{_TYPE}\s+{_ATTR}")
