@@ -50,6 +50,9 @@ CTYPES: dict[str, Any] = {
     "int64_t": ctypes.c_int64,
     "size_t": ctypes.c_uint64,
     "uint8_t": ctypes.c_uint8,
+    "int8": ctypes.c_int8,
+    "uint8": ctypes.c_uint8,
+    "int32": ctypes.c_int32,
 }
 
 
@@ -112,9 +115,12 @@ def call_args(spec: dict[str, Any], ptrs: dict[str, int]) -> list[Any]:
 
 
 def load_libraries(fds: list[str]) -> list[Any]:
+    """Each library's `solution`. RTLD_LOCAL: a library loaded later (the ranked pass's reference
+    solution) must bind its own functions, not the user's of the same name loaded first (with
+    RTLD_GLOBAL the user's `helper` would run in the reference's place and skew the speedup)."""
     solutions = []
     for fd in fds:
-        function = ctypes.CDLL(f"/proc/self/fd/{fd}", mode=ctypes.RTLD_GLOBAL).solution
+        function = ctypes.CDLL(f"/proc/self/fd/{fd}", mode=ctypes.RTLD_LOCAL).solution
         function.restype = None
         solutions.append(function)
     return solutions

@@ -21,10 +21,11 @@ from pathlib import Path
 
 from agent.boxfs import BoxFileError, copy_out, remove_tree
 from agent.compile_cache import DEFAULT_MAX_BYTES, CompileCache
+from agent.dtypes import element_type
 from agent.imports import LOADER_SYMBOLS, NotAnElfLibrary, imported_symbols
 from agent.limits import MIB, Limits, ProcessLimits
-from agent.problems import C_TYPES, SOURCE_SUFFIX, Param, Problem
-from agent.sandbox import BOX, BoxLayout, Sandbox
+from agent.problems import SOURCE_SUFFIX, Param, Problem
+from agent.sandbox import AGENT_ROOT, BOX, BoxLayout, Sandbox
 from agent.sandbox_core import SANDBOX_PATH
 
 # The newest AMD target first: Debian's hipcc (ROCm 5.2) only knows gfx90a.
@@ -187,23 +188,23 @@ def precheck(problem: Problem, language: str, source: str) -> None:
             raise CompileRejected(f"forbidden: {rule.reason}")
     decls = [m for m in _DECL.finditer(code)]
     if not decls:
-        raise CompileRejected(f"no `solution` function found: declare {problem.c_signature()}")
+        raise CompileRejected(f"no `solution` function found: declare {problem.c_signature(language)}")
     definition = decls[-1]
     if not _EXTERN_C.search(code[: definition.start()]):
-        raise CompileRejected(f'`solution` must be declared extern "C": {problem.c_signature()}')
+        raise CompileRejected(f'`solution` must be declared extern "C": {problem.c_signature(language)}')
     if "__global__" in code[max(0, definition.start() - 40): definition.start()]:
         raise CompileRejected("`solution` must be a host function that launches your kernel, not a __global__ kernel")
     params = [p.strip() for p in definition.group(1).split(",") if p.strip() and p.strip() != "void"]
     if len(params) != len(problem.signature):
         raise CompileRejected(
             f"`solution` takes {len(params)} parameter(s) but the problem declares {len(problem.signature)}: "
-            f"{problem.c_signature()}"
+            f"{problem.c_signature(language)}"
         )
     for i, (text, want) in enumerate(zip(params, problem.signature, strict=True), start=1):
-        if not _param_matches(text, want):
+        if not _param_matches(text, want, language):
             raise CompileRejected(
                 f"`solution` parameter {i} is `{' '.join(text.split())}` but the problem declares "
-                f"`{want.declaration()}`: {problem.c_signature()}"
+                f"`{want.declaration(language)}`: {problem.c_signature(language)}"
             )
 
 
@@ -224,14 +225,29 @@ def check_imports(problem: Problem, language: str, library: Path) -> None:
                 raise CompileRejected(f"forbidden: {rule.reason} (the compiled library imports {name})")
 
 
-def _param_matches(text: str, want: Param) -> bool:
+LOWP_INCLUDE_DIR = Path(__file__).parent / "include"
+
+
+@cache
+def _lowp_version() -> str:
+    return hashlib.sha256((LOWP_INCLUDE_DIR / "hipjudge" / "lowp.h").read_bytes()).hexdigest()[:12]
+
+
+def lowp_flags(sandbox: Sandbox) -> list[str]:
+    """`#include <hipjudge/lowp.h>` for C++ solutions (the 16- and 8-bit float storage types); the
+    header's hash is in the flags, hence in the compile cache's key."""
+    folder = f"{AGENT_ROOT}/agent/include" if sandbox.mounts_box else str(LOWP_INCLUDE_DIR)
+    return ["-I", folder, f"-DHIPJUDGE_LOWP_H={_lowp_version()}"]
+
+
+def _param_matches(text: str, want: Param, language: str) -> bool:
     text = re.sub(r"\[\s*\]", "*", text)  # `float a[]` is a pointer too
     pointers = text.count("*")
     words = _QUALIFIERS.sub(" ", text.replace("*", " ").replace("&", " & ")).split()
     if "&" in words:
         return False
     words = [w.removeprefix("std::") for w in words]  # `std::size_t n` is `size_t n`
-    spellings = C_TYPES[want.ctype][1]
+    spellings = element_type(want.ctype).spellings(language)
     # With a parameter name (`size_t n`) or without one (`size_t`, `unsigned long`).
     spelled = " ".join(words[:-1]) in spellings or " ".join(words) in spellings
     return pointers == (1 if want.pointer else 0) and spelled
@@ -268,7 +284,7 @@ def compile_solution(
     if tc is None:
         return CompileResult(False, f"the {_COMMANDS[language]} compiler is not installed on this agent",
                              False, 0.0)
-    flags = tc.flags(arch)
+    flags = [*tc.flags(arch), *lowp_flags(sandbox)] if language == "cpp" else tc.flags(arch)
     target = box.parent / "solution.so"  # the parent's: no sandbox ever sees this directory
     cache = CompileCache(cache_dir / "builds", cache_max_bytes)
     key = None

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from agent.dtypes import TYPES, element_type
 from agent.expr import ExprError, evaluate, names_in
 
 LANGUAGES = ("cpp", "hip", "cuda")
@@ -19,16 +20,10 @@ SOURCE_SUFFIX = {"cpp": ".cpp", "hip": ".hip", "cuda": ".cu"}
 # The device class a language's kernels run on.
 LANGUAGE_DEVICE_CLASS = {"cpp": "host", "hip": "gpu", "cuda": "gpu"}
 
-# C type -> (NumPy dtype, spellings accepted in a user's declaration).
+# problem.yaml type -> (NumPy dtype name, spellings a C++ declaration accepts); agent.dtypes has
+# every language's spelling.
 C_TYPES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "float": ("float32", ("float",)),
-    "double": ("float64", ("double",)),
-    "int": ("int32", ("int", "int32_t", "signed int", "signed")),
-    "unsigned int": ("uint32", ("unsigned int", "uint32_t", "unsigned")),
-    "int64_t": ("int64", ("int64_t", "long long", "long", "long int", "long long int")),
-    "size_t": ("uint64", ("size_t", "uint64_t", "unsigned long", "unsigned long long")),
-    "uint8_t": ("uint8", ("uint8_t", "unsigned char")),
-}
+    name: (t.numpy.name, t.spellings("cpp")) for name, t in TYPES.items()}
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}$")
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -48,16 +43,20 @@ class Param:
 
     @property
     def dtype(self) -> np.dtype:
-        return np.dtype(C_TYPES[self.ctype][0])
+        return element_type(self.ctype).numpy
 
     @property
     def is_input_buffer(self) -> bool:
         return self.pointer and not self.output
 
-    def declaration(self) -> str:
+    def c_type(self, language: str = "cpp") -> str:
+        """The element type as `language` spells it (`__hip_bfloat16` in HIP for `bfloat16`)."""
+        return element_type(self.ctype).c_name(language)
+
+    def declaration(self, language: str = "cpp") -> str:
         if not self.pointer:
-            return f"{self.ctype} {self.name}"
-        return f"{'const ' if self.const else ''}{self.ctype}* {self.name}"
+            return f"{self.c_type(language)} {self.name}"
+        return f"{'const ' if self.const else ''}{self.c_type(language)}* {self.name}"
 
     def shape_for(self, params: Mapping[str, int | float]) -> tuple[int, ...]:
         return tuple(int(evaluate(d, params)) for d in self.shape)
@@ -75,9 +74,12 @@ class Case:
 
 @dataclass(frozen=True)
 class Tolerance:
+    """`exact`, or |got - want| <= atol + rtol |want| + ulps * (the spacing of the output's type at
+    |want|): a low-precision output compares in units in the last place of its own type."""
     exact: bool = False
     rtol: float = 0.0
     atol: float = 0.0
+    ulps: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -113,9 +115,11 @@ def parse_signature(raw: Any) -> tuple[Param, ...]:
             raise ProblemError(f"{where}name: {name!r} is not a unique C identifier")
         seen.add(name)
         ctype = req(item, "type", str, where)
-        if ctype not in C_TYPES:
-            raise ProblemError(f"{where}type: unknown type {ctype!r} (known: {', '.join(C_TYPES)})")
+        if ctype not in TYPES:
+            raise ProblemError(f"{where}type: unknown type {ctype!r} (known: {', '.join(TYPES)})")
         pointer, const, output = (bool(item.get(k, False)) for k in ("pointer", "const", "output"))
+        if not pointer and TYPES[ctype].low_precision:
+            raise ProblemError(f"{where}type: {ctype} is for buffers (pointer: true); pass a scalar as float")
         shape = item.get("shape", [])
         if pointer:
             if const == output:
@@ -195,6 +199,23 @@ def check_ranked(ranked: tuple[Case, ...], public: tuple[Case, ...], signature: 
             raise ProblemError(f"ranked: no case runs on the {device_class} device class")
 
 
+# AMD targets a problem's HIP sources may require, oldest first: gfx942 (MI300X) brings the fp8 and
+# int8 MFMA instructions and comes with ROCm 6's hip_bf16.h and hip_fp8.h.
+HIP_ARCHS = ("gfx90a", "gfx940", "gfx942")
+
+
+def parse_requires(raw: Any) -> dict[str, str]:
+    """`requires: {hip_arch: gfx942}`: the oldest target the problem's HIP solutions compile for
+    (a hipcc that knows no such target compiles them for nothing older)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping) or set(raw) - {"hip_arch"}:
+        raise ProblemError("requires: must be a mapping with hip_arch")
+    if raw.get("hip_arch") not in HIP_ARCHS:
+        raise ProblemError(f"requires.hip_arch: must be one of {', '.join(HIP_ARCHS)}")
+    return {"hip_arch": raw["hip_arch"]}
+
+
 def parse_baselines(raw: Any) -> dict[str, str]:
     """The reference solutions' sources by language (timed interleaved with a ranked submission)."""
     if raw is None:
@@ -207,16 +228,23 @@ def parse_baselines(raw: Any) -> dict[str, str]:
 
 def parse_tolerance(raw: Any) -> Tolerance:
     if not isinstance(raw, Mapping):
-        raise ProblemError("check: must be {exact: true} or {rtol: .., atol: ..}")
+        raise ProblemError("check: must be {exact: true}, {rtol: .., atol: ..} or {ulps: .., atol: ..}")
     if raw.get("exact"):
         return Tolerance(exact=True)
+    unknown = set(raw) - {"rtol", "atol", "ulps", "exact"}
+    if unknown:
+        raise ProblemError(f"check: unknown key(s) {', '.join(sorted(unknown))}")
+    if "rtol" not in raw and "ulps" not in raw:
+        raise ProblemError("check: needs numeric rtol and atol, ulps (and atol), or exact: true")
     try:
-        rtol, atol = float(raw["rtol"]), float(raw["atol"])
+        rtol, atol, ulps = (float(raw.get(key, 0.0)) for key in ("rtol", "atol", "ulps"))
+        if "rtol" in raw:
+            float(raw["atol"])  # an rtol comes with its atol
     except (KeyError, TypeError, ValueError) as exc:
-        raise ProblemError("check: needs numeric rtol and atol, or exact: true") from exc
-    if rtol < 0 or atol < 0:
+        raise ProblemError("check: needs numeric rtol and atol, ulps (and atol), or exact: true") from exc
+    if rtol < 0 or atol < 0 or ulps < 0:
         raise ProblemError("check: tolerances cannot be negative")
-    return Tolerance(rtol=rtol, atol=atol)
+    return Tolerance(rtol=rtol, atol=atol, ulps=ulps)
 
 
 def parse_forbidden(raw: Any) -> tuple[Forbidden, ...]:

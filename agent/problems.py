@@ -37,6 +37,7 @@ from agent.problem_schema import (  # noqa: F401 - re-exported: callers import t
     parse_baselines,
     parse_cases,
     parse_forbidden,
+    parse_requires,
     parse_signature,
     parse_tolerance,
     req,
@@ -63,6 +64,7 @@ class Problem:
     # Cases of the ranked pass (mode leaderboard) and the reference solutions it times against.
     ranked: tuple[Case, ...] = ()
     baselines: dict[str, str] = field(default_factory=dict)
+    requires: dict[str, str] = field(default_factory=dict)  # e.g. {"hip_arch": "gfx942"}
     _module: types.ModuleType | None = field(default=None, repr=False)
 
     # ---- derived -----------------------------------------------------------------------------
@@ -78,8 +80,19 @@ class Problem:
     def outputs(self) -> tuple[Param, ...]:
         return tuple(p for p in self.signature if p.output)
 
-    def c_signature(self) -> str:
-        return f'extern "C" void solution({", ".join(p.declaration() for p in self.signature)})'
+    def c_signature(self, language: str = "cpp") -> str:
+        """The declaration a `language` solution writes (each type spelled as that language does)."""
+        return f'extern "C" void solution({", ".join(p.declaration(language) for p in self.signature)})'
+
+    def c_signatures(self) -> dict[str, str]:
+        return {language: self.c_signature(language) for language in LANGUAGES}
+
+    def parameters(self) -> list[dict[str, Any]]:
+        """Each parameter with its type as problem.yaml names it and as each language spells it: what
+        the statement, the API, the CLI and the web page show."""
+        return [{"name": p.name, "type": p.ctype, "c_types": {lang: p.c_type(lang) for lang in LANGUAGES},
+                 "pointer": p.pointer, "const": p.const, "output": p.output, "shape": [str(d) for d in p.shape]}
+                for p in self.signature]
 
     def cases(self, kind: str, device_class: str) -> list[Case]:
         pool = {"test": self.tests, "ranked": self.ranked}.get(kind, self.benchmarks)
@@ -226,6 +239,7 @@ def parse_definition(definition: Any, reference_source: str) -> Problem:
         flops=d["flops"],
         bytes=d["bytes"],
         forbidden=parse_forbidden(d.get("forbidden", [])),
+        requires=parse_requires(d.get("requires")),
         definition=json.loads(json.dumps(definition)),
         reference_source=reference_source,
     )

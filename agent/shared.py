@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agent.dtypes import is_float_dtype
+
 PAGE = mmap.PAGESIZE
 LEAD_BYTES = 4096  # canary right before each buffer
 TRAIL_BYTES = 64 * 1024  # canary right after each buffer: an overrun by a large stride still lands here
@@ -46,9 +48,12 @@ class BufferSpec:
 
 
 def poison_byte(dtype: np.dtype) -> int:
-    """Every byte of an output is this before a call: all-ones is NaN for floats, 0xA5 repeated is
-    a huge or negative integer. A poisoned element the kernel never wrote cannot pass."""
-    return 0xFF if dtype.kind == "f" else 0xA5
+    """Every byte of an output is this before a call: all-ones is NaN for floats (half, bfloat16 and
+    the OCP fp8 formats too), 0x80 the one NaN of MI300X's fp8 (the `fnuz` formats), 0xA5 repeated a
+    huge or negative integer. A poisoned element the kernel never wrote cannot pass."""
+    if dtype.name.endswith("fnuz"):
+        return 0x80
+    return 0xFF if is_float_dtype(dtype) else 0xA5
 
 
 def is_poison(values: np.ndarray) -> np.ndarray:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import ml_dtypes
 import numpy as np
 
 from agent.devices.base import DeviceAccess
+from agent.dtypes import is_float_dtype, is_low_precision
 from agent.problems import Case, Problem, Tolerance
 
 # Elements compared per pass: the float64 copies and masks of one pass (a few MiB) stay in the
@@ -22,8 +24,8 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, tol: Tolerance, *, rev
     kernel's to choose, and could spell the secret inputs."""
     if got.shape != want.shape:
         return f"{name} has shape {got.shape}, expected {want.shape}"
-    exact = tol.exact or want.dtype.kind in "iub"
-    rule = "exact comparison" if exact else f"rtol {tol.rtol:g}, atol {tol.atol:g}"
+    exact = tol.exact or not is_float_dtype(want.dtype)
+    rule = "exact comparison" if exact else _rule(tol, want.dtype)
     count, flat = _mismatches(got.reshape(-1), want.reshape(-1), None if exact else tol)
     if count == 0:
         return None
@@ -32,22 +34,39 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, tol: Tolerance, *, rev
         return SECRET_WRONG
     g_val, w_val = got.reshape(-1)[flat], want.reshape(-1)[flat]
     hint = ""
-    if (got.dtype.kind == "f" and np.isnan(g_val)) or (got.dtype.kind in "iu" and g_val.tobytes() == b"\xa5" *
-                                                       got.dtype.itemsize):
+    if (is_float_dtype(got.dtype) and np.isnan(np.float64(g_val))) or (got.dtype.kind in "iu" and g_val.tobytes() ==
+                                                                        b"\xa5" * got.dtype.itemsize):
         hint = " (never written: it still holds the poison value)"
     g_text, w_text = _fmt(g_val), _fmt(w_val)
     if g_text == w_text:  # they differ beyond 7 digits (an exact check): show every digit
-        g_text, w_text = repr(g_val.item()), repr(w_val.item())
+        g_text, w_text = repr(float(g_val) if is_float_dtype(got.dtype) else g_val.item()), repr(
+            float(w_val) if is_float_dtype(want.dtype) else w_val.item())
     return (f"{name}[{where}] = {g_text}{hint} but expected {w_text}; "
             f"{count} of {want.size} elements differ ({rule})")
 
 
+def _rule(tol: Tolerance, dtype: np.dtype) -> str:
+    parts = [f"rtol {tol.rtol:g}"] if tol.rtol or not tol.ulps else []
+    if tol.ulps:
+        parts.append(f"{tol.ulps:g} ulp of {dtype.name}")
+    parts.append(f"atol {tol.atol:g}")
+    return ", ".join(parts)
+
+
 def _mismatches(got: np.ndarray, want: np.ndarray, tol: Tolerance | None) -> tuple[int, int]:
-    """(how many elements differ, the flat index of the first), comparing exactly when `tol` is None."""
+    """(how many elements differ, the flat index of the first), comparing exactly when `tol` is None.
+    Low-precision floats compare by value (NaN equal to NaN, -0 to 0), never by their bytes."""
     count, first = 0, -1
+    low = is_low_precision(want.dtype)
     for start in range(0, want.size, CHUNK):
         g, w = got[start:start + CHUNK], want[start:start + CHUNK]
-        bad = g != w if tol is None else ~_close(g.astype(np.float64), w.astype(np.float64), tol)
+        if tol is None and low:
+            g64, w64 = g.astype(np.float64), w.astype(np.float64)
+            bad = ~((g64 == w64) | (np.isnan(g64) & np.isnan(w64)))
+        elif tol is None:
+            bad = g != w
+        else:
+            bad = ~_close(g.astype(np.float64), w.astype(np.float64), tol, want.dtype)
         found = int(np.count_nonzero(bad))
         if found and first < 0:
             first = start + int(np.flatnonzero(bad)[0])
@@ -55,15 +74,19 @@ def _mismatches(got: np.ndarray, want: np.ndarray, tol: Tolerance | None) -> tup
     return count, first
 
 
-def _close(g: np.ndarray, w: np.ndarray, tol: Tolerance) -> np.ndarray:
+def _close(g: np.ndarray, w: np.ndarray, tol: Tolerance, dtype: np.dtype) -> np.ndarray:
     """np.isclose(g, w, rtol, atol, equal_nan=True), element for element, with fewer passes and
-    temporaries: |g - w| <= atol + rtol |w|, where the difference is finite; elsewhere (an inf or a
-    NaN on either side) close only when both are the same infinity or both NaN."""
+    temporaries: |g - w| <= atol + rtol |w| (+ ulps spacings of `dtype` at |w|), where the difference
+    is finite; elsewhere (an inf or a NaN on either side) close only when both are the same infinity
+    or both NaN."""
     with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, and huge doubles: the specials below
         diff = np.subtract(g, w)
     np.abs(diff, out=diff)
     bound = np.abs(w)
-    bound *= tol.rtol
+    if tol.ulps:
+        bound = tol.ulps * spacing(bound, dtype) + tol.rtol * bound
+    else:
+        bound *= tol.rtol
     bound += tol.atol
     close = diff <= bound
     special = ~np.isfinite(diff)
@@ -73,8 +96,20 @@ def _close(g: np.ndarray, w: np.ndarray, tol: Tolerance) -> np.ndarray:
     return close
 
 
+def spacing(magnitude: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """The distance from each |value| (float64) to the next number of `dtype` above it: one unit in
+    the last place, 2^(exponent - mantissa bits), constant below the smallest normal number."""
+    info = ml_dtypes.finfo(dtype) if is_low_precision(dtype) else np.finfo(dtype)
+    with np.errstate(divide="ignore"):
+        exponent = np.floor(np.log2(magnitude, where=magnitude > 0, out=np.full(magnitude.shape, -np.inf)))
+    exponent = np.maximum(exponent, info.minexp)
+    return np.ldexp(1.0, (exponent - info.nmant).astype(np.int64))
+
+
 def _fmt(value: np.generic) -> str:
-    return f"{value.item():.7g}" if isinstance(value, np.floating) else str(value.item())
+    if isinstance(value, np.floating) or is_low_precision(value.dtype):
+        return f"{float(value):.7g}"
+    return str(value.item())
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # The judge on a real NVIDIA GPU, under bubblewrap, as a GPU VM's agent runs it: every problem's
 # cuda solution checked (8 jobs at once, twice: the GPU is shared as on a busy VM), the cuda
-# kernels of the GPU-bug corpus with the emulator's expected verdict beside the real one, every
+# kernels of the GPU-bug corpus with the emulator's expected verdict beside the real one, the
+# conformance suite's cuda entries (each verdict must agree with the emulated device's), every
 # benchmark, and one leaderboard judging. Prints each job's result and benchmark table.
 #
-#   bash bench/gpu_device.sh            # from the repository root; needs python3 with NumPy and
+#   bash bench/gpu_device.sh            # from the repository root; needs python3 with NumPy, ml-dtypes and
 #                                       # PyYAML, nvcc, a GPU, and bwrap on PATH or its .deb:
 #   BWRAP_DEB=path/bubblewrap.deb bash bench/gpu_device.sh   # unpacked into /usr/local/bin
 #
 # LOGS (default /tmp/hipjudge-gpu-logs) keeps every job's full report; JOB_TIMEOUT (default 120 s)
-# bounds each job; SECTIONS (default "check corpus bench leaderboard") picks what runs.
+# bounds each job; SECTIONS (default "check corpus conformance bench leaderboard") picks what runs.
 #
 # With the lent device of a session: here, `mkdir -p .devcarry && echo /.devcarry/ >> .git/info/exclude
 # && (cd .devcarry && apt-get download bubblewrap)`; there, with .devcarry carried,
@@ -21,7 +22,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LOGS=${LOGS:-/tmp/hipjudge-gpu-logs}
-SECTIONS=${SECTIONS:-check corpus bench leaderboard}
+SECTIONS=${SECTIONS:-check corpus conformance bench leaderboard}
 mkdir -p "$LOGS"
 export PYTHONUNBUFFERED=1 HIPJUDGE_AGENT_BUILD_DIR=${HIPJUDGE_AGENT_BUILD_DIR:-/tmp/hipjudge-builds}
 if ! command -v bwrap >/dev/null && [ -n "${BWRAP_DEB:-}" ]; then
@@ -59,6 +60,26 @@ if has corpus; then
     echo "$name"; echo "  expected (emulator): $(sed -n 's#^// expect: ##p' "$f")"
     echo "  this GPU:            $(result "$LOGS/corpus-$name.txt")"
   done
+fi
+if has conformance; then
+  # The emulator's conformance suite (tests/agent/emulator/conformance/), its CUDA entries on this GPU:
+  # each verdict (CHECKED, WRONG_ANSWER, ...) must be the one the entry expects on the emulated device.
+  section "conformance suite (cuda): the verdict expected on the emulated device, then this GPU's"
+  for f in tests/agent/emulator/conformance/*.cu; do
+    name=$(basename "$f" .cu)
+    judge "conformance-$name" "$(sed -n 's#^// problem: ##p' "$f")" check "$f" >"$LOGS/conformance-$name.txt" 2>&1 &
+    while [ "$(jobs -r | wc -l)" -ge 8 ]; do sleep 0.2; done
+  done
+  wait
+  differ=0
+  for f in tests/agent/emulator/conformance/*.cu; do
+    name=$(basename "$f" .cu)
+    want=$(sed -n 's#^// expect: \([A-Z_]*\).*#\1#p' "$f")
+    got=$(result "$LOGS/conformance-$name.txt" | sed -n 's#^Result: \([A-Z_]*\).*#\1#p')
+    [ "$want" = "$got" ] && verdict=agree || { verdict=DIFFER; differ=$((differ + 1)); }
+    printf '%-44s %-14s %-14s %s\n' "$name" "$want" "${got:-?}" "$verdict"
+  done
+  echo "conformance: $differ entries differ"
 fi
 if has bench; then
   for dir in problems/*/; do

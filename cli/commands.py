@@ -45,6 +45,19 @@ def cmd_problems(args: argparse.Namespace, client: Client, out: Printer) -> int:
     return EXIT_OK
 
 
+def cmd_problem(args: argparse.Namespace, client: Client, out: Printer) -> int:
+    problem = client.call("GET", f"/problems/{args.slug}")
+    out.line(f"{problem['title']} ({problem['slug']}, {problem['difficulty']})")
+    out.table(["parameter", "type", "cpp", "hip", "cuda", "shape", "direction"],
+              [[p["name"], p["type"], p["c_types"]["cpp"], p["c_types"]["hip"], p["c_types"]["cuda"],
+                "[" + ", ".join(p["shape"]) + "]" if p["pointer"] else "scalar",
+                "output" if p["output"] else ("input" if p["pointer"] else "")]
+               for p in problem.get("parameters", [])])
+    for language, signature in problem.get("signatures", {}).items():
+        out.line(f"{language}: {signature};")
+    return EXIT_OK
+
+
 def _offered(pool: dict[str, Any]) -> str:
     """What the pool takes: a language alone runs in every mode; others name their modes."""
     offers = pool.get("offers")

@@ -16,6 +16,7 @@ from cli.commands import (
     cmd_leaderboard,
     cmd_login,
     cmd_pools,
+    cmd_problem,
     cmd_problems,
     cmd_rank,
     cmd_status,
@@ -57,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     login.set_defaults(func=cmd_login)
 
     commands.add_parser("problems", help="list problems, with your best on each").set_defaults(func=cmd_problems)
+    problem = commands.add_parser("problem", help="a problem's parameters and their types in each language")
+    problem.add_argument("slug")
+    problem.set_defaults(func=cmd_problem)
     commands.add_parser("pools", help="list pools").set_defaults(func=cmd_pools)
 
     submit = commands.add_parser("submit", help="submit a source file")

@@ -42,7 +42,7 @@ DSTACK_DEFAULTS: dict[str, Any] = {
     "setup_commands": [
         "command -v bwrap >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive "
         "apt-get install -y -qq bubblewrap >/dev/null)",
-        "python3 -c 'import numpy, yaml' 2>/dev/null || python3 -m pip install -q numpy pyyaml",
+        "python3 -c 'import numpy, yaml, ml_dtypes' 2>/dev/null || python3 -m pip install -q numpy pyyaml ml-dtypes",
     ],
 }
 # FleetSettings fields read from config (the others come from Fleet fields or are computed).

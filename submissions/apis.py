@@ -32,6 +32,7 @@ from submissions.ranking import SCORING
 from submissions.results import submission_results
 from submissions.selectors import (
     problem_get,
+    problem_interface,
     problem_list,
     queue_position,
     queue_positions,
@@ -293,14 +294,35 @@ class ProblemOutput(serializers.Serializer):
         return list(BestOutput(bests.get(problem.pk, []), many=True).data)
 
 
+class ParameterOutput(serializers.Serializer):
+    name = serializers.CharField()
+    type = serializers.CharField(help_text="As problem.yaml names it: float, half, bfloat16, fp8_e4m3fnuz, int8, ...")
+    c_types = serializers.DictField(child=serializers.CharField(),
+                                    help_text="The C type each language declares (e.g. hip: __hip_bfloat16).")
+    pointer = serializers.BooleanField()
+    const = serializers.BooleanField()
+    output = serializers.BooleanField()
+    shape = serializers.ListField(child=serializers.CharField())
+
+
 class ProblemDetailOutput(ProblemOutput):
     statement = serializers.CharField(source="current_version.statement")
     scoring = serializers.SerializerMethodField(help_text="How a leaderboard score is computed.")
-    signature = serializers.CharField(source="current_version.signature")
+    signature = serializers.CharField(source="current_version.signature", help_text="The C++ (cpp) declaration.")
+    signatures = serializers.SerializerMethodField(help_text="The declaration of `solution` in each language.")
+    parameters = serializers.SerializerMethodField(help_text="Each parameter and its type in each language.")
     templates = serializers.DictField(source="current_version.templates", child=serializers.CharField())
 
     def get_scoring(self, problem: Any) -> str:
         return SCORING
+
+    @extend_schema_field(serializers.DictField(child=serializers.CharField()))
+    def get_signatures(self, problem: Any) -> dict[str, str]:
+        return problem_interface(version=problem.current_version)["signatures"]
+
+    @extend_schema_field(ParameterOutput(many=True))
+    def get_parameters(self, problem: Any) -> list[dict[str, Any]]:
+        return problem_interface(version=problem.current_version)["parameters"]
 
 
 class ProblemListApi(APIView):

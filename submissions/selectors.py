@@ -19,6 +19,7 @@ from submissions.models import (
     Judging,
     Mode,
     Problem,
+    ProblemVersion,
     QueueClass,
     RankedCaseResult,
     Review,
@@ -49,6 +50,23 @@ def problem_list() -> QuerySet[Problem]:
 
 def problem_get(*, slug: str) -> Problem | None:
     return problem_list().select_related("current_version").filter(slug=slug).first()
+
+
+def problem_interface(*, version: ProblemVersion | None) -> dict[str, Any]:
+    """What a solution declares, from the version's bundle: `signatures` (each language's spelling of
+    `solution`) and `parameters` (name, problem.yaml type, each language's C type, shape, direction).
+    Empty for a version whose bundle no longer parses."""
+    if version is None or not version.bundle:
+        return {"signatures": {}, "parameters": []}
+    # Here, not at module level: the web and worker processes start without NumPy (agent.problems
+    # brings it), which only a problem page or the problem API then loads.
+    from agent.problems import ProblemError, problem_from_bundle
+
+    try:
+        bundle = problem_from_bundle(version.bundle)
+    except ProblemError:
+        return {"signatures": {}, "parameters": []}
+    return {"signatures": bundle.c_signatures(), "parameters": bundle.parameters()}
 
 
 def _visible_to(user: User | AnonymousUser) -> QuerySet[Submission]:

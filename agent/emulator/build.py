@@ -28,6 +28,8 @@ from pathlib import Path
 
 EMULATOR_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = EMULATOR_DIR / "include"
+# hipjudge/lowp.h: the 16- and 8-bit float conversions the emulator's fp16/bf16/fp8 headers use.
+LOWP_INCLUDE_DIR = EMULATOR_DIR.parent / "include"
 RUNTIME_DIR = EMULATOR_DIR / "runtime"
 FAULT_EXIT_CODE = 86  # a kernel fault: the runtime printed one `hjemu: ` line on stderr
 HEADERS = {"hip": "hip/hip_runtime.h", "cuda": "cuda_runtime.h"}
@@ -37,7 +39,8 @@ log = logging.getLogger(__name__)
 
 def _arch_flags() -> list[str]:
     if platform.machine() in ("x86_64", "AMD64"):
-        # TLS descriptors make threadIdx & co. (thread-locals of another library) cheap to read;
+        # TLS descriptors make threadIdx & co. (thread-locals of another library) cheap to read
+        # (runtime/tls.cpp keeps them on the descriptors' fast path, which old glibcs need);
         # no CET: the fibers switch stacks, which a shadow stack would refuse.
         return ["-mtls-dialect=gnu2", "-fcf-protection=none"]
     return []
@@ -52,8 +55,10 @@ def emulator_flags(language: str, include_dir: Path = INCLUDE_DIR) -> list[str]:
     Stack clash protection: a GPU thread's big local array probes its stack's guard page by page,
     so an overflow is reported instead of landing in a neighbouring stack."""
     return ["-O2", "-std=c++17", "-fPIC", "-shared", "-fno-strict-aliasing", "-fstack-clash-protection",
+            "-Wno-psabi",  # MFMA's 64-byte accumulator vectors are passed by value: no ABI concern here
             *_arch_flags(),
-            "-I", str(include_dir), "-include", HEADERS[language], "-x", "c++"]
+            "-I", str(include_dir), "-I", str(Path(include_dir).parent.parent / "include"),  # hipjudge/lowp.h
+            "-include", HEADERS[language], "-x", "c++"]
 
 
 def emulator_compile_command(source: Path, output: Path, language: str,
@@ -76,7 +81,7 @@ def gxx_version() -> str | None:
 def runtime_key(version: str) -> str:
     """Changes with the compiler, the flags, and any file of the runtime or the headers."""
     digest = hashlib.sha256(version.encode() + b"\0" + " ".join(RUNTIME_FLAGS).encode())
-    for root in (RUNTIME_DIR, INCLUDE_DIR):
+    for root in (RUNTIME_DIR, INCLUDE_DIR, LOWP_INCLUDE_DIR):
         for path in sorted(p for p in root.rglob("*") if p.is_file()):
             digest.update(f"\0{root.name}/{path.relative_to(root)}\0".encode() + path.read_bytes())
     return digest.hexdigest()[:24]
@@ -108,7 +113,7 @@ def _build(library: Path) -> Path | None:
     with tempfile.TemporaryDirectory(dir=library.parent, prefix=".hjemu-build-") as tmp:
         units = sorted(RUNTIME_DIR.glob("*.cpp"))
         objects = [Path(tmp, f"{unit.stem}.o") for unit in units]
-        commands = [["g++", *RUNTIME_FLAGS, "-c", "-o", str(obj), str(unit)]
+        commands = [["g++", *RUNTIME_FLAGS, "-I", str(LOWP_INCLUDE_DIR), "-c", "-o", str(obj), str(unit)]
                     for unit, obj in zip(units, objects, strict=True)]
         commands.append(["g++", *RUNTIME_FLAGS, "-shared", "-o", str(Path(tmp, "lib.so")),
                          *map(str, objects)])

@@ -37,6 +37,7 @@ from agent.emulator.source_text import (
     skip_space_back,
     word_before,
 )
+from agent.emulator.vectors import rewrite_vector_types
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _ALIGNMENT = re.compile(r"\b(?:__align__|alignas)\s*\((?:[^()]|\([^()]*\))*\)"
@@ -290,7 +291,7 @@ def _declared_names(declaration: str) -> list[str]:
 def rewrite_source(text: str, filename: str | None = None, budget: ParseBudget | None = None) -> str:
     """The source g++ compiles; with `filename`, a #line directive makes g++ name that file."""
     budget = budget or ParseBudget()
-    rewritten = _rewrite_shared(_rewrite_launches(text, budget), budget)
+    rewritten = _rewrite_shared(_rewrite_launches(rewrite_vector_types(text), budget), budget)
     if filename is None:
         return rewritten
     return f'#line 1 "{filename}"\n{rewritten}'

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent.compiler import CompileRejected, check_imports
+from agent.compiler import LOWP_INCLUDE_DIR, CompileRejected, check_imports
 from agent.imports import NotAnElfLibrary, imported_symbols
 from tests.agent.conftest import load_problem
 
@@ -22,8 +22,8 @@ CORPUS_MATMUL = Path(__file__).resolve().parent / "corpus_matmul"
 
 def build(tmp_path: Path, source: str, name: str = "lib.so") -> Path:
     (tmp_path / "lib.cpp").write_text(source)
-    subprocess.run(["g++", "-O1", "-fPIC", "-shared", "-o", str(tmp_path / name), str(tmp_path / "lib.cpp")],
-                   check=True, timeout=120)
+    subprocess.run(["g++", "-O1", "-fPIC", "-shared", "-I", str(LOWP_INCLUDE_DIR), "-o", str(tmp_path / name),
+                    str(tmp_path / "lib.cpp")], check=True, timeout=120)
     return tmp_path / name
 
 

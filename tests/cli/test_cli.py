@@ -59,6 +59,8 @@ def test_login_submit_watch_and_status_against_a_live_server(stack: Stack, owner
 
     code, out = hipjudge(["problems"], env=env)
     assert code == 0 and "vector-add" in out
+    code, out = hipjudge(["problem", "vector-add"], env=env)
+    assert code == 0 and 'cuda: extern "C" void solution(const float* a' in out and "input" in out
 
     code, out = hipjudge(["submit", str(SOLUTIONS / "cpp.cpp"), "-p", "vector-add", "--mode", "check", "--wait"],
                          env=env)

@@ -67,3 +67,16 @@ def test_problems_api_shows_statement_signature_and_templates(problems_loaded: N
     assert detail["signature"].startswith('extern "C" void solution(const float* a')
     assert set(detail["templates"]) == {"cpp", "hip", "cuda"} and detail["statement"]
     assert api_as(owner).get("/api/v1/problems/nope").status_code == 404
+    # Each parameter's type, and the declaration, as each language spells it.
+    typed = api_as(owner).get("/api/v1/problems/gemm-bf16").json()
+    assert typed["parameters"][0] == {"name": "A", "type": "bfloat16", "pointer": True, "const": True, "output": False,
+                                      "shape": ["M", "K"], "c_types": {"cpp": "hj_bfloat16", "hip": "__hip_bfloat16",
+                                                                       "cuda": "__nv_bfloat16"}}
+    assert typed["signatures"]["hip"].startswith('extern "C" void solution(const __hip_bfloat16* A')
+    assert typed["signatures"]["cuda"].startswith('extern "C" void solution(const __nv_bfloat16* A')
+
+
+def test_the_problem_page_shows_each_parameters_type_in_each_language(problems_loaded: None, client: Any) -> None:
+    page = client.get("/problems/gemm-fp8/").content.decode()
+    assert "fp8_e4m3fnuz" in page and "__hip_fp8_e4m3_fnuz" in page and "hj_fp8_e4m3fnuz" in page
+    assert "__nv_fp8_storage_t" in page

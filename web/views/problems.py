@@ -14,7 +14,7 @@ from limits.selectors import suspended_sentence, user_standing
 from submissions.models import Mode
 from submissions.offers import EMULATED_LABEL, emulated_limits
 from submissions.ranking import SCORING
-from submissions.selectors import problem_get, submission_get
+from submissions.selectors import problem_get, problem_interface, submission_get
 from submissions.services import submission_create
 from web.forms import SubmitForm
 from web.selectors import leaderboard, leaderboard_fleets, pool_options, problem_rows
@@ -87,11 +87,13 @@ def problem_detail_view(request: HttpRequest, slug: str) -> HttpResponse:
     else:
         form = SubmitForm(initial=_initial(request, templates, pools), pools=pools)
     languages = {lang for p in pools for lang in p.submittable_languages}
+    interface = problem_interface(version=version)
     return render(request, "web/problem_detail.html", {
         "problem": problem, "version": version, "form": form, "pools": pools,
         "statement": render_statement(version.statement if version else ""),
         "templates": [(lang, highlight_code(text, lang)) for lang, text in sorted(templates.items())],
-        "signature_html": highlight_code(f"{version.signature};" if version else "", "cpp"),
+        "signatures": [(lang, highlight_code(f"{text};", "cpp")) for lang, text in interface["signatures"].items()],
+        "parameters": interface["parameters"],
         "languages_available": languages,
         "mode_check": Mode.CHECK, "mode_benchmark": Mode.BENCHMARK, "mode_compile": Mode.COMPILE,
         "mode_leaderboard": Mode.LEADERBOARD, "scoring": SCORING,

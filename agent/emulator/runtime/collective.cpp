@@ -21,6 +21,7 @@ const char* op_name(int op) {
         case HJEMU_SYNCWARP: return "__syncwarp";
         case HJEMU_MATCH_ANY: return "__match_any";
         case HJEMU_MATCH_ALL: return "__match_all";
+        case HJEMU_MATRIX: return "a matrix instruction (MFMA or WMMA)";
         default: return "__reduce";
     }
 }
@@ -134,6 +135,10 @@ uint64_t reduce(const CollectiveGroup& g, uint64_t members, int op) {
 void resolve_collective(CollectiveGroup& g) {
     const unsigned first = (unsigned)__builtin_ctzll(g.active);
     const int op = g.request[first].op;
+    if (op == HJEMU_MATRIX) {
+        resolve_matrix(g);
+        return;
+    }
     if (g.request[first].is_sync) check_masks(g);
     uint64_t votes = 0;  // active lanes whose operand (predicate) is not zero
     for (unsigned k = 0; k < g.lanes; ++k)

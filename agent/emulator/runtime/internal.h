@@ -36,6 +36,7 @@ void add_kernel_context(Message& message, bool with_thread);
 void install_fault_handlers();  // idempotent; puts ours back if someone replaced them
 void prepare_host_thread();     // alternate signal stack and registration for the fault handler
 const char* current_kernel();   // the kernel this host thread runs, or null
+void allocate_thread_locals();  // every module's TLS in this host thread, before kernels (tls.cpp)
 
 // ---- fibers (fiber.cpp) ----------------------------------------------------------------------
 struct Fiber;
@@ -71,6 +72,7 @@ struct CollectiveGroup {
     uint64_t result[64];
 };
 void resolve_collective(CollectiveGroup& group);
+void resolve_matrix(CollectiveGroup& group);  // matrix.cpp: every lane of the wavefront, or it dies
 bool dynamic_shared_guard_hit(uintptr_t address, int64_t* offset, size_t* requested);
 void set_running_kernel(const char* kernel);  // null when the host thread leaves a kernel
 

@@ -52,6 +52,7 @@ unsigned host_threads() {
 
 void run_blocks(const GridPlan& plan) {
     WorkerPool& p = pool();
+    allocate_thread_locals();  // before any kernel code runs on this host thread (tls.cpp)
     set_running_kernel(plan.kernel);
     for (;;) {
         const uint64_t block = p.next_block.fetch_add(1, std::memory_order_relaxed);

@@ -26,6 +26,8 @@ PROGRAMS = {
     "api.cpp": ("hip", "cuda"),
     "faults.cpp": ("hip", "cuda"),
     "ipc.hip": ("hip",),
+    "matrix.hip": ("hip",),
+    "wmma_lowp.cu": ("cuda",),
 }
 JOBS = 2  # compilers at a time: the CI machine has two cores
 

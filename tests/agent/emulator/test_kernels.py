@@ -20,6 +20,8 @@ from tests.agent.emulator.driver import CompileFailed
     ("vectors_math.cpp", "cuda"),
     ("api.cpp", "hip"),
     ("api.cpp", "cuda"),
+    ("matrix.hip", "hip"),
+    ("wmma_lowp.cu", "cuda"),
 ])
 def test_program_checks_pass(emu_programs: dict[tuple[str, str], Path | CompileFailed], name: str,
                              api: str) -> None:

@@ -19,6 +19,7 @@ from agent.emulator.rewrite import (
     blank_non_code,
     rewrite_source,
 )
+from agent.emulator.vectors import rewrite_vector_types
 
 
 def launch(callee: str, config: str) -> str:
@@ -177,3 +178,16 @@ def test_blanking_keeps_positions_and_newlines() -> None:
     assert blanked.count("\n") == source.count("\n")
     assert blanked.startswith("a ") and blanked.endswith("\nb")
     assert "x" not in blanked and "q" not in blanked and "end" not in blanked
+
+
+def test_clang_ext_vector_typedefs_become_gcc_vector_types_on_the_same_line() -> None:
+    source = ("typedef float floatx16 __attribute__((ext_vector_type(16)));\n"
+              "typedef __attribute__((ext_vector_type(4))) _Float16 half4;\n"
+              "using bf16x4 = short __attribute__((__ext_vector_type__(4)));\n"
+              "typedef unsigned long long u4 __attribute__((ext_vector_type(4)));\n")
+    assert rewrite_vector_types(source).splitlines() == [
+        "typedef float floatx16 __attribute__((vector_size((16) * sizeof(float))));",
+        "typedef _Float16 half4 __attribute__((vector_size((4) * sizeof(_Float16))));",
+        "using bf16x4 = short __attribute__((vector_size((4) * sizeof(short))));",
+        "typedef unsigned long long u4 __attribute__((vector_size((4) * sizeof(unsigned long long))));"]
+    assert "vector_size" in rewrite_source(source) and rewrite_vector_types("int x;") == "int x;"

@@ -17,3 +17,4 @@
 #include "../hjemu/hip_api.h"
 #include "../hjemu/lang.h"
 #include "../hjemu/api_templates.inc"
+#include "../hjemu/mfma.h"

@@ -43,8 +43,24 @@ enum {
     HJEMU_MATCH_ANY, HJEMU_MATCH_ALL,
     HJEMU_REDUCE_ADD, HJEMU_REDUCE_MIN_S, HJEMU_REDUCE_MIN_U, HJEMU_REDUCE_MAX_S,
     HJEMU_REDUCE_MAX_U, HJEMU_REDUCE_AND, HJEMU_REDUCE_OR, HJEMU_REDUCE_XOR,
+    HJEMU_MATRIX,  // a matrix instruction (mfma.h, mma.h): `value` points at the lane's hjemu_matrix_lane_t
     HJEMU_OP_COUNT
 };
+// The matrix instructions (`arg` of an HJEMU_MATRIX collective; runtime/matrix.cpp has the layouts).
+enum {
+    HJEMU_MFMA_F32_32X32X8_F16, HJEMU_MFMA_F32_16X16X16_F16, HJEMU_MFMA_F32_32X32X8_BF16,
+    HJEMU_MFMA_F32_16X16X16_BF16, HJEMU_MFMA_F32_32X32X16_FP8, HJEMU_MFMA_F32_16X16X32_FP8,
+    HJEMU_MFMA_I32_32X32X16_I8, HJEMU_MFMA_I32_16X16X32_I8, HJEMU_WMMA_16X16X16_F16, HJEMU_WMMA_16X16X16_BF16,
+    HJEMU_MATRIX_COUNT
+};
+// One lane's registers of a matrix instruction: its part of A, B and C in, of D out.
+typedef struct hjemu_matrix_lane {
+    unsigned char a[16];
+    unsigned char b[16];
+    unsigned char c[64];
+    unsigned char d[64];
+    int modifiers;  // MFMA's cbsz | abid | blgp: not modelled, must be 0
+} hjemu_matrix_lane_t;
 typedef struct hjemu_collective {
     uint64_t value;  // the lane's operand (raw bits), or its predicate
     uint64_t mask;   // the *_sync mask (meaningful when is_sync)
