@@ -3,9 +3,9 @@
 A ranked result that would beat the pool's best, or its owner's own best by more than the noise, is
 a record. It does not rank from one judging: the submission is judged again at once, with a new
 secret seed, in the background class of the fair queue (charged to the platform, like a rejudge),
-on another VM where the pool has a warm one. It ranks only when the two results agree within their
-95 % intervals, and then with the slower of the two: a lucky or forged judging sets nothing on its
-own. When they disagree, or the second judging reaches no verdict, the record waits for staff with
+on another VM where the pool has a warm one. It ranks only when the two results agree (their 95 %
+intervals overlap, or they are within 1.2x of each other: two moments of a shared machine), and then
+with the slower of the two: a lucky or forged judging sets nothing on its own. When they disagree, or the second judging reaches no verdict, the record waits for staff with
 both results in its review reason. A second judging that fails the kernel (wrong on the new
 inputs) ends its standing as any verdict does.
 
@@ -24,6 +24,10 @@ from submissions.selectors import listed_results
 # Without an interval, two results within this share of each other agree, and a result beats its
 # owner's best "by more than the noise" only beyond it.
 NOISE = 0.10
+# Two judgings at different moments of a shared machine drift apart by more than either's interval
+# says (each interval is that judging's own runs): they also agree within this factor, the noise a
+# timing attack must beat to gain anything (bench/attacks.py).
+AGREEMENT = 1.2
 
 
 @dataclass(frozen=True)
@@ -81,5 +85,8 @@ def judging_that_ranks(judging: Judging) -> Judging | None:
 
 
 def agree(first: Result, second: Result) -> bool:
-    """Both judgings measured the same kernel: their intervals overlap."""
-    return first.low_ms <= second.high_ms and second.low_ms <= first.high_ms
+    """Both judgings measured the same kernel: their intervals overlap, or their scores are within
+    the machine's noise of each other."""
+    overlap = first.low_ms <= second.high_ms and second.low_ms <= first.high_ms
+    slower, faster = max(first.score_ms, second.score_ms), min(first.score_ms, second.score_ms)
+    return overlap or slower <= AGREEMENT * faster
