@@ -135,6 +135,10 @@ def test_softmax_fp16_worst_order_float32_row_stays_within_two_ulps() -> None:
     x = inputs["x"].astype(F32)
     e = np.exp(x - x.max(axis=1, keepdims=True))
     assert passes(problem, case, inputs, {"out": e / left_to_right(e)[:, None]})
+    # The reference's own rounding to half is NumPy's, subnormals, ties and the smallest normal included.
+    ties = np.arange(0, 2049) * 2.0**-25
+    p = np.concatenate([ties, np.nextafter(ties, 1), np.nextafter(ties, -1).clip(0), np.linspace(0, 1, 10001)])
+    assert np.array_equal(problem.module.to_half(p).view(np.uint16), p.astype(np.float16).view(np.uint16))
 
 
 def test_rope_bf16_cancellation_stays_within_the_absolute_term() -> None:
