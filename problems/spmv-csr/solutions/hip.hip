@@ -1,6 +1,6 @@
 #include <hip/hip_runtime.h>
 
-// CSR-vector with the group size chosen from the average row length (as rocSPARSE's csrmv does):
+// CSR-vector with the group size chosen from the average row length (as AMD's sparse library does):
 // G lanes of a wave64 wavefront share a row, G the power of two nearest above nnz / rows (2 to
 // 64), so short rows do not leave most of the wavefront idle. Each lane sums a strided part of the
 // row in float32 and the group reduces with __shfl_xor of width G.
