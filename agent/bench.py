@@ -107,7 +107,7 @@ class BenchCase:
         spent = 0.0
         while len(walls) < s["max_runs"]:
             began = time.monotonic()
-            mutation = Mutation.draw(original, s["mutations"], rng)
+            mutation = Mutation.draw(original, s["mutations"], rng, keep=self.problem.kept_inputs)
             wall, event = self.timed_call(mutation)
             walls.append(wall)
             events.append(event)
@@ -192,7 +192,7 @@ class BenchCase:
     def _neighbour_call(self, original: dict[str, np.ndarray], rng: np.random.Generator) -> tuple[float, float]:
         """A timed call on set A with a few changes (undone afterwards)."""
         self._untimed_call()
-        mutation = Mutation.draw(original, self.settings["mutations"], rng)
+        mutation = Mutation.draw(original, self.settings["mutations"], rng, keep=self.problem.kept_inputs)
         timed = self.timed_call(mutation)
         mutation.undo(self.access, original)
         return timed

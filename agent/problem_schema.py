@@ -40,6 +40,9 @@ class Param:
     const: bool = False
     output: bool = False
     shape: tuple[str | int, ...] = ()
+    # False: the benchmark's timed runs leave this input as generated (agent.verify.Mutation), for
+    # inputs whose elements are not interchangeable (CSR row pointers must stay increasing).
+    mutate: bool = True
 
     @property
     def dtype(self) -> np.dtype:
@@ -128,9 +131,17 @@ def parse_signature(raw: Any) -> tuple[Param, ...]:
                 raise ProblemError(f"{where}shape: a pointer needs a shape, e.g. [n]")
         elif const or output or shape:
             raise ProblemError(f"{where}: const/output/shape only apply to pointers")
-        params.append(Param(name, ctype, pointer, const, output, tuple(shape)))
+        mutate = item.get("mutate", True)
+        if not isinstance(mutate, bool) or (not mutate and not const):
+            raise ProblemError(f"{where}mutate: false keeps an input buffer as generated (true or false, "
+                               "inputs only)")
+        params.append(Param(name, ctype, pointer, const, output, tuple(shape), mutate))
     if not any(p.output for p in params):
         raise ProblemError("signature: no output buffer")
+    inputs = [p for p in params if p.is_input_buffer]
+    if inputs and not any(p.mutate for p in inputs):
+        raise ProblemError("signature: every input has mutate: false; the benchmark must be able to change one "
+                           "between timed runs (a kernel that caches its result would go unnoticed)")
     scalars = {p.name for p in params if not p.pointer}
     for i, p in enumerate(params):
         for dim in p.shape:

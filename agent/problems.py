@@ -77,6 +77,11 @@ class Problem:
         return tuple(p for p in self.signature if p.is_input_buffer)
 
     @property
+    def kept_inputs(self) -> frozenset[str]:
+        """Inputs the benchmark leaves as generated between timed runs (`mutate: false`)."""
+        return frozenset(p.name for p in self.inputs if not p.mutate)
+
+    @property
     def outputs(self) -> tuple[Param, ...]:
         return tuple(p for p in self.signature if p.output)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import ml_dtypes
@@ -122,9 +123,13 @@ class Mutation:
     changes: dict[str, tuple[np.ndarray, np.ndarray]]  # buffer -> (distinct targets, their new values)
 
     @classmethod
-    def draw(cls, inputs: dict[str, np.ndarray], count: int, rng: np.random.Generator) -> Mutation:
+    def draw(cls, inputs: dict[str, np.ndarray], count: int, rng: np.random.Generator,
+             keep: Collection[str] = ()) -> Mutation:
+        """Changes to every input but those in `keep` (the problem's `mutate: false` buffers)."""
         changes = {}
         for name, arr in inputs.items():
+            if name in keep:
+                continue
             flat = arr.reshape(-1)
             targets, first = np.unique(rng.integers(0, flat.size, count), return_index=True)
             sources = rng.integers(0, flat.size, count)[first]
@@ -135,6 +140,9 @@ class Mutation:
         """The inputs the run saw."""
         changed = {}
         for name, arr in inputs.items():
+            if name not in self.changes:
+                changed[name] = arr
+                continue
             flat = arr.reshape(-1).copy()
             targets, values = self.changes[name]
             flat[targets] = values

@@ -261,6 +261,15 @@ def test_the_input_changes_of_a_timed_run_are_applied_undone_and_replayed_exactl
     assert set(values.tolist()) <= set(original["a"].tolist())  # values stay in the input's domain
 
 
+def test_an_input_marked_mutate_false_is_left_as_generated_by_the_timed_runs(host_access):
+    # CSR row pointers must stay increasing: an element taken from elsewhere in the buffer breaks them.
+    original = {"a": np.arange(5, dtype=np.float32), "row_ptr": np.array([0, 2, 2, 5], dtype=np.int32)}
+    mutation = Mutation.draw(original, 64, np.random.default_rng(3), keep={"row_ptr"})
+    assert set(mutation.changes) == {"a"}
+    seen = mutation.applied_to(original)
+    assert np.array_equal(seen["row_ptr"], original["row_ptr"]) and not np.array_equal(seen["a"], original["a"])
+
+
 # ---- bounds on times -----------------------------------------------------------------------------
 
 def test_gpu_event_times_are_raised_to_the_parents_clock_minus_the_calibrated_cost():

@@ -367,6 +367,9 @@ BROKEN = [
     ("bad slug", _set(("slug",), "Vector Add"), "slug:"),
     ("bad forbidden regex", _set(("forbidden",), [{"pattern": "(", "reason": "x"}]), "forbidden[0].pattern"),
     ("forbidden without reason", _set(("forbidden",), [{"pattern": "x"}]), "forbidden[0].reason: missing"),
+    ("mutate: false on an output", _set(("signature", 2, "mutate"), False), "signature[2].mutate"),
+    ("every input kept as generated", lambda d: [p.update(mutate=False) for p in d["signature"][:2]],
+     "signature: every input has mutate: false"),
 ]
 
 
