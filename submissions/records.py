@@ -5,9 +5,10 @@ a record. It does not rank from one judging: the submission is judged again at o
 secret seed, in the background class of the fair queue (charged to the platform, like a rejudge),
 on another VM where the pool has a warm one. It ranks only when the two results agree (their 95 %
 intervals overlap, or they are within 1.2x of each other: two moments of a shared machine), and then
-with the slower of the two: a lucky or forged judging sets nothing on its own. When they disagree, or the second judging reaches no verdict, the record waits for staff with
-both results in its review reason. A second judging that fails the kernel (wrong on the new
-inputs) ends its standing as any verdict does.
+with the slower of the two: a lucky or forged judging sets nothing on its own. When they disagree,
+or the second judging reaches no verdict, the record waits for staff with both results in its
+review reason. A second judging that fails the kernel (wrong on the new inputs) ends its standing
+as any verdict does.
 
 While a record is being confirmed, whatever the submission showed before stays as it was: a
 confirmation never hides a result its owner already earned.
