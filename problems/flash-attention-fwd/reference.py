@@ -7,7 +7,9 @@ def generate(params, rng):
 
     def grid(shape, step, limit):  # uniform multiples of `step` in [-limit, limit] (8 bits: exact in bfloat16)
         n = int(limit / step)
-        return (rng.integers(-n, n + 1, size=shape, dtype=np.int16).astype(np.float32) * step).astype(ml_dtypes.bfloat16)
+        return (rng.integers(-n, n + 1, size=shape, dtype=np.int16).astype(np.float32) * step).astype(
+            ml_dtypes.bfloat16
+        )
 
     # Q: multiples of 2^-4 in [-8, 8]; K: multiples of 2^-7 in [-1, 1]. A dot product over D <= 128 is
     # then a sum of at most 2^7 products, each an integer multiple of 2^-11 of magnitude <= 2^14

@@ -22,8 +22,7 @@ def grid_bits(K, cap):
 def generate(params, rng):
     batch, M, N, K = params["batch"], params["M"], params["N"], params["K"]
     a, b = grid_bits(K, 8)
-    return {"A": grid(rng, (batch, M, K), a, ml_dtypes.bfloat16),
-            "B": grid(rng, (batch, K, N), b, ml_dtypes.bfloat16)}
+    return {"A": grid(rng, (batch, M, K), a, ml_dtypes.bfloat16), "B": grid(rng, (batch, K, N), b, ml_dtypes.bfloat16)}
 
 
 def reference(inputs, params):

@@ -32,11 +32,11 @@ def reference(inputs, params):
     x = inputs["x"].astype(np.float32)
     y = np.empty(N, dtype=np.float32)
     for r0 in range(0, N, 2048):  # rows in chunks: the dequantized weights of the largest case are 1.9 GB
-        packed = inputs["W"][r0:r0 + 2048]
+        packed = inputs["W"][r0 : r0 + 2048]
         q = np.empty((packed.shape[0], K), dtype=np.float32)
         q[:, 0::2] = packed & 15  # low nibble: the even k
         q[:, 1::2] = packed >> 4
         q -= 8
-        q *= np.repeat(inputs["scales"][r0:r0 + 2048].astype(np.float32), GROUP, axis=1)[:, :K]
-        y[r0:r0 + 2048] = q @ x  # exact in float32 (grid_bits), in whatever order BLAS sums
+        q *= np.repeat(inputs["scales"][r0 : r0 + 2048].astype(np.float32), GROUP, axis=1)[:, :K]
+        y[r0 : r0 + 2048] = q @ x  # exact in float32 (grid_bits), in whatever order BLAS sums
     return {"y": y}

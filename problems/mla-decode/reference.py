@@ -10,7 +10,9 @@ def generate(params, rng):
 
     def grid(shape, step, limit):  # uniform multiples of `step` in [-limit, limit] (8 bits: exact in bfloat16)
         n = int(limit / step)
-        return (rng.integers(-n, n + 1, size=shape, dtype=np.int16).astype(np.float32) * step).astype(ml_dtypes.bfloat16)
+        return (rng.integers(-n, n + 1, size=shape, dtype=np.int16).astype(np.float32) * step).astype(
+            ml_dtypes.bfloat16
+        )
 
     # q: multiples of 2^-6 in [-2, 2]; the cache: multiples of 2^-7 in [-1, 1]. A score q.k is a sum of
     # 576 products, integer multiples of 2^-13 of at most 2^14 units: every partial sum is below 2^24
@@ -22,8 +24,12 @@ def generate(params, rng):
     # Every entry of the block table names a page (those past a sequence's length too); the pages of
     # the pool are dealt out in a random order, as an allocator that has run a while leaves them.
     table = rng.permutation(B * P).astype(np.int32).reshape(B, P)
-    return {"q": grid((B, H, DK), 2.0**-6, 2.0), "kv_cache": grid((B * P, PAGE, DK), 2.0**-7, 1.0),
-            "block_table": table, "seq_lens": lengths}
+    return {
+        "q": grid((B, H, DK), 2.0**-6, 2.0),
+        "kv_cache": grid((B * P, PAGE, DK), 2.0**-7, 1.0),
+        "block_table": table,
+        "seq_lens": lengths,
+    }
 
 
 def reference(inputs, params):
@@ -32,7 +38,7 @@ def reference(inputs, params):
     out = np.empty((B, H, DV), dtype=np.float64)
     for b in range(B):
         n = int(inputs["seq_lens"][b])
-        pages = inputs["block_table"][b, :-(-n // PAGE)]
+        pages = inputs["block_table"][b, : -(-n // PAGE)]
         kv = inputs["kv_cache"][pages].reshape(-1, DK)[:n]
         s = (inputs["q"][b].astype(np.float32) @ kv.astype(np.float32).T).astype(np.float64) * scale  # exact q.k
         p = np.exp(s - s.max(axis=1, keepdims=True))
