@@ -5,9 +5,11 @@ import numpy as np
 
 
 def grid(rng, shape, bits, dtype):
-    """Uniform multiples of 2^-bits in [-1, 1]: exact in bfloat16 for bits <= 8."""
+    """Uniform multiples of 2^-bits in [-1, 1]: exact in bfloat16 for bits <= 8 (the integers, then a
+    scaling by a power of two: no float32 copy of the array)."""
     n = 1 << bits
-    return (rng.integers(-n, n + 1, size=shape, dtype=np.int16).astype(np.float32) / n).astype(dtype)
+    ints = rng.integers(-n, n + 1, size=shape, dtype=np.int16 if bits > 6 else np.int8)
+    return ints.astype(dtype) * dtype(1.0 / n)
 
 
 def grid_bits(K, cap):
