@@ -4,7 +4,7 @@
 #include <cstdint>
 
 // Wrong on purpose: rows are taken 32 at a time and each tile uses the expert of its first row, as a
-// kernel written for groups padded to its tile size does (DeepGEMM asks for 128-row alignment);
+// kernel written for groups padded to its tile size does (some libraries ask for 128-row alignment);
 // here the groups are not aligned, so rows near a group's start use the previous expert's weight.
 extern "C" void solution(const hj_bfloat16* X, const hj_bfloat16* W, const int32_t* expert_ids, hj_bfloat16* Y,
                          size_t R, size_t N, size_t K, size_t E) {
