@@ -23,7 +23,7 @@ __global__ void __launch_bounds__(256) gemv(const __half* x, const uint8_t* W, c
         const int k = k0 + 32 * lane;
         if (n < N && k < K) {
             const uint8_t* p = W + (size_t)n * row_bytes + k / 2;
-            uint8_t b[16];
+            alignas(16) uint8_t b[16];  // one 16-byte load
             if (aligned && k + 32 <= K) {
                 *(uint4*)b = *(const uint4*)p;
             } else {
