@@ -21,10 +21,10 @@ __global__ void __launch_bounds__(128) attention(const __nv_bfloat16* Q, const _
                                                  const __nv_bfloat16* V, __nv_bfloat16* O, int S, int H, int Hkv,
                                                  float scale_log2) {
     constexpr int LD = D + 8;
-    __shared__ __nv_bfloat16 KV[2 * KB * LD];  // K then V, [key][d]; Q's 64 rows at first
-    __shared__ float Sw[WARPS][16 * LDS_];
-    __shared__ __nv_bfloat16 Pw[WARPS][16 * LDP];
-    __shared__ float row_alpha[WARPS][16], row_l[WARPS][16], row_number[16 * 16];
+    __shared__ __align__(32) __nv_bfloat16 KV[2 * KB * LD];  // K then V, [key][d]; Q's 64 rows at first
+    __shared__ __align__(32) float Sw[WARPS][16 * LDS_];
+    __shared__ __align__(32) __nv_bfloat16 Pw[WARPS][16 * LDP];
+    __shared__ __align__(32) float row_alpha[WARPS][16], row_l[WARPS][16], row_number[16 * 16];
     __nv_bfloat16 *Ks = KV, *Vs = KV + KB * LD;
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int b = blockIdx.z, h = blockIdx.y, hk = h / (H / Hkv);

@@ -23,7 +23,7 @@ template <int D>
 __global__ void __launch_bounds__(256) attention(const short* Q, const short* K, const short* V, __hip_bfloat16* O,
                                                  int S, int H, int Hkv, float scale_log2) {
     constexpr int LDK = D + 4, LDV = KB + 4;  // LDS rows padded to spread the banks
-    __shared__ short Ks[KB * LDK], Vt[D * LDV];
+    __shared__ __align__(32) short Ks[KB * LDK], Vt[D * LDV];
     const int tid = threadIdx.x, lane = tid % 64, wave = tid / 64, i = lane % 32, half = lane / 32;
     const int b = blockIdx.z, h = blockIdx.y, hk = h / (H / Hkv);
     const int q0 = (gridDim.x - 1 - blockIdx.x) * QB;  // the longest rows first

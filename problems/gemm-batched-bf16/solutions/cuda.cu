@@ -13,8 +13,8 @@ constexpr int BM = 64, BN = 64, BK = 32, LDA = BK + 8, LDB = BN + 8, LDC = BN + 
 
 __global__ void __launch_bounds__(128) gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M,
                                             int N, int K) {
-    __shared__ __nv_bfloat16 As[BM * LDA], Bs[BK * LDB];
-    __shared__ float Cs[BM * LDC];
+    __shared__ __align__(32) __nv_bfloat16 As[BM * LDA], Bs[BK * LDB];
+    __shared__ __align__(32) float Cs[BM * LDC];
     const int tid = threadIdx.x, warp = tid / 32;
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN, wm = (warp / 2) * 32, wn = (warp % 2) * 32;
     A += (size_t)blockIdx.z * M * K;  // this block's matrices

@@ -18,7 +18,7 @@ constexpr int BM = 128, BN = 128, BK = 32, LD = BK + 4;  // LDS rows padded to s
 
 __global__ void __launch_bounds__(256) gemm(const short* A, const short* B, __hip_bfloat16* C, int M, int N,
                                             int K) {
-    __shared__ short As[BM * LD], Bs[BN * LD];
+    __shared__ __align__(32) short As[BM * LD], Bs[BN * LD];
     const int tid = threadIdx.x, lane = tid % 64, wave = tid / 64;
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
     A += (size_t)blockIdx.z * M * K;  // this block's matrices

@@ -16,7 +16,7 @@ typedef float floatx16 __attribute__((ext_vector_type(16)));
 constexpr int BM = 128, BN = 128, BK = 32, LD = BK + 4;  // LDS rows padded to spread the banks
 
 __global__ void __launch_bounds__(256) gemm(const _Float16* A, const _Float16* B, __half* C, int M, int N, int K) {
-    __shared__ _Float16 As[BM * LD], Bs[BN * LD];
+    __shared__ __align__(32) _Float16 As[BM * LD], Bs[BN * LD];
     const int tid = threadIdx.x, lane = tid % 64, wave = tid / 64;
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
     const int wm = (wave / 2) * 64, wn = (wave % 2) * 64, i = lane % 32, q = lane / 32;

@@ -24,8 +24,8 @@ __device__ inline float fnuz_e4m3(unsigned char b) {
 
 __global__ void __launch_bounds__(128) gemm(const unsigned char* A, const unsigned char* B, const float* A_scale,
                                             const float* B_scale, __nv_bfloat16* C, int M, int N, int K) {
-    __shared__ __half As[T * LD], Bs[T * LD];  // [m][k] and [n][k]
-    __shared__ float Cs[T * LDC];
+    __shared__ __align__(32) __half As[T * LD], Bs[T * LD];  // [m][k] and [n][k]
+    __shared__ __align__(32) float Cs[T * LDC];
     const int tid = threadIdx.x, warp = tid / 32;
     const int m0 = blockIdx.y * T, n0 = blockIdx.x * T, wm = (warp / 2) * 32, wn = (warp % 2) * 32;
     const int nblocks = (N + SCALE_K - 1) / SCALE_K;

@@ -41,7 +41,7 @@ __device__ inline void stage(const unsigned char* src, unsigned char* lds, int c
 
 __global__ void __launch_bounds__(256) gemm(const unsigned char* A, const unsigned char* B, const float* A_scale,
                                             const float* B_scale, __hip_bfloat16* C, int M, int N, int K) {
-    __shared__ unsigned char As[TILE * LDK], Bs[TILE * LDK];
+    __shared__ __align__(32) unsigned char As[TILE * LDK], Bs[TILE * LDK];
     const int tid = threadIdx.x, lane = tid % 64, wave = tid / 64;
     const int m0 = blockIdx.y * TILE, n0 = blockIdx.x * TILE;
     const int wm = (wave / 2) * 64, wn = (wave % 2) * 64, i = lane % 32, q = lane / 32;

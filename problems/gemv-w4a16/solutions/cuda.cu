@@ -12,7 +12,7 @@ constexpr int CHUNK = 1024, ROWS = 4;
 
 __global__ void __launch_bounds__(128) gemv(const __half* x, const uint8_t* W, const __half* scales, __half* y, int N,
                                             int K) {
-    __shared__ float xs[CHUNK];
+    __shared__ __align__(32) float xs[CHUNK];
     const int lane = threadIdx.x % 32, n = blockIdx.x * ROWS + threadIdx.x / 32;
     const int groups = (K + 127) / 128, row_bytes = K / 2;
     const bool aligned = row_bytes % 16 == 0;

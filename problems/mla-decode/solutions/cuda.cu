@@ -20,10 +20,10 @@ constexpr int PAGE = 64, DK = 576, DV = 512, HT = 16, KB = 16, LD = DK + 8, LDS_
 __global__ void __launch_bounds__(128) mla(const __nv_bfloat16* q, const __nv_bfloat16* cache,
                                            const int32_t* block_table, const int32_t* seq_lens, __nv_bfloat16* out,
                                            int H, int P, float scale_log2) {
-    __shared__ __nv_bfloat16 kv[KB * LD];  // the block's cached vectors; the 16 heads' queries at first
-    __shared__ float partial[4][16 * LDS_];
-    __shared__ __nv_bfloat16 pw[4][16 * LDP];
-    __shared__ float row_alpha[4][16], row_l[4][16], row_number[16 * 16];
+    __shared__ __align__(32) __nv_bfloat16 kv[KB * LD];  // the block's cached vectors; the 16 heads' queries at first
+    __shared__ __align__(32) float partial[4][16 * LDS_];
+    __shared__ __align__(32) __nv_bfloat16 pw[4][16 * LDP];
+    __shared__ __align__(32) float row_alpha[4][16], row_l[4][16], row_number[16 * 16];
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int b = blockIdx.y, h0 = blockIdx.x * HT, n = seq_lens[b];
     const int32_t* table = block_table + (size_t)b * P;

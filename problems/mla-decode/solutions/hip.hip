@@ -24,7 +24,7 @@ __device__ inline int dim_of(int wave, int s) { return s < 16 ? 128 * wave + 8 *
 __global__ void __launch_bounds__(256) mla(const short* q, const short* cache, const int32_t* block_table,
                                            const int32_t* seq_lens, __hip_bfloat16* out, int H, int P,
                                            float scale_log2) {
-    __shared__ float partial[2][4][16 * 64];  // [buffer][wavefront][register * 64 + lane]
+    __shared__ __align__(32) float partial[2][4][16 * 64];  // [buffer][wavefront][register * 64 + lane]
     const int lane = threadIdx.x % 64, wave = threadIdx.x / 64, i = lane % 32, half = lane / 32;
     const int b = blockIdx.y, head = blockIdx.x * HT + i, n = seq_lens[b];
     const int32_t* table = block_table + (size_t)b * P;

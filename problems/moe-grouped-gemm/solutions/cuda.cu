@@ -17,9 +17,9 @@ constexpr int BM = 64, BN = 64, BK = 32, LDA = BK + 8, LDC = BN + 4;
 
 __global__ void __launch_bounds__(128) grouped(const __nv_bfloat16* X, const __nv_bfloat16* W,
                                                const int32_t* expert_ids, __nv_bfloat16* Y, int R, int N, int K) {
-    __shared__ __nv_bfloat16 As[BM * LDA], Bs[BN * LDA];
-    __shared__ float Cs[BM * LDC];
-    __shared__ int tile_expert[BM], lowest[4];
+    __shared__ __align__(32) __nv_bfloat16 As[BM * LDA], Bs[BN * LDA];
+    __shared__ __align__(32) float Cs[BM * LDC];
+    __shared__ __align__(32) int tile_expert[BM], lowest[4];
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN, wm = (warp / 2) * 32, wn = (warp % 2) * 32;
     const __nv_bfloat16 zero = __float2bfloat16(0.0f);

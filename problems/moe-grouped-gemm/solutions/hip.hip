@@ -23,8 +23,8 @@ constexpr int BM = 128, BN = 128, BK = 32, LD = BK + 4;
 
 __global__ void __launch_bounds__(256) grouped(const short* X, const short* W, const int32_t* expert_ids,
                                                __hip_bfloat16* Y, int R, int N, int K) {
-    __shared__ short As[BM * LD], Bs[BN * LD];
-    __shared__ int tile_expert[BM], lowest[4];
+    __shared__ __align__(32) short As[BM * LD], Bs[BN * LD];
+    __shared__ __align__(32) int tile_expert[BM], lowest[4];
     const int tid = threadIdx.x, lane = tid % 64, wave = tid / 64;
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
     const int wm = (wave / 2) * 64, wn = (wave % 2) * 64, i = lane % 32, q = lane / 32;

@@ -12,7 +12,7 @@ constexpr int THREADS = 256, WAVES = THREADS / 64, PAIRS_PER_BLOCK = 8;
 
 __global__ void __launch_bounds__(THREADS) place(const int32_t* ids, int32_t* offsets, int32_t* row_of, int pairs,
                                                  int E) {
-    __shared__ int counts[WAVES];
+    __shared__ __align__(32) int counts[WAVES];
     const int e = blockIdx.x, tid = threadIdx.x, lane = tid % 64, wave = tid / 64;
     int below = 0;
     for (int p = tid; p < pairs; p += THREADS) below += ids[p] < e;
