@@ -6,8 +6,8 @@ def generate(params, rng):
     x = 2 * rng.random((rows, cols), dtype=np.float32) - 1
     # Rows with large values: exp() without subtracting the row maximum overflows float32
     # (exp(x) > FLT_MAX once x > 88.7).
-    x[1::3] *= 100.0  # values in [-100, 100]
-    x[2::3] += 1000.0  # values in [999, 1001]
+    x[1::3] *= 100.0          # values in [-100, 100]
+    x[2::3] += 1000.0         # values in [999, 1001]
     return {"input": x}
 
 
