@@ -7,8 +7,8 @@ def generate(params, rng):
 
     def grid(shape, step, limit):  # uniform multiples of `step` in [-limit, limit] (8 bits: exact in bfloat16)
         n = int(limit / step)
-        ints = rng.integers(-n, n + 1, size=shape, dtype=np.int16)
-        return ints.astype(ml_dtypes.bfloat16) * ml_dtypes.bfloat16(step)  # exact: a power of two
+        values = (np.arange(-n, n + 1) * step).astype(ml_dtypes.bfloat16)  # exact: step is a power of two
+        return values[rng.integers(0, 2 * n + 1, size=shape, dtype=np.int16)]
 
     # Q: multiples of 2^-4 in [-8, 8]; K: multiples of 2^-7 in [-1, 1]. A dot product over D <= 128 is
     # then a sum of at most 2^7 products, each an integer multiple of 2^-11 of magnitude <= 2^14

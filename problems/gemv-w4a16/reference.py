@@ -20,7 +20,7 @@ def generate(params, rng):
     N, K = params["N"], params["K"]
     bx, ms = grid_bits(K)
     n = 1 << bx
-    x = rng.integers(-n, n + 1, size=K, dtype=np.int16).astype(np.float16) * np.float16(1.0 / n)
+    x = (np.arange(-n, n + 1) / n).astype(np.float16)[rng.integers(0, 2 * n + 1, size=K)]
     j = rng.integers(1 << (ms - 1), (1 << ms) + 1, size=(N, -(-K // GROUP)), dtype=np.int32)
     scales = (j.astype(np.float32) * np.float32(2.0 ** -(ms + 6))).astype(np.float16)
     W = rng.integers(0, 256, size=(N, K // 2), dtype=np.uint8)

@@ -10,8 +10,8 @@ def generate(params, rng):
 
     def grid(shape, step, limit):  # uniform multiples of `step` in [-limit, limit] (8 bits: exact in bfloat16)
         n = int(limit / step)
-        ints = rng.integers(-n, n + 1, size=shape, dtype=np.int16)
-        return ints.astype(ml_dtypes.bfloat16) * ml_dtypes.bfloat16(step)  # exact: a power of two
+        values = (np.arange(-n, n + 1) * step).astype(ml_dtypes.bfloat16)  # exact: step is a power of two
+        return values[rng.integers(0, 2 * n + 1, size=shape, dtype=np.int16)]
 
     # q: multiples of 2^-6 in [-2, 2]; the cache: multiples of 2^-7 in [-1, 1]. A score q.k is a sum of
     # 576 products, integer multiples of 2^-13 of at most 2^14 units: every partial sum is below 2^24

@@ -12,11 +12,11 @@ def grid_bits(K):
 
 
 def grid(rng, shape, bits):
-    """Uniform multiples of 2^-bits in [-1, 1] as bfloat16 (exact for bits <= 8), without a float32
-    copy of the whole array (W is up to a gigabyte)."""
+    """Uniform multiples of 2^-bits in [-1, 1] as bfloat16 (exact for bits <= 8): the 2^(bits+1) + 1
+    values once, then indexed (no float32 copy of W, up to a gigabyte)."""
     n = 1 << bits
-    ints = rng.integers(-n, n + 1, size=shape, dtype=np.int16 if bits > 6 else np.int8)
-    return ints.astype(ml_dtypes.bfloat16) * ml_dtypes.bfloat16(1.0 / n)
+    values = (np.arange(-n, n + 1) / n).astype(ml_dtypes.bfloat16)
+    return values[rng.integers(0, 2 * n + 1, size=shape, dtype=np.int16)]
 
 
 def generate(params, rng):
