@@ -1,0 +1,58 @@
+#include <hip/hip_runtime.h>
+
+#include <climits>
+#include <cmath>
+#include <cstdint>
+
+// One 64-lane wavefront per token, four per block; lane l holds experts l, l + 64, ... (E <= 512) in
+// registers. The maximum and the softmax denominator are wavefront reductions (shuffles); then topk
+// rounds each reduce (logit, expert) to the largest logit not yet taken, the lower expert on ties
+// (a total order, so every lane ends with the same winner). Lane j keeps the j-th choice and writes it.
+constexpr int ROWS = 4, PER_LANE = 8;
+
+__global__ void __launch_bounds__(256) route(const float* logits, float* weights, int32_t* ids, int T, int E,
+                                             int topk, int renormalize) {
+    const int lane = threadIdx.x % 64, t = blockIdx.x * ROWS + threadIdx.x / 64;
+    if (t >= T) return;  // the whole wavefront: t is the same in its 64 lanes
+    const float* row = logits + (size_t)t * E;
+    float x[PER_LANE], m = -INFINITY;
+    for (int j = 0; j < PER_LANE; ++j) {
+        x[j] = lane + 64 * j < E ? row[lane + 64 * j] : -INFINITY;
+        m = fmaxf(m, x[j]);
+    }
+    for (int offset = 32; offset > 0; offset /= 2) m = fmaxf(m, __shfl_xor(m, offset));
+    float total = 0.0f;
+    for (int j = 0; j < PER_LANE; ++j)
+        if (lane + 64 * j < E) total += expf(x[j] - m);
+    for (int offset = 32; offset > 0; offset /= 2) total += __shfl_xor(total, offset);
+    unsigned taken = 0;
+    float chosen = 0.0f, my_weight = 0.0f;
+    int my_id = 0;
+    for (int r = 0; r < topk; ++r) {
+        float best = -INFINITY;
+        int best_id = INT_MAX;
+        for (int j = 0; j < PER_LANE; ++j) {
+            const int e = lane + 64 * j;
+            if (e < E && !(taken >> j & 1u) && (x[j] > best || (x[j] == best && e < best_id))) best = x[j], best_id = e;
+        }
+        for (int offset = 32; offset > 0; offset /= 2) {
+            const float other = __shfl_xor(best, offset);
+            const int other_id = __shfl_xor(best_id, offset);
+            if (other > best || (other == best && other_id < best_id)) best = other, best_id = other_id;
+        }
+        if (best_id % 64 == lane) taken |= 1u << (best_id / 64);
+        const float w = expf(best - m);
+        chosen += w;
+        if (lane == r) my_weight = w, my_id = best_id;
+    }
+    if (lane < topk) {
+        weights[(size_t)t * topk + lane] = my_weight / (renormalize ? chosen : total);
+        ids[(size_t)t * topk + lane] = my_id;
+    }
+}
+
+extern "C" void solution(const float* logits, float* weights, int32_t* ids, size_t T, size_t E, size_t topk,
+                         int renormalize) {
+    hipLaunchKernelGGL(route, dim3((unsigned)((T + ROWS - 1) / ROWS)), dim3(256), 0, 0, logits, weights, ids, (int)T,
+                       (int)E, (int)topk, renormalize);
+}

@@ -1,0 +1,30 @@
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+// Wrong on purpose: the softmax without the maximum subtracted. exp(x) overflows to infinity above
+// 88.7 and underflows to 0 below -103, so rows of large logits give inf / inf and rows of small ones
+// 0 / 0: NaN. Otherwise as the solution.
+extern "C" void solution(const float* logits, float* weights, int32_t* ids, size_t T, size_t E, size_t topk,
+                         int renormalize) {
+    std::vector<char> taken(E);
+    for (size_t t = 0; t < T; ++t) {
+        const float* x = logits + t * E;
+        float total = 0.0f;
+        for (size_t e = 0; e < E; ++e) total += std::exp(x[e]);
+        std::fill(taken.begin(), taken.end(), 0);
+        float chosen = 0.0f;
+        for (size_t j = 0; j < topk; ++j) {
+            size_t best = E;
+            for (size_t e = 0; e < E; ++e)
+                if (!taken[e] && (best == E || x[e] > x[best])) best = e;
+            taken[best] = 1;
+            ids[t * topk + j] = (int32_t)best;
+            weights[t * topk + j] = std::exp(x[best]);
+            chosen += weights[t * topk + j];
+        }
+        const float denominator = renormalize ? chosen : total;
+        for (size_t j = 0; j < topk; ++j) weights[t * topk + j] /= denominator;
+    }
+}
