@@ -6,7 +6,8 @@ What is bound is listed, never inferred from where things happen to live: /usr i
 standard subdirectories only, so a checkout under /usr (the python image's /usr/src/app) stays out
 of view; the agent package and NumPy come from copies and directories of their own (child_tree);
 and the directory the running agent came from (the platform's checkout, with var/), the agent's
-workdir and its token are masked wherever a bound tree would contain them (review M11).
+workdir and its token are masked wherever a bound tree would contain them: a checkout under /usr
+would otherwise hand the child the platform's secret key and the agent's token.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ rules and the loader's functions.
 Why the library and not only the source: the source rules are regular expressions, so token pasting
 (`#define J(a,b) a##b` … `J(hip,StreamCreate)`), split strings (`dlopen("libroc" "blas.so")`) or a
 library already mapped in the process (NumPy's OpenBLAS: `scipy_cblas_sgemm`) pass them
-(security review L3). Whatever the source looks like, a call into another library is an import
+unseen. Whatever the source looks like, a call into another library is an import
 in the compiled file, by its real name. A solution that finds code at run time without any import
 (walking the loader's lists by hand) is still possible; the judge's parent measures and checks
 every call itself, so that only bends the problem's rules, never its times or its verdicts.

@@ -4,7 +4,7 @@ Every sandboxed program (the compiler too) is refused what only an escape needs:
 (unshare, setns, clone with namespace flags), mounts, keyrings, bpf, io_uring, userfaultfd,
 perf events, ptrace, kernel modules. Nested user namespaces would otherwise hand the child every
 capability in a namespace of its own, which opens netfilter, mount and the rest of the kernel's
-attack surface (review M3); bwrap's --disable-userns closes the same door a second way.
+attack surface; bwrap's --disable-userns closes the same door a second way.
 
 The user's kernel also gets "threads yes, new processes no": RLIMIT_NPROC does not bind root, and
 the agent runs as root on a GPU VM, so a fork bomb would otherwise succeed.

@@ -1,4 +1,4 @@
-"""What refused submissions add to the database (security review M6).
+"""What refused submissions add to the database (a flood of them must add nothing).
 
 A user fills the concurrent quota with two queued submissions, then POSTs N more, each with a
 64 KiB source, which are all refused (429). The table shows what the refused POSTs added: rows of

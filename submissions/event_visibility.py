@@ -1,4 +1,4 @@
-"""What an event tells whom (security review L4). The VM_READY event keeps everything the agent
+"""What an event tells whom (infrastructure details are for staff). The VM_READY event keeps everything the agent
 reported about its machine (host name, toolchain versions, dstack backend, region, instance type,
 price) for staff; its owner sees what they need to read their results: the device and the GPU
 architecture. Whether the VM was a cold start or a warm reuse is in the VM event, for everyone."""

@@ -107,7 +107,8 @@ def test_every_relative_link_resolves_inside_the_repository(document: Path) -> N
 
 
 def test_slugs_are_the_forges() -> None:
-    assert slug("Check on CPU (emulated): HIP and CUDA without a GPU") == "check-on-cpu-emulated-hip-and-cuda-without-a-gpu"
+    emulator = "Check on CPU (emulated): HIP and CUDA without a GPU"
+    assert slug(emulator) == "check-on-cpu-emulated-hip-and-cuda-without-a-gpu"
     assert slug("What a policy costs (`bench/costsim.py`)") == "what-a-policy-costs-benchcostsimpy"
     assert slug("On a real NVIDIA GPU (H100, 2026-11-27)") == "on-a-real-nvidia-gpu-h100-2026-11-27"
     assert slug("Leaderboards: ranked results, review, rejudge") == "leaderboards-ranked-results-review-rejudge"

@@ -1,8 +1,8 @@
 """Nothing outside the box changes, and no process of a job survives it, with the agent run as the
 platform runs it: `python -m agent run` (one job per process) and `python -m agent serve` (one
-long-lived agent, jobs over HTTP). The attacks are the corpus's H1 symlinks (a canary beside the
-workdir, a SQLite database where `make run` keeps var/db.sqlite3, a file by absolute path), H2's
-FIFO and never-returning call with a result line nested past the recursion limit, files planted
+long-lived agent, jobs over HTTP). The attacks are the corpus's planted symlinks (a canary beside
+the workdir, a SQLite database where `make run` keeps var/db.sqlite3, a file by absolute path), the
+hanging FIFO and never-returning call with a result line nested past the recursion limit, files planted
 for a later phase, and a box locked with chmod 000. Afterwards the canaries, the database (file
 and row), and the agent's own files are as they were, no process names the workdir, and no job
 folder is left.

@@ -6,11 +6,13 @@ host device through the real compiler and bubblewrap sandbox. Most probes comput
 only when their attack failed, so the verdict itself proves containment; the test checks the
 host side too (no file written or changed, no connection received, no process left behind, no
 descriptor left open in the agent). After the whole corpus the same agent still accepts a correct
-solution, and its own files are unchanged. The review items (security-2026-11-22.md) are the
-files named h1_*, h2_*, m5_*, forged_benchmark, python_c_api and patch_evict_in_memory, and
-corpus_matmul/precompute_fresh_sets.cpp (M1). The December review's findings are relay_precompute
-and done_before_go (the clock), ranked_*_channel (the secrets), stdout_fallocate (the disk),
-socket_families, and corpus_matmul/patch_under_ratio.cpp (work carried over).
+solution, and its own files are unchanged. The security reviews' attacks are the files
+named h1_* (symlinks planted in the box), h2_* (a judge that hangs, or returns while its sandbox
+runs on), m5_* (an unbounded result channel), forged_benchmark, python_c_api and
+patch_evict_in_memory (a forged score), corpus_matmul/precompute_fresh_sets.cpp (the fresh-input
+check defeated), relay_precompute and done_before_go (the clock), ranked_*_channel (the secrets),
+stdout_fallocate (the disk), socket_families, and corpus_matmul/patch_under_ratio.cpp (work carried
+over).
 """
 
 from __future__ import annotations
@@ -114,7 +116,7 @@ def judge_target(judge_config: AgentConfig, tmp_path_factory: pytest.TempPathFac
                      Path(sys.prefix).resolve() / "pwned-by-hipjudge-corpus",
                      judge_config.cache_dir / "pwned.so", judge_config.build_dir / "pwned.so",
                      Path("/usr/pwned-by-hipjudge-corpus")]
-    # Canaries where the H1 symlinks point: the workdir (relative to a box), a stand-in for the
+    # Canaries where the planted symlinks point: the workdir (relative to a box), a stand-in for the
     # platform's database, and a file by its absolute path. hj-canary2 must never appear.
     (judge_config.workdir / "var").mkdir(exist_ok=True)
     canaries = {judge_config.workdir / "hj-canary": b"canary in the workdir\n",
@@ -319,7 +321,7 @@ CASES = [
             check=_stopped_by_a_compile_limit),
     Hostile("smart_cache.cpp", "WRONG_ANSWER", POISON_SEEN, **BENCH, check=_tests_passed_before),
     Hostile("plant_evict_helper.cpp", "ACCEPTED", **BENCH, check=_buffers_still_evicted),
-    # The review's items.
+    # Symlinks planted in the box, a hung judge, forged scores, an unbounded result channel.
     Hostile("h1_symlink_spec.cpp", "ACCEPTED", **BENCH, check=_canaries_untouched),
     Hostile("h1_symlink_verified.cpp", "ACCEPTED", **BENCH, check=_canaries_untouched),
     Hostile("h2_results_fifo.cpp", "CHECKED"),
@@ -354,7 +356,7 @@ CASES = [
              "up to 4 bytes (1 element) past the end",)),
     Hostile("out_of_bounds_before.cpp", "RUNTIME_ERROR",
             ("case 'n=1': out-of-bounds write before the start of buffer 'c' (4 bytes): 4 bytes before its first",)),
-    # The December review's findings (security-2026-12): the clock, the secrets, the disk, sockets.
+    # Attacks on the clock, the secrets, the disk and through sockets.
     Hostile("relay_precompute.cpp", "ACCEPTED", **BENCH),  # no gain: bench/attacks.py
     Hostile("done_before_go.cpp", ("RUNTIME_ERROR", "WRONG_ANSWER"), ("'n=2^22'",), **BENCH),
     Hostile("ranked_index_channel.cpp", "WRONG_ANSWER", ("ranked case 'n=3000017'",), **RANKED,

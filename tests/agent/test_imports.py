@@ -1,5 +1,5 @@
 """What a compiled solution imports (agent/imports.py), and the compile-time refusal of imports the
-problem or the judge forbids (security review L3: rules over the source text are easy to dodge).
+problem or the judge forbids (rules over the source text are easy to dodge).
 The corpus holds the attacks end to end: token_pasted_stream, dlopen_split_strings and
 corpus_matmul/numpy_openblas."""
 

@@ -1,4 +1,6 @@
-"""The limits corpus: submissions that go for the agent's resources (review M2, M3, M5, M9, M11),
+"""The limits corpus: submissions that go for the agent's resources (memory, disk and
+threads past their caps, nested user namespaces, an unbounded result line, compile cache growth, a
+checkout under /usr),
 each judged for real (g++, bubblewrap, the host device) with its expected verdict, and the host
 side checked too: the caps held, nothing of the platform was read, no process outlived the job.
 
@@ -126,7 +128,7 @@ def test_a_resource_attack_gets_its_verdict_and_the_limit_holds(entry: Entry, ju
 
 @pytest.mark.skipif(not shutil.which("hipcc"), reason="hipcc is not installed")
 def test_a_hip_compile_has_a_memory_cap(judge_config: AgentConfig, monkeypatch: pytest.MonkeyPatch):
-    """M2: hipcc had no memory limit at all. The cap is lowered to 512 MiB here so that the test
+    """Compiler memory: hipcc had no memory limit at all. The cap is lowered to 512 MiB here so that the test
     costs the shared machine little; the default is compiler.COMPILE_RAM_BYTES."""
     import agent.compiler
 
@@ -138,7 +140,8 @@ def test_a_hip_compile_has_a_memory_cap(judge_config: AgentConfig, monkeypatch: 
 
 
 def test_a_60_mib_error_line_reaches_no_event_uncut(judge_config: AgentConfig):
-    """M5 through the JobManager, where every event of the agent is made (and HTTP serves them)."""
+    """An unbounded result line, through the JobManager, where every event of the agent is made (and HTTP
+    serves them)."""
     manager = JobManager(judge_config)
     body = {"id": f"limits-{uuid.uuid4().hex}", "problem": load_problem("vector-add").to_bundle(),
             "language": "cpp", "source": source("huge_error_line.cpp"), "mode": "check"}
@@ -160,7 +163,7 @@ def test_a_60_mib_error_line_reaches_no_event_uncut(judge_config: AgentConfig):
 
 
 def test_the_compile_cache_stays_within_its_bytes_and_keeps_the_newest(tmp_path: Path):
-    """M9: twelve 8 MiB builds into a 24 MiB cache."""
+    """Compile cache growth: twelve 8 MiB builds into a 24 MiB cache."""
     config = _own_agent(tmp_path)
     config.cache_max_bytes = 24 * MIB
     problem = load_problem("vector-add")
@@ -181,7 +184,7 @@ def _own_agent(tmp_path: Path) -> AgentConfig:
     return config
 
 
-# ---- M11: a checkout under /usr ------------------------------------------------------------------
+# ---- a checkout under /usr -----------------------------------------------------------------------
 
 def _fake_checkout(where: Path) -> Path:
     """What a platform checkout holds that a kernel must never read: var/secret_key and the agent."""

@@ -1,4 +1,4 @@
-"""Request bodies are bounded (security review L6): an oversized API body is a 413 in the error
+"""Request bodies are bounded: an oversized API body is a 413 in the error
 shape, and under ASGI it is refused before Django spools it (declared or chunked)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""HIPJUDGE_HTTPS is the one switch for production HTTPS settings (security review L9): off by
+"""HIPJUDGE_HTTPS is the one switch for production HTTPS settings: off by
 default (make run serves plain HTTP), and on it sets secure cookies, HSTS, the proxy's HTTPS header
 and the redirect, so that `manage.py check --deploy` has nothing to say about them."""
 

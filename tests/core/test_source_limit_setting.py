@@ -1,5 +1,5 @@
 """HIPJUDGE_MAX_SOURCE_BYTES above what the agents accept stops the process at start-up with a
-clear message (security review L8): accepted by the API, every such source would end ERROR."""
+clear message: accepted by the API, every such source would end ERROR."""
 
 from __future__ import annotations
 

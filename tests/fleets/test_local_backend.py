@@ -77,7 +77,7 @@ def test_provisioning_again_adopts_the_running_agent(pool: Any, backend: LocalBa
 
 
 def test_a_ready_line_planted_in_the_log_does_not_redirect_the_worker(pool: Any, backend: LocalBackend) -> None:
-    """Security review L5: the agent logs request lines, so anyone who reaches its port can write
+    """Ready-line spoofing: the agent logs request lines, so anyone who reaches its port can write
     "agent listening on <their port>" into its log; re-provisioning (adopting) must not believe it."""
     vm = new_vm(pool)
     first = backend.provision(vm)

@@ -1,5 +1,5 @@
 """Users see what they need about the machine that judged them (device, architecture, cold or warm);
-staff see everything the agent reported (security review L4): on the page and in the event stream."""
+staff see everything the agent reported (infrastructure details are for staff): on the page and in the event stream."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Refused submissions store nothing (security review M6): a flood of refused POSTs with 64 KiB
+"""Refused submissions store nothing: a flood of refused POSTs with 64 KiB
 sources cannot grow the database. bench/refusals.py measures the same in bytes."""
 
 from __future__ import annotations

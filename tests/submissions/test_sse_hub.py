@@ -1,4 +1,4 @@
-"""The SSE hub (security review M7): a process watching 1,000+ submissions keeps working on SQLite,
+"""The SSE hub: a process watching 1,000+ submissions keeps working on SQLite,
 and two viewers of one submission each get every event after their own cursor."""
 
 from __future__ import annotations

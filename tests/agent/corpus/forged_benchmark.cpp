@@ -1,4 +1,4 @@
-// Review H3 (a complete forgery): the old child ran in the process of user code and reported every
+// A forged score (a complete forgery): the old child ran in the process of user code and reported every
 // time itself, so a kernel could write the outputs of the verified runs, append "done" lines with
 // plausible made-up times for every case and leave with exit code 0: ACCEPTED at the top of the
 // leaderboard. This one does all of that in the benchmark (recognised by its 2^22 size, which no

@@ -1,4 +1,4 @@
-// Review H1 (the write): plant symlinks in the box where the old harness wrote its files in a later
+// Symlinks planted in the box (the write): plant symlinks in the box where the old harness wrote its files in a later
 // phase (spec.json, results.jsonl, the benchmark's input files, the eviction helper), aimed at
 // files outside the box: a canary in the agent's workdir by a relative path (resolved against the
 // box's host path) and by its absolute path, and a stand-in for the platform's database.

@@ -1,4 +1,4 @@
-// Review H1 (the touch): during the benchmark, replace the case folder's `verified` mark, which the
+// Symlinks planted in the box (the touch): during the benchmark, replace the case folder's `verified` mark, which the
 // old parent touched after checking a case, by a symlink to a host path that does not exist yet.
 // Contained: the parent touches nothing in the box; the host file never appears.
 #include <cstddef>

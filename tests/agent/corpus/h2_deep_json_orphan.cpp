@@ -1,4 +1,4 @@
-// Review H2 (the orphan): a result line nested deeper than Python's recursion limit made the old
+// A judge that returns while its sandbox runs on (the orphan): a result line nested deeper than Python's recursion limit made the old
 // parent raise past its kill(), and the sandbox then ran on beside the next job. Here the line is
 // written and the call never returns. Now no JSON from the child is parsed at all: the call hits
 // the wall clock, the watchdog kills the sandbox, and no process of the job survives.

@@ -1,4 +1,4 @@
-// Review H2 (the hang): replace the results file the old parent opened with a FIFO nobody writes,
+// A judge that hangs forever (the hang): replace the results file the old parent opened with a FIFO nobody writes,
 // so that its open() blocked forever, past every limit. Now nothing reads files from the box: the
 // check ends at once with the right verdict.
 #include <cstddef>

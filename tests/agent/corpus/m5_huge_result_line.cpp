@@ -1,4 +1,4 @@
-// Review M5: the old parent read the results file whole and put the child's "error" strings into
+// An unbounded result channel: the old parent read the results file whole and put the child's "error" strings into
 // the verdict verbatim, so a 60 MiB line reached the event stream, the database and every page
 // showing the submission. This one writes such a line where the results file was, and also tells
 // the output log 60 MiB. Now nothing is read from the box, and the output kept is the capped tail.

@@ -1,4 +1,4 @@
-// Review H3 (cheated conditions): the old child loaded the cache-eviction helper into the kernel's
+// A forged score (cheated conditions): the old child loaded the cache-eviction helper into the kernel's
 // process, so a kernel could mprotect it and patch hj_evict to return at once: every timed run
 // warm, while the report still said the buffers were evicted. This one looks for the helper among
 // its process's mappings (looking it up with dlsym is refused at compile time now: agent/imports.py);

@@ -1,4 +1,4 @@
-// Review H3 (the interpreter): the kernel runs in the harness's Python process, so it can reach the
+// A forged score (the interpreter): the kernel runs in the harness's Python process, so it can reach the
 // interpreter through its exported C API and rewrite the harness. From the first benchmark call of
 // the 2^22 case on, every call is answered at once while a thread does the work afterwards: the
 // end of each call is reported before its work is done. Caught: the parent poisons the outputs

@@ -1,4 +1,4 @@
-// Finding 1 of the December review, as a kernel in pure C: take over the control channel (its
+// Computing before the clock starts, as a kernel in pure C: take over the control channel (its
 // number is on /proc/self/cmdline; one end of a new socket pair is dup2'd over it) and relay the
 // parent's messages through a thread of the kernel's own. The old judge wrote a timed run's inputs
 // and then waited, without bound, for the child to say it was awake: the relay computed the whole

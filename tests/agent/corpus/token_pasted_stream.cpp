@@ -1,4 +1,4 @@
-// Review L3: the forbidden-pattern rules read the source, and token pasting hides a name from
+// Dodging the forbidden-pattern rules: the forbidden-pattern rules read the source, and token pasting hides a name from
 // them: `J(hip, StreamCreate)` is hipStreamCreate only after preprocessing. (Work launched on a
 // stream of its own would run outside the timed default stream.)
 // Caught: the compiled library imports hipStreamCreate, whatever the source spelled; the judge

@@ -1,4 +1,4 @@
-// M9, compile cache growth: a 400 MiB initialised static array makes a 400 MiB library. The
+// Compile cache growth: a 400 MiB initialised static array makes a 400 MiB library. The
 // compiled library is capped, so this is a compile error rather than 400 MiB in the cache.
 #include <cstddef>
 

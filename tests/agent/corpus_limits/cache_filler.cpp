@@ -1,4 +1,4 @@
-// M9, compile cache growth: an 8 MiB initialised static array and a comment that differs in every
+// Compile cache growth: an 8 MiB initialised static array and a comment that differs in every
 // submission (@NONCE@), so that every compile is a new cache entry of about 8 MiB.
 #include <cstddef>
 

@@ -1,4 +1,4 @@
-// M2, no memory limit on hip/cuda compiles: an initializer of ten million elements spelled by
+// No memory limit on hip/cuda compiles: an initializer of ten million elements spelled by
 // nested macros costs the compiler gigabytes. The compile's RAM cap stops it.
 #include <hip/hip_runtime.h>
 #include <cstddef>

@@ -1,4 +1,4 @@
-// M5, an unbounded channel into the agent and the platform: write one 60 MiB "error" result line
+// An unbounded channel into the agent and the platform: write one 60 MiB "error" result line
 // where the harness once read them (the box; the parent now reads nothing there) and the same to
 // stderr, then abort. The verdict is RUNTIME_ERROR either way; what the test checks is that no
 // event (and so neither the database nor SSE) carries more than the caps.

@@ -1,4 +1,4 @@
-// M2, disk and kernel memory through many files: create empty files in /tmp until it fails (at
+// Disk and kernel memory through many files: create empty files in /tmp until it fails (at
 // most 2 million). An empty file costs no tmpfs space but an inode and a dentry of kernel memory,
 // which the sandbox's memory cgroup counts: the sandbox is killed at its cap.
 #include <cstddef>

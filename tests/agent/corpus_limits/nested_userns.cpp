@@ -1,4 +1,4 @@
-// M3, nested user namespaces: unshare a user, network and UTS namespace (which would hand the
+// Nested user namespaces: unshare a user, network and UTS namespace (which would hand the
 // kernel every capability inside them), then sethostname; also a mount, setns into another
 // namespace, io_uring, bpf and the keyring. Each success sets a bit; the result is right only
 // when every attempt failed.

@@ -1,4 +1,4 @@
-// M11, a checkout under /usr: read the platform's secret key and the agent's own source from the
+// A checkout under /usr: read the platform's secret key and the agent's own source from the
 // checkout the agent runs from (@CHECKOUT@, e.g. /usr/src/app as in the python image). Any byte
 // read makes the result wrong.
 #include <cstddef>

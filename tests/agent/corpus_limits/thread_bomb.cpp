@@ -1,4 +1,4 @@
-// M2, threads: start threads with the smallest stacks until one fails (at most 20000). Threads
+// Threads: start threads with the smallest stacks until one fails (at most 20000). Threads
 // are allowed by design, but RLIMIT_NPROC does not bind root: the sandbox's pids cgroup must. The
 // threads park forever; c[0] reports how many started.
 #include <cstddef>

@@ -1,4 +1,4 @@
-// M2, memory through tmpfs: write 16 MiB files to /tmp and /dev/shm until a write fails (at most
+// Memory through tmpfs: write 16 MiB files to /tmp and /dev/shm until a write fails (at most
 // 8 GiB each). Both are tmpfs of a fixed size inside the sandbox, and their pages count against
 // the sandbox's memory cap. c[0] reports how many MiB were written in all.
 #include <cstddef>

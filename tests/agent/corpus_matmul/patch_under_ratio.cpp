@@ -1,4 +1,4 @@
-// Finding 2 of the December review: incremental_update.cpp (patch the previous result where the
+// Work carried over, under the fresh-input check's ratio: incremental_update.cpp (patch the previous result where the
 // few changed inputs are) made to pass the public benchmark's fresh-input check, which refuses a
 // kernel whose calls on fresh inputs take over 3x its calls on changed ones: every patched call is
 // padded with 42 % of a full product, so fresh calls take about 2.4x. The public score is then

@@ -1,4 +1,4 @@
-// Review M1: the old parent wrote every input set of the benchmark (A, B and C) into the box before
+// Defeating the fresh-input check: the old parent wrote every input set of the benchmark (A, B and C) into the box before
 // the child started, so during the untimed warm-up a kernel could read the fresh sets B and C,
 // compute their results, and later copy them out when the inputs matched; with the incremental
 // patching of incremental_update.cpp for the runs on set A every call was fast and correct.
