@@ -1,37 +1,9 @@
 """The trusted side of the harness: one phase (the tests or the benchmark) of a job.
 
-Design. The box, and everything the sandboxed process writes or says, is the user's. So the
-parent never opens, follows or reads a path in a box after user code ran there, and nothing
-the child reports is taken without a bound the parent measured itself.
-
-- Data: inputs and outputs live in memory the parent shares. On the host it is a sealed memfd the
-  parent creates, lays out and maps itself (agent.shared); on a GPU the child allocates and the
-  parent opens the buffers' IPC handles in its own context; on the emulated device the device
-  memory is again a memfd of the parent's (the emulator's arena). The parent writes inputs,
-  poisons outputs, changes inputs between runs, checks guard zones and copies outputs out; the
-  child only calls `solution`. The libraries the child loads reach it as sealed memfds.
-- Control: a SOCK_SEQPACKET socket pair (agent.channel): size-capped binary messages, no parser
-  that user data can drive into recursion or unbounded allocation, fds passed by the child closed
-  by the kernel. The parent times each call from just before GO to the kernel's stamp on DONE.
-- Why not files opened with O_NOFOLLOW through a directory fd: that would keep a channel the
-  child can replace, fill, block (FIFOs), hard-link or chmod, and the parent would still read
-  and parse what it finds, a file at a time, with a guard for every trick; worse, the child would
-  keep seeing the inputs of later calls before they are timed. Memory the parent owns and a
-  socket it reads with a fixed buffer leave the child nothing to plant. The one file still taken
-  from a box is the compiler's output, opened safely (agent.boxfs.copy_out).
-- Phases: each phase runs in a fresh box with a fresh child; nothing of the test phase's box is
-  used again. A watchdog thread (agent.watchdog) ends the child at the wall clock, on cancel or at
-  the job's 2 h limit, whatever the parent is doing, and the child is killed on every exit path.
-- Times: see agent.timing_checks (host: the parent's measurement; GPU: event times bounded below
-  by the parent's clock minus a per-call cost calibrated before user code is loaded).
-- The ranked pass (agent.ranked) is a phase of this kind with inputs from the platform's secret
-  seed, every timed output verified, a check run twice, and the problem's own solution timed
-  interleaved in a second sandboxed child (user code could slow a reference in its own process).
-
-For each case the parent regenerates nothing from the child: it generated the inputs itself from
-a per-job secret, computes the reference and compares, and for benchmarks verifies timed runs it
-draws after the call (agent.bench). It stops at the first failure and classifies how the child
-ended.
+The box, and everything the sandboxed process writes or says, is the user's. The parent owns the
+data (memory it shares with the child), talks over a socket pair of size-capped messages, never
+reads a path in a box after user code ran there, and takes no time from the child without a bound
+it measured itself. The design, and why not files: docs/sandbox.md.
 """
 
 from __future__ import annotations
