@@ -50,8 +50,8 @@ class BwrapSandbox(Sandbox):
     mounts_box = True
     # -S: the child imports only what PYTHONPATH names (the agent's copy, NumPy's directories), so
     # `site` has nothing to add; it would scan the host interpreter's site-packages, bound with its
-    # stdlib, and run the .pth files there: host code in every child, and 60 ms of each child's
-    # start on a machine whose .pth imports certifi (the interpreter starts in 16 ms without it).
+    # stdlib, and run the .pth files there: host code in every child, and their imports at every
+    # child's start.
     python_flags = ("-P", "-S")
 
     def command(self, argv: list[str], *, box: Path, device: str, env: dict[str, str], limits: ProcessLimits,

@@ -105,8 +105,8 @@ def toolchain_versions() -> dict[str, str | None]:
 
 @cache
 def newest_hip_arch(cache_dir: Path) -> str | None:
-    """The newest of gfx942/gfx940/gfx90a this hipcc accepts: a tiny compile per candidate (about
-    0.5 s of CPU each), remembered per hipcc version in `cache_dir`, like the eviction helper, so
+    """The newest of gfx942/gfx940/gfx90a this hipcc accepts: a tiny compile per candidate (a
+    noticeable part of an agent's start), remembered per hipcc version in `cache_dir`, like the eviction helper, so
     that each new agent process does not probe again."""
     tc = toolchain("hip")
     if tc is None:

@@ -4,9 +4,8 @@ A judged job allocates and frees the same large arrays again and again (inputs, 
 copies of outputs, float-to-double casts for the comparison). glibc serves an allocation above its
 mmap threshold (at most 32 MiB, adjusted as it goes) with a fresh mapping, and it trims the heap's
 free top back to the kernel: either way the next array of that size faults in zeroed pages again.
-A vector-add benchmark took 100,000-145,000 page faults and 0.5-1.1 s of kernel CPU that way on the
-2-core development machine, and 63,000 and 0.22 s with the limits below: the kernel time was about
-half the judge's own CPU, on the machine whose timings it reports.
+Those page faults cost kernel CPU on the machine whose timings the judge reports, a large share of
+the judge's own (docs/benchmarks.md has the figures).
 
 The cost is memory the process keeps after a job: up to TRIM_THRESHOLD of free heap, reused by the
 next one.

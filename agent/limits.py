@@ -19,8 +19,8 @@ class Limits:
     compile_s: float = 60.0  # wall clock for the compiler
     check_s: float = 30.0  # wall clock for the whole check phase (all test cases)
     # The same on the emulated device: the host's CPU runs every GPU thread, and it shares its cores
-    # with the whole local pool, so a check that takes 3 s on an idle machine took over 30 s in a
-    # make test that kept every core busy. What is judged there is the answer, never the time.
+    # with the whole local pool, so a check that is quick on an idle machine takes many times longer
+    # on a busy one. What is judged there is the answer, never the time.
     emulated_check_s: float = 120.0
     benchmark_s: float = 90.0  # wall clock for the whole benchmark phase
     case_budget_s: float = 2.0  # timed-loop budget per benchmark case (the stopping rule's cap)

@@ -13,8 +13,8 @@ from agent.dtypes import is_float_dtype, is_low_precision
 from agent.problems import Case, Problem, Tolerance
 
 # Elements compared per pass: the float64 copies and masks of one pass (a few MiB) stay in the
-# cache. Whole arrays made temporaries of 8 bytes an element, 2 GiB for a 268M-element GPU case, and
-# a 16M-element compare took 0.7 s of CPU on fresh pages instead of 0.04.
+# cache. Whole arrays made temporaries of 8 bytes an element, 2 GiB for a 268M-element GPU case, each
+# faulted in as fresh pages.
 CHUNK = 1 << 18
 SECRET_WRONG = "the result is wrong (where and by how much is withheld: the inputs are secret)"
 

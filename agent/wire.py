@@ -2,7 +2,7 @@
 
 The sandboxed child imports this module and not agent.channel: it starts once per phase of every
 job, so it loads only socket and struct here (agent.channel's dataclasses and pathlib, with what
-they import, were about 15 ms of each child's start).
+they import, would be paid at each child's start).
 """
 
 from __future__ import annotations

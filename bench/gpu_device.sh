@@ -18,7 +18,7 @@
 # 8 s a round, the corpus 5 s, a benchmark 13-60 s (vector-add's 2^28 inputs are 1 GiB each) and the
 # leaderboard judging over 60 s: the whole script is about 7 minutes, so split SECTIONS where one
 # device call must stay short.
-# Figures of a run on an H100 are in the README (The agent > On a real NVIDIA GPU).
+# Figures of a run on an H100 are in docs/benchmarks.md, its findings in docs/gpus.md.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LOGS=${LOGS:-/tmp/hipjudge-gpu-logs}

@@ -16,7 +16,7 @@ from typing import Protocol
 
 from billing.models import LedgerEntry
 
-# The columns, in order (README "Production" documents them).
+# The columns, in order (docs/operations.md documents them).
 HEADER = ("entry_id", "created_at", "period_start", "period_end", "source", "phase", "pool", "vm", "submission",
           "user_id", "username", "seconds", "rate_per_hour_usd", "rate_source", "amount_usd", "note")
 MONTH = re.compile(r"(\d{4})-(\d{2})")

@@ -2,7 +2,7 @@
 
 Every knob is read through config.env, which refuses a malformed value with the variable's name.
 `DATABASE_URL` switches to PostgreSQL (or another SQLite file), `REDIS_URL` moves the django-q2
-broker to Redis. See README.md for the full list.
+broker to Redis. See docs/configuration.md for the full list.
 """
 
 from __future__ import annotations
@@ -144,8 +144,8 @@ _FORKS_WORKERS = sys.argv[1:2] == ["qcluster"]
 # How long a connection is kept. 0 in web processes: under ASGI every request runs in a thread of
 # its own, where a kept connection leaks. A worker cluster's processes each run on one thread, and
 # django-q2 closes every connection before it forks one: there a connection is kept, which spares
-# the ORM broker's pusher a new connection at each poll (20 a second: 8 % of a core for an idle
-# cluster on SQLite, about 3.5 % with the connection kept).
+# the ORM broker's pusher a new connection at each poll (20 a second), which is most of what an idle
+# cluster costs on SQLite.
 _CONN_MAX_AGE = env_int("HIPJUDGE_DB_CONN_MAX_AGE", 600 if _FORKS_WORKERS else 0, minimum=0)
 _database_url = env_opt_str("DATABASE_URL")
 if _database_url:
@@ -316,13 +316,13 @@ LOGGING = {
 PROBLEMS_DIR = Path(env_str("HIPJUDGE_PROBLEMS_DIR", str(BASE_DIR / "problems")))
 HIPJUDGE_DEFAULT_POOL = env_str("HIPJUDGE_DEFAULT_POOL", "local")
 # A speedup closer to 1 than this factor (either way) is said to be within noise: two runs of the
-# same kernel differ by about this much on a shared machine (README, Leaderboard).
+# same kernel differ by about this much on a shared machine (docs/leaderboard.md).
 HIPJUDGE_SPEEDUP_NOISE = env_float("HIPJUDGE_SPEEDUP_NOISE", 1.1, minimum=1.0, maximum=10.0)
 HIPJUDGE_QUOTA_DAILY = env_int("HIPJUDGE_QUOTA_DAILY", 100, minimum=0)
 HIPJUDGE_QUOTA_CONCURRENT = env_int("HIPJUDGE_QUOTA_CONCURRENT", 2, minimum=0)
 # The default is the agents' own limit (agent.judge.MAX_SOURCE_BYTES; a test keeps the two equal).
 HIPJUDGE_MAX_SOURCE_BYTES = env_int("HIPJUDGE_MAX_SOURCE_BYTES", 64 * 1024, minimum=1)
-if HIPJUDGE_MAX_SOURCE_BYTES != 64 * 1024:  # only then is the agent's module worth loading (~1 s here)
+if HIPJUDGE_MAX_SOURCE_BYTES != 64 * 1024:  # only then is the agent's module worth loading
     from agent.judge import MAX_SOURCE_BYTES as AGENT_MAX_SOURCE_BYTES
 else:
     AGENT_MAX_SOURCE_BYTES = HIPJUDGE_MAX_SOURCE_BYTES

@@ -5,7 +5,7 @@ but never one that is still sending a request's headers, nor one that connects a
 a fault run held 6,000 connections open with slow headers and none was closed in 45 s. The HTTP
 protocols here (uvicorn's own, subclassed) give every request HEADER_TIMEOUT seconds from its first
 byte (or from the connection, for the first request) to finish its headers, and close the
-connection otherwise. The production proxy applies its own limits in front (README, Production).
+connection otherwise. The production proxy applies its own limits in front (docs/operations.md).
 
 The command takes the few options `scripts/serve.sh web` and the tests use, and runs uvicorn with
 the protocol given as an import path, which uvicorn's command line does not accept.

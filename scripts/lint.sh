@@ -10,7 +10,7 @@ for init in */__init__.py; do
   [ "$p" = tests ] || packages+=("$p")
 done
 # mypy's cache is kept once per machine, as the packages are (scripts/setup.sh): most of a fresh run is
-# the stubs and third-party modules (19 s of CPU on a clean clone, 2 s with the cache). Entries are
+# the stubs and third-party modules, the same for every clone (docs/benchmarks.md). Entries are
 # checked against each file's contents, whichever clone it is in (a changed file is checked again).
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/hipjudge/mypy
 if mkdir -p "$cache" 2>/dev/null; then

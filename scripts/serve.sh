@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Production processes of HIPJudge on PostgreSQL + Redis (README "Production"). One command per role:
+# Production processes of HIPJudge on PostgreSQL + Redis (docs/operations.md). One command per role:
 #
 #   scripts/serve.sh release   once per deploy, from one host: migrate, static files, problems, schedules
 #   scripts/serve.sh web       HIPJUDGE_WEB_PROCESSES uvicorn processes (default 2) on HIPJUDGE_HOST:HIPJUDGE_PORT
@@ -26,7 +26,7 @@ need() {  # the variables without which several hosts cannot work together
   local missing=()
   for name in "$@"; do [ -n "${!name:-}" ] || missing+=("$name"); done
   if [ ${#missing[@]} -gt 0 ]; then
-    echo "serve.sh $role: set ${missing[*]} (see README, Production)" >&2
+    echo "serve.sh $role: set ${missing[*]} (see docs/operations.md)" >&2
     exit 2
   fi
   case "$DATABASE_URL" in postgres://*|postgresql://*) ;; *)

@@ -26,8 +26,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.hipjudge-installed
 UV_VERSION=0.13.9
-# uv itself is kept once per machine and user, like the package caches it reads: a clean clone then
-# creates and fills its environment in about 3 s instead of 11.
+# uv itself is kept once per machine and user, like the package caches it reads, so that a clean clone
+# does not download and install it again (docs/benchmarks.md has what that saves).
 UV_HOME=${XDG_CACHE_HOME:-$HOME/.cache}/hipjudge/uv-$UV_VERSION
 uv_binary() {  # prints the path of uv $UV_VERSION, installing it into UV_HOME first if need be
   if [ ! -x "$UV_HOME/bin/uv" ]; then
@@ -40,10 +40,9 @@ uv_binary() {  # prints the path of uv $UV_VERSION, installing it into UV_HOME f
 }
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "setup: installing Python packages into .venv"
-  # uv installs the same versions as pip in a seventh of the time (4 s against 27 s with warm caches
-  # on the 2-core machine); pip does it where uv cannot be had. No bytecode up front: compiling the
-  # whole environment (770 MB, most of it never imported here) cost 13 s of CPU; each module is
-  # compiled once by the first process that imports it (run.sh and test.sh let Python keep it).
+  # uv installs the same versions as pip, many times faster; pip does it where uv cannot be had. No
+  # bytecode up front: most of the environment is never imported here, so each module is compiled
+  # once by the first process that imports it (run.sh and test.sh let Python keep it).
   if uv=$(uv_binary); then
     "$uv" pip install -q --python .venv/bin/python -e ".[dev]"
   else

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fault test (tests/faults, README "Production"): 2 web and 2 worker processes on PostgreSQL,
+# The fault test (tests/faults, docs/operations.md): 2 web and 2 worker processes on PostgreSQL,
 # 200 submissions by 20 users, while a worker and a web process are SIGKILLed, Redis restarts and
 # the database refuses connections for 5 s. It starts its own redis-server on a free port and puts a
 # TCP proxy of its own in front of PostgreSQL: the machine's shared PostgreSQL and Redis are never

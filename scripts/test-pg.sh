@@ -17,11 +17,10 @@ source scripts/testlib.sh
 #   check with hipcc), on a path of the platform's that the other real-path tests take here;
 # - the dstack backend against a local dstack server does one step at a time in one process, on row
 #   locks that the racing tests here prove (test_row_locks, test_concurrent_dispatch, test_policy),
-#   and its two dstack servers cost about 25 s of CPU.
+#   and its two dstack servers cost CPU to start.
 # One process (0: no pytest-xdist): the pass runs beside the longer SQLite pass on cores that are
-# busy throughout, so a second process only added its collection and xdist's traffic. On a clean
-# clone here: 173 s instead of 137-146 s for the pass, 315 s instead of 331 s and 597 busy core-s
-# instead of 622 for the whole make test.
+# busy throughout, so a second process only adds its collection and xdist's traffic (the whole
+# make test took longer with two: docs/benchmarks.md).
 procs=${HIPJUDGE_TEST_PG_PROCESSES:-0}
 again=(-n "$procs" --dist loadgroup -m "integration and not contract and not db_agnostic" --ignore=tests/agent
        --ignore=tests/fleets/dstack --ignore=tests/browser --ignore=tests/faults --ignore=tests/cli

@@ -23,12 +23,12 @@ stop_background() {
   rm -rf "$logs"
 }
 trap stop_background EXIT
-# Lint beside the tests: with no cache yet (scripts/lint.sh), mypy keeps one core busy for about 20 s.
+# Lint beside the tests: with no cache yet (scripts/lint.sh), mypy keeps one core busy for a while.
 setsid bash scripts/lint.sh >"$logs/lint" 2>&1 &
 background+=($!)
 # A clean clone's environment holds no bytecode (make setup compiles none), and the pytest processes
-# started below import the same modules at the same moment, each compiling them again: six
-# collections at once took 48 core-s there, 23 once compiled. One collection first compiles them
+# started below import the same modules at the same moment, each compiling them again (twice the
+# CPU of collections that find them compiled). One collection first compiles them
 # (and pytest's rewritten test modules) for all; a failing one shows again in the runs below.
 if ! compiled django; then
   $PY -m pytest --collect-only -q >/dev/null 2>&1 || true
@@ -44,9 +44,9 @@ else
 fi
 
 # pytest-xdist: the tests mostly wait, so a few processes share two cores well; tests/conftest.py
-# keeps the users of a costly shared fixture in one process. With 3, a clean clone's make test here
-# left the cores a third idle for 40 s near its end, while the pass waited on servers (8:43); with 4
-# they stayed busy to the end (8:04), as in an earlier pair of runs (6:53 and 6:37). 0: serial.
+# keeps the users of a costly shared fixture in one process. 4, because with 3 the cores sat partly
+# idle near the end while the pass waited on servers, and with 4 they stayed busy (docs/benchmarks.md).
+# 0: serial.
 procs=${HIPJUDGE_TEST_PROCESSES:-4}
 echo "== pytest: SQLite, ORM broker ($procs processes)"
 rc=0

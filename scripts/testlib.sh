@@ -2,8 +2,8 @@
 
 # A run starts hundreds of Python processes (pytest's, servers, agents) that import the same modules:
 # let them keep compiled bytecode (make setup compiles none) and pytest's rewritten test modules (in
-# __pycache__, ignored by git) even where the environment says not to, which costs about 3 s of CPU
-# per pytest process alone.
+# __pycache__, ignored by git) even where the environment says not to: otherwise every pytest process
+# rewrites them again.
 export PYTHONDONTWRITEBYTECODE=
 
 answers() {  # host port: does a server answer there?

@@ -1,7 +1,7 @@
 """An in-test stand-in for an agent speaking protocol v1, with scripted events.
 
 For tests of the platform's client and runner; the real path tests use the real agent. It speaks
-mode `leaderboard` as the real agent does (README, The agent › Ranked pass: RANKING, RANKED_RESULT,
+mode `leaderboard` as the real agent does (docs/agent.md, Ranked pass: RANKING, RANKED_RESULT,
 RESULT.summary.ranked) with figures fixed in advance, refuses what that protocol refuses (an
 unknown mode, a leaderboard job without a valid `ranked_seed`: 400), and can run as a local pool's
 agent process (`python -m tests.fake_agent serve ...`, see `main`) for the CLI test.
@@ -43,7 +43,7 @@ def accepted_script() -> list[tuple[str, dict[str, Any]]]:
 
 
 def emulated_check_script() -> list[tuple[str, dict[str, Any]]]:
-    """A hip check on the emulated device as the agent reports it (README, The agent › Emulated device)."""
+    """A hip check on the emulated device as the agent reports it (docs/agent.md, Emulated device)."""
     return [
         ("STATUS", {"status": "COMPILING"}),
         ("COMPILE_RESULT", {"ok": True, "output": "", "cached": False, "seconds": 0.4}),

@@ -1,5 +1,5 @@
 """Stops a session fixture's server after the last test of this process that uses it, instead of at
-the end of the session: a local dstack server's background loops keep about 3 % of a core busy while
+the end of the session: a local dstack server's background loops keep part of a core busy while
 idle, and make test's SQLite pass runs its dstack tests in its first minutes, then minutes of others.
 
 Safe under any distribution: a server stops only once every collected test that uses its fixture has

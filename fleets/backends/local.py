@@ -37,7 +37,7 @@ HEALTH_PROBE_TIMEOUT = 120.0  # the first probe (and a new agent's first /v1/hea
 # A local pool's provisioning limit (the reaper fails a VM still starting after it): the agent may take
 # HIPJUDGE_LOCAL_AGENT_START_TIMEOUT to report ready and HEALTH_PROBE_TIMEOUT to answer its first health
 # check, and a runner killed meanwhile is resumed only once its lease lapsed and the next sweep ran (up
-# to about 2 min). 120 s cost a killed worker's job an attempt in the fault test.
+# to about 2 min). A shorter limit failed a killed worker's starting VM, and its job an attempt.
 LOCAL_PROVISION_TIMEOUT_S = 300
 # Only these reach the agent: it needs a toolchain, not the platform's database URL or secret key.
 ENV_PASSTHROUGH = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "LD_LIBRARY_PATH",

@@ -1,6 +1,6 @@
 """Classify a dstack run (its own model objects, freshly fetched) into a VM outcome.
 
-Rules (see /work/shared/notes/dstack.md for dstack's side):
+Rules (see docs/dstack.md, dstack facts and traps, for dstack's side):
 - statuses are compared through `.value`, never `str(enum)` (`str(RunStatus.DONE)` is not "done");
 - `terminating` is never final: cost accrues until the instance is released;
 - success is `done` only; a run-level `terminated` means stopped or aborted by a user, whatever

@@ -109,7 +109,7 @@ def test_whether_a_build_was_cached_is_never_shown_across_users(judge_config: Ag
 
 
 def test_the_hip_target_probe_is_remembered_per_hipcc_in_the_build_folder(tmp_path, monkeypatch):
-    """Each agent process would otherwise compile a probe per candidate target (~0.5 s of CPU each)."""
+    """Each agent process would otherwise compile a probe per candidate target at its start."""
     from agent import compiler
 
     probes: list[str] = []

@@ -7,7 +7,7 @@ mounts `docker run` names (`-v`, `--tmpfs`), its working directory and environme
 network, as a process of its own session that `docker kill <name>` ends. So the command line the
 sandbox builds (python3 of the image, PYTHONPATH, the agent's copy, the private /box, the handoff
 socket and its wrapper) is what really runs the judge's child here. What only an engine does (the
-image, cgroup and ulimit flags, Docker's seccomp profile) stays unproven: see README.
+image, cgroup and ulimit flags, Docker's seccomp profile) stays unproven: see docs/sandbox.md.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The stand-in records every call and plays a container the way the engine does: a
 session of its own that killing the `docker run` client does not stop, and that only
 `docker kill <name>` ends. So these tests prove the command line the sandbox builds and that time
 limits and cancels reach the container itself. They cannot prove what only an engine does (that
-the ulimits and cgroup flags take effect inside, that the image runs the child): see README.
+the ulimits and cgroup flags take effect inside, that the image runs the child): see docs/sandbox.md.
 """
 
 from __future__ import annotations

@@ -255,7 +255,7 @@ def gpu_sources(language: str, hip_arch: str | None = None) -> dict[tuple[str, s
 def bundled(language: str, sources: dict[tuple[str, str], Path], out: Path) -> Path:
     """All the sources in one translation unit, each in a namespace of its own with its `solution`
     renamed (extern "C" names share one namespace), the headers they include first: the runtime's
-    headers, most of a 2 s compile, are then parsed once instead of once per source."""
+    headers, most of a compile's time, are then parsed once instead of once per source."""
     headers = {"hip": ["<hip/hip_runtime.h>"], "cuda": ["<cuda_runtime.h>"]}[language]
     for path in sources.values():
         headers += [line.split(None, 1)[1].strip() for line in path.read_text().splitlines()

@@ -1,4 +1,4 @@
-"""The bundle's part of the ranked pass (README, The agent › Ranked pass): `ranked` cases in problem.yaml, each
+"""The bundle's part of the ranked pass (docs/agent.md, Ranked pass): `ranked` cases in problem.yaml, each
 differing from every public shape and present for both device classes, and the reference solutions
 shipped as `baselines` (part of the version: another baseline, another speedup)."""
 

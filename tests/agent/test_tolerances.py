@@ -1,5 +1,5 @@
 """Check rules an honest float32 kernel always meets, whatever the generator draws: each bound is
-derived from the problem's own cases (README, "Check rules"), never from a lucky draw."""
+derived from the problem's own cases (docs/agent.md, "Check rules"), never from a lucky draw."""
 
 from __future__ import annotations
 

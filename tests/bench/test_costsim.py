@@ -35,8 +35,8 @@ CLOUD = CloudSpec(cold_start_s=(300, 420), no_capacity_rate=0.1, tail_s=HOUR)
 
 def small_trace(seed: int = 3) -> Trace:
     """Three hours of a steady trickle, then a burst that needs more than one VM: 34 jobs, one of them
-    refused for want of capacity (six hours and a burst of 30, 59 jobs, cost the three tests that
-    replay it 13 s more CPU for the same checks)."""
+    refused for want of capacity (a longer trace costs the three tests that replay it more CPU for the
+    same checks)."""
     rng, lengths = random.Random(seed), JobLengths()
     calm = steady(rng=rng, lengths=lengths, span_s=3 * HOUR, rate_per_h=6, users=5)
     burst = [Arrival(3 * HOUR + i * 20, i % 5, "matmul-fp32", "benchmark", 45.0) for i in range(20)]
@@ -73,13 +73,13 @@ def test_a_run_recorded_in_the_database_replays_from_it_to_the_same_cost(transac
 
 def test_the_adaptive_policy_costs_less_than_fixed_10_at_no_worse_p95_wait_on_sparse_and_contest(
         transactional_db: Any) -> None:
-    """The goal on a sparse day and a contest's last 8 hours (the README's table shows every trace
-    over a week)."""
+    """The goal on a sparse day and a contest's last 8 hours (docs/pool-policies.md's table shows every
+    trace over a week)."""
     lengths = JobLengths()
     traces = [sparse(rng=random.Random(1), lengths=lengths, span_s=DAY, sessions_per_day=6, users=10),
               # A rush growing to 40 jobs/h at a deadline 2 h in, then 6 h of trickle (63 jobs): the
-              # README's week runs the rush to 120/h. A whole day (153 jobs) cost this test 25 s of CPU for
-              # the same verdict.
+              # week of docs/pool-policies.md runs the rush to 120/h. A whole day costs this test far more
+              # CPU for the same verdict.
               contest(rng=random.Random(2), lengths=lengths, span_s=8 * HOUR, background_per_h=2, peak_per_h=40,
                       users=10)]
     for trace in traces:

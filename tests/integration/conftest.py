@@ -108,7 +108,7 @@ class Stack:
 
     def start_worker(self, workers: int = 2) -> Proc:
         # --skip-checks: Django's system checks load the whole URLconf (every view, the schema
-        # generator), 0.4 s of CPU at each of the run's few dozen cluster starts; they run once, in
+        # generator), CPU paid at each of the run's few dozen cluster starts; they run once, in
         # tests/core/test_system_checks.py, on the same code and settings.
         proc = self._spawn("worker", [sys.executable, "manage.py", "qcluster", "--skip-checks"],
                            {"HIPJUDGE_Q_WORKERS": str(workers)})

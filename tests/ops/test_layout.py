@@ -106,10 +106,10 @@ def test_serve_sh_refuses_sqlite(role: str) -> None:
 
 
 @pytest.mark.skipif(shutil.which("nginx") is None, reason="nginx is not installed")
-def test_the_readme_proxy_configuration_is_valid_nginx(tmp_path: Path) -> None:
-    """README, Production: the proxy's configuration as given, checked by `nginx -t` (listening on
+def test_the_documented_proxy_configuration_is_valid_nginx(tmp_path: Path) -> None:
+    """docs/operations.md: the proxy's configuration as given, checked by `nginx -t` (listening on
     free loopback ports without TLS files, the one change needed to check it here)."""
-    snippet = re.search(r"```nginx\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    snippet = re.search(r"```nginx\n(.*?)```", (ROOT / "docs" / "operations.md").read_text(), re.S)
     assert snippet is not None
     text = snippet.group(1)
     assert "proxy_buffering off;" in text and "client_header_timeout" in text and "keepalive_timeout 4s;" in text

@@ -34,7 +34,7 @@ def test_100_refused_posts_with_64_kib_sources_add_nothing_to_the_database(owner
                            format="json").status_code == 201
     big = {"problem": "vector-add", "language": "cpp", "source": "int x;" + "/" * (64 * 1024 - 6)}
     before, pages = rows_per_table(), sqlite_pages()
-    # bench/refusals.py sends 500 (the figure in README.md); one stored refusal would show here as a row.
+    # bench/refusals.py sends 500 (the figure in docs/benchmarks.md); one stored refusal would show here as a row.
     answers = {client.post(URL, big, format="json").status_code for _ in range(100)}
     assert answers == {429}
     assert rows_per_table() == before

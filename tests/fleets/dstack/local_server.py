@@ -2,10 +2,10 @@
 
 The server gets a fresh HOME (so a fresh SQLite database, project `main`, no backends), the admin
 token through DSTACK_SERVER_ADMIN_TOKEN, and a log file. With a template folder (shared by the
-servers of one test session), only the first server creates its database: about 12 s of CPU here,
-most of it the migrations. Its state right after start-up (the database, copied with SQLite's backup
-API while the server runs, and the server's config) and its token go to the template, and later
-servers start from a copy of them in about 3 s of CPU. The token comes with the copy: the server
+servers of one test session), only the first server creates its database (most of a
+fresh server's start-up CPU is the migrations). Its state right after start-up (the database, copied
+with SQLite's backup API while the server runs, and the server's config) and its token go to the template, and later
+servers start from a copy of them, for a fraction of the CPU. The token comes with the copy: the server
 reads DSTACK_SERVER_ADMIN_TOKEN only when it creates the admin user. It must never reach the internet:
 - `dstack` (the CLI) checks get.dstack.ai for updates once a day per HOME: a fresh `last_check`
   file makes it skip that;
@@ -34,10 +34,9 @@ import requests
 
 from fleets.dstack import DstackClient, DstackSettings
 
-# A fresh server takes about 15 s of CPU to be ready (its imports, then its database). A clean clone's
-# make test starts it from source (no bytecode yet) while a dozen other processes share the 2 cores:
-# there it took 163 s in one run and over 120 s in another. Waiting costs little; giving up loses the
-# dstack tests.
+# A fresh server spends its start-up CPU on its imports, then its database. A clean clone's make test
+# starts it from source (no bytecode yet) while a dozen other processes share the cores, where it has
+# taken minutes (docs/benchmarks.md). Waiting costs little; giving up loses the dstack tests.
 STARTUP_TIMEOUT_S = 270.0
 # A port nothing listens on (discard): outgoing requests fail at once, locally.
 _DEAD_END = "http://127.0.0.1:9"
