@@ -19,11 +19,12 @@ import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
 
-from django.db import connections
+from django.db import OperationalError, connections
 
 from submissions.models import Submission
 
 SUBMIT_DEADLINE_S = 240.0
+ADOPT_TRIES = 20
 
 
 SOURCE_MARK = "fault-item-"  # tests/faults/test_faults.py looks for it in the processes' logs
@@ -119,8 +120,23 @@ class Load:
         submission that none of their earlier items holds."""
         with self._lock:
             held = {other.id for other in self.items if other.user == item.user and other.id}
-        found = [str(pk) for pk in Submission.objects.filter(user__username=item.user).order_by("created_at")
-                 .values_list("pk", flat=True) if str(pk) not in held]
+        # The test process's own pool is small and shared by every user's thread: a thread holding a
+        # connection between its questions would starve the others (PoolTimeout after the pool's
+        # wait), so each question takes a connection and gives it back, and one that finds no
+        # connection asks again (bounded) rather than posting a second copy.
+        found: list[str] = []
+        for _ in range(ADOPT_TRIES):
+            try:
+                found = [str(pk) for pk in Submission.objects.filter(user__username=item.user).order_by("created_at")
+                         .values_list("pk", flat=True) if str(pk) not in held]
+                break
+            except OperationalError:
+                time.sleep(0.5)
+            finally:
+                connections.close_all()
+        else:
+            item.error = f"the test's own database did not answer in {ADOPT_TRIES} tries"
+            return True  # stop: the item is refused with that reason
         if found:
             item.id, item.adopted = found[0], True
             self._count("adopted after an unclear answer")
