@@ -356,6 +356,7 @@ class ProblemListApi(APIView):
                                       help_text="A data type of its buffers, e.g. bfloat16, fp8_e4m3fnuz, int8.",
                                       error_messages={"invalid": f"is not a data type ({FILTER_VALUE_HELP})"})
         difficulty = serializers.ChoiceField(choices=DIFFICULTIES, required=False, allow_blank=True,
+                                             help_text="Its difficulty.",
                                              error_messages={"invalid_choice": _not_one_of(list(DIFFICULTIES))})
 
         class Meta:
