@@ -92,7 +92,9 @@ class ProblemFilterForm(forms.Form):
 
     tag = forms.CharField(required=False, max_length=40, widget=forms.Select)
     type = forms.CharField(required=False, max_length=40, widget=forms.Select, label="Data type")
-    difficulty = forms.ChoiceField(choices=[("", "Any difficulty"), *((d, d) for d in DIFFICULTIES)], required=False)
+    difficulty = forms.ChoiceField(
+        choices=[("", "Any difficulty"), *((d, d) for d in DIFFICULTIES)], required=False,
+        error_messages={"invalid_choice": f"%(value)s is not one of {', '.join(DIFFICULTIES)}"})
 
     def clean_tag(self) -> str:
         return self._value("tag")

@@ -101,6 +101,8 @@ def test_an_unknown_value_lists_nothing_and_a_malformed_one_is_a_400(client: Any
         assert response.status_code == 400, params
         html = response.content.decode()
         assert 'class="field-error" role="alert"' in html and "<script>" not in html
+    html = client.get(reverse("problem-list"), {"difficulty": "extreme"}).content.decode()
+    assert "extreme is not one of easy, medium, hard" in html
 
 
 def test_each_row_shows_its_data_types_and_how_many_users_solved_it(
