@@ -306,7 +306,6 @@ class ProblemOutput(serializers.Serializer):
             bests = user_bests(user_id=user.pk, problem_ids=[problem.pk]) if user is not None else {}
         return list(BestOutput(bests.get(problem.pk, []), many=True).data)
 
-
     def get_solved_by(self, problem: Any) -> int:
         solved = self.context.get("solved")
         if solved is None:

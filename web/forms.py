@@ -85,6 +85,7 @@ class HistoryFilterForm(forms.Form):
         return {"status": ",".join(statuses), "problem": data.get("problem"), "language": data.get("language"),
                 "mode": data.get("mode"), "pool": data.get("pool")}
 
+
 class ProblemFilterForm(forms.Form):
     """The problem list's filters (GET, no JavaScript): each select lists every value with the number
     of problems choosing it would show (submissions.browse.Facets). A value no problem has is kept
