@@ -99,6 +99,13 @@ def type_of_dtype(dtype: np.dtype) -> ElementType | None:
     return next((t for t in TYPES.values() if t.numpy == dtype), None)
 
 
+def listed_name(t: ElementType) -> str:
+    """The name a problem's data types are listed and filtered by: one per kind of number, whichever
+    spelling problem.yaml used. Integers by their NumPy name (`int` and `int32` are both int32),
+    floats by their problem.yaml name (float, double, half, bfloat16, fp8_e4m3fnuz, ...)."""
+    return t.numpy.name if t.is_integer else t.name
+
+
 def machine_epsilon(dtype: np.dtype) -> float:
     """The spacing of the type's numbers just above 1 (2^-mantissa bits): half 2^-10, bfloat16 2^-7,
     e4m3 2^-3, e5m2 2^-2."""

@@ -25,6 +25,8 @@ LANGUAGE_DEVICE_CLASS = {"cpp": "host", "hip": "gpu", "cuda": "gpu"}
 C_TYPES: dict[str, tuple[str, tuple[str, ...]]] = {
     name: (t.numpy.name, t.spellings("cpp")) for name, t in TYPES.items()}
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}$")
+# Tags are filtered by in URLs (?tag=matrix-cores): lowercase words joined by dashes.
+TAG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from agent.dtypes import element_type, listed_name
 from agent.expr import evaluate
 from agent.problem_schema import (  # noqa: F401 - re-exported: callers import the schema from here
     C_TYPES,
@@ -27,6 +28,7 @@ from agent.problem_schema import (  # noqa: F401 - re-exported: callers import t
     LANGUAGES,
     SLUG_RE,
     SOURCE_SUFFIX,
+    TAG_RE,
     Case,
     Forbidden,
     Param,
@@ -84,6 +86,12 @@ class Problem:
     @property
     def outputs(self) -> tuple[Param, ...]:
         return tuple(p for p in self.signature if p.output)
+
+    @property
+    def data_types(self) -> tuple[str, ...]:
+        """The element types of its buffers, in signature order, each once (agent.dtypes.listed_name):
+        what the problem lists are filtered by. Scalars (sizes, alpha) say nothing of the problem."""
+        return tuple(dict.fromkeys(listed_name(element_type(p.ctype)) for p in self.signature if p.pointer))
 
     def c_signature(self, language: str = "cpp") -> str:
         """The declaration a `language` solution writes (each type spelled as that language does)."""
@@ -222,6 +230,9 @@ def parse_definition(definition: Any, reference_source: str) -> Problem:
     tags = d.get("tags", [])
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise ProblemError("tags: must be a list of strings")
+    for i, tag in enumerate(tags):
+        if not TAG_RE.match(tag):
+            raise ProblemError(f"tags[{i}]: {tag!r} is not a tag (lowercase letters, digits and dashes, up to 40)")
     signature = parse_signature(d.get("signature"))
     sizes = {p.name for p in signature if not p.pointer}
     tests = parse_cases(d.get("tests"), "tests", signature)

@@ -38,10 +38,13 @@ def cmd_login(args: argparse.Namespace, client: Client, out: Printer) -> int:
 
 
 def cmd_problems(args: argparse.Namespace, client: Client, out: Printer) -> int:
-    problems = client.call("GET", "/problems")
-    out.table(["slug", "title", "difficulty", "tags", "your best (ms)"],
-              [[p["slug"], p["title"], p["difficulty"], ", ".join(p["tags"]), best(p.get("your_best"))]
-               for p in problems])
+    query = {name: getattr(args, name) for name in ("tag", "type", "difficulty") if getattr(args, name, None)}
+    problems = client.call("GET", "/problems", query=query or None)
+    out.table(["slug", "title", "difficulty", "tags", "data types", "solved by", "your best (ms)"],
+              [[p["slug"], p["title"], p["difficulty"], ", ".join(p["tags"]), ", ".join(p.get("data_types") or []),
+                p.get("solved_by", "-"), best(p.get("your_best"))] for p in problems])
+    if not problems and query:
+        out.line("no problem matches " + " and ".join(f"--{k} {v}" for k, v in query.items()))
     return EXIT_OK
 
 

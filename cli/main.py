@@ -57,7 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
     login.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
     login.set_defaults(func=cmd_login)
 
-    commands.add_parser("problems", help="list problems, with your best on each").set_defaults(func=cmd_problems)
+    problems = commands.add_parser("problems", help="list problems (filters combine), how many users solved each "
+                                                    "and your best on each")
+    problems.add_argument("--tag", "-t", help="e.g. gemm, matrix-cores, memory-bound")
+    problems.add_argument("--type", help="a data type of its buffers, e.g. bfloat16, fp8_e4m3fnuz, int8, float")
+    problems.add_argument("--difficulty", "-d", choices=("easy", "medium", "hard"))
+    problems.set_defaults(func=cmd_problems)
     problem = commands.add_parser("problem", help="a problem's parameters and their types in each language")
     problem.add_argument("slug")
     problem.set_defaults(func=cmd_problem)

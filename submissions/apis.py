@@ -25,6 +25,14 @@ from core.schema import error_responses
 from limits.apis import LimitsOutput
 from limits.selectors import user_limits
 from submissions.bests import BENCHMARK, RANKED, user_bests
+from submissions.browse import (
+    DIFFICULTIES,
+    FILTER_VALUE_HELP,
+    FILTER_VALUE_RE,
+    ProblemFilters,
+    problems_filtered,
+    solved_counts,
+)
 from submissions.models import Language, Mode, Submission
 from submissions.moderation import submission_update
 from submissions.ranked_apis import RankedDetailFields
@@ -33,7 +41,6 @@ from submissions.results import submission_results
 from submissions.selectors import (
     problem_get,
     problem_interface,
-    problem_list,
     queue_position,
     queue_positions,
     submission_get,
@@ -281,6 +288,12 @@ class ProblemOutput(serializers.Serializer):
     title = serializers.CharField()
     difficulty = serializers.CharField()
     tags = serializers.ListField(child=serializers.CharField())
+    data_types = serializers.ListField(child=serializers.CharField(), help_text=(
+        "The element types of its buffers (float, half, bfloat16, fp8_e4m3fnuz, int8, int32, ...): "
+        "what ?type= filters by."))
+    solved_by = serializers.SerializerMethodField(help_text="How many users solved it: a submission that passed "
+                                                            "its tests (ACCEPTED or CHECKED) on any pool, unless "
+                                                            "staff invalidated it.")
     version = serializers.CharField(source="current_version.content_hash")
     your_best = serializers.SerializerMethodField(help_text="Your best per pool: the ranked score where you have "
                                                             "one on the leaderboard, else your fastest benchmark.")
@@ -292,6 +305,12 @@ class ProblemOutput(serializers.Serializer):
             user = self.context.get("user")
             bests = user_bests(user_id=user.pk, problem_ids=[problem.pk]) if user is not None else {}
         return list(BestOutput(bests.get(problem.pk, []), many=True).data)
+
+    def get_solved_by(self, problem: Any) -> int:
+        solved = self.context.get("solved")
+        if solved is None:
+            solved = solved_counts(problem_ids=[problem.pk])
+        return int(solved.get(problem.pk, 0))
 
 
 class ParameterOutput(serializers.Serializer):
@@ -326,11 +345,36 @@ class ProblemDetailOutput(ProblemOutput):
 
 
 class ProblemListApi(APIView):
-    @extend_schema(responses=ProblemOutput(many=True))
+    class FilterSerializer(serializers.Serializer):
+        # They combine (tag AND type AND difficulty); an empty value means "any"; a well-formed tag or
+        # type no problem has lists nothing.
+        tag = serializers.RegexField(FILTER_VALUE_RE, required=False, allow_blank=True, max_length=40,
+                                     help_text="A tag, e.g. gemm, matrix-cores, memory-bound.",
+                                     error_messages={"invalid": f"is not a tag ({FILTER_VALUE_HELP})"})
+        type = serializers.RegexField(FILTER_VALUE_RE, required=False, allow_blank=True, max_length=40,
+                                      help_text="A data type of its buffers, e.g. bfloat16, fp8_e4m3fnuz, int8.",
+                                      error_messages={"invalid": f"is not a data type ({FILTER_VALUE_HELP})"})
+        difficulty = serializers.ChoiceField(choices=DIFFICULTIES, required=False, allow_blank=True,
+                                             help_text="Its difficulty.",
+                                             error_messages={"invalid_choice": _not_one_of(list(DIFFICULTIES))})
+
+        class Meta:
+            ref_name = "ProblemFilter"
+
+        def to_internal_value(self, data: Any) -> Any:
+            lowered = {k: data[k].strip().lower() for k in ("tag", "type", "difficulty")
+                       if isinstance(data.get(k), str)}
+            return super().to_internal_value(lowered)
+
+    @extend_schema(parameters=[FilterSerializer], responses=ProblemOutput(many=True))
     def get(self, request: Request) -> Response:
-        bests = user_bests(user_id=request_user(request).pk)
-        return Response(ProblemOutput(problem_list().select_related("current_version"), many=True,
-                                      context={"bests": bests}).data)
+        params = self.FilterSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        problems = list(problems_filtered(filters=ProblemFilters(**params.validated_data))
+                        .select_related("current_version"))
+        context = {"bests": user_bests(user_id=request_user(request).pk),
+                   "solved": solved_counts(problem_ids=[p.pk for p in problems]) if problems else {}}
+        return Response(ProblemOutput(problems, many=True, context=context).data)
 
 
 class ProblemDetailApi(APIView):

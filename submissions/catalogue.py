@@ -30,7 +30,8 @@ def problem_store(bundle: Bundle) -> str:
     """Make the bundle the problem's current version; returns "created", "updated" or "unchanged"."""
     with transaction.atomic():
         problem, created = Problem.objects.update_or_create(slug=bundle.slug, defaults={
-            "title": bundle.title, "difficulty": bundle.difficulty, "tags": list(bundle.tags), "is_active": True})
+            "title": bundle.title, "difficulty": bundle.difficulty, "tags": list(bundle.tags),
+            "data_types": list(bundle.data_types), "is_active": True})
         version, new_version = ProblemVersion.objects.update_or_create(
             problem=problem, content_hash=bundle.content_hash,
             defaults={"bundle": bundle.to_bundle(), "statement": bundle.statement,

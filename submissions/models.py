@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -17,6 +18,11 @@ class Problem(models.Model):
     title = models.CharField(max_length=200)
     difficulty = models.CharField(max_length=16)
     tags = models.JSONField(default=list, blank=True)
+    data_types = models.JSONField(default=list, blank=True,
+                                  help_text="Element types of its buffers (agent.problems.Problem.data_types).")
+    # "|tag:gemm|tag:fp8|type:bfloat16|": what the list filters search (label_key). JSON membership
+    # is asked differently on SQLite and PostgreSQL; a delimited LIKE reads the same on both.
+    labels = models.TextField(blank=True, editable=False)
     # The definition new submissions are judged against; older versions stay for old submissions.
     current_version = models.ForeignKey("ProblemVersion", null=True, blank=True, on_delete=models.SET_NULL,
                                         related_name="+")
@@ -29,6 +35,23 @@ class Problem(models.Model):
 
     def __str__(self) -> str:
         return self.slug
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.labels = problem_labels(tags=self.tags, data_types=self.data_types)
+        fields = kwargs.get("update_fields")
+        if fields is not None and {"tags", "data_types"} & set(fields):
+            kwargs["update_fields"] = {*fields, "labels"}
+        super().save(*args, **kwargs)
+
+
+def label_key(kind: str, value: str) -> str:
+    """One membership in Problem.labels, delimiters included: `|tag:gemm|` never matches `|tag:gemm-x|`."""
+    return f"|{kind}:{value.strip().lower()}|"
+
+
+def problem_labels(*, tags: list[str], data_types: list[str]) -> str:
+    keys = [f"tag:{t.strip().lower()}" for t in tags] + [f"type:{t.strip().lower()}" for t in data_types]
+    return f"|{'|'.join(keys)}|" if keys else ""
 
 
 class ProblemVersion(models.Model):

@@ -13,6 +13,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.utils import timezone
 
 from core.exceptions import ApplicationError
+from submissions.browse import DIFFICULTIES, FILTER_VALUE_HELP, FILTER_VALUE_RE, Facets, ProblemFilters
 from submissions.models import (
     ACTIVE_STATUSES,
     SUCCESS_STATUSES,
@@ -83,6 +84,48 @@ class HistoryFilterForm(forms.Form):
         statuses = STATUS_GROUPS.get(data.get("status") or "", ("", []))[1]
         return {"status": ",".join(statuses), "problem": data.get("problem"), "language": data.get("language"),
                 "mode": data.get("mode"), "pool": data.get("pool")}
+
+
+class ProblemFilterForm(forms.Form):
+    """The problem list's filters (GET, no JavaScript): each select lists every value with the number
+    of problems choosing it would show (submissions.browse.Facets). A value no problem has is kept
+    (0 problems); a malformed one is an error."""
+
+    tag = forms.CharField(required=False, max_length=40, widget=forms.Select)
+    type = forms.CharField(required=False, max_length=40, widget=forms.Select, label="Data type")
+    difficulty = forms.ChoiceField(
+        choices=[("", "Any difficulty"), *((d, d) for d in DIFFICULTIES)], required=False,
+        error_messages={"invalid_choice": f"%(value)s is not one of {', '.join(DIFFICULTIES)}"})
+
+    def clean_tag(self) -> str:
+        return self._value("tag")
+
+    def clean_type(self) -> str:
+        return self._value("type")
+
+    def _value(self, name: str) -> str:
+        value = (self.cleaned_data.get(name) or "").strip().lower()
+        if value and not FILTER_VALUE_RE.match(value):
+            raise forms.ValidationError(f"{value!r} is not a {name} ({FILTER_VALUE_HELP})")
+        return value
+
+    def filters(self) -> ProblemFilters:
+        if not self.is_valid():
+            return ProblemFilters()
+        return ProblemFilters(**{k: self.cleaned_data[k] for k in ("tag", "type", "difficulty")})
+
+    def show_counts(self, facets: Facets) -> None:
+        """Put each value's count in its option, the chosen value included where no problem has it."""
+        chosen = self.filters()
+        for name, values, anything in (("tag", facets.tags, "Any tag"), ("type", facets.types, "Any data type")):
+            options = dict(values)
+            if getattr(chosen, name) and getattr(chosen, name) not in options:
+                options[getattr(chosen, name)] = 0
+            self.fields[name].widget.choices = [("", anything), *((v, f"{v} ({n})") for v, n in options.items())]
+        counts = dict(facets.difficulties)
+        cast(forms.ChoiceField, self.fields["difficulty"]).choices = [
+            ("", "Any difficulty"), *((d, f"{d} ({counts.get(d, 0)})") for d in DIFFICULTIES)]
+
 
 class SignupForm(UserCreationForm):
     email = forms.EmailField(required=False, help_text="Optional; needed only to reset a forgotten password.")

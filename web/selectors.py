@@ -19,9 +19,10 @@ from fleets.models import Fleet, VMInstance
 from fleets.selectors import fleet_list
 from limits.selectors import PoolAccess, Standing, pools_offered
 from submissions.bests import Best, user_bests
+from submissions.browse import ProblemFilters, problems_filtered, solved_counts
 from submissions.models import SOLVED_STATUSES, Problem, Submission
 from submissions.offers import LanguageOffer, pool_offers
-from submissions.selectors import leaderboard_rows, problem_list
+from submissions.selectors import leaderboard_rows
 
 
 @dataclass
@@ -30,11 +31,17 @@ class ProblemRow:
     attempts: int = 0
     solved: bool = False
     bests: list[Best] = field(default_factory=list)  # per pool: the ranked score where there is one
+    solved_by: int = 0  # users who solved it (submissions.browse.SOLVED)
 
 
-def problem_rows(*, user: AbstractBaseUser | AnonymousUser) -> list[ProblemRow]:
-    """Every listed problem with the caller's attempts, solved state and best per pool (user_bests)."""
-    rows = [ProblemRow(problem=p) for p in problem_list().only("slug", "title", "difficulty", "tags")]
+def problem_rows(*, user: AbstractBaseUser | AnonymousUser, filters: ProblemFilters | None = None) -> list[ProblemRow]:
+    """Every listed problem the filters keep, with how many users solved it and the caller's
+    attempts, solved state and best per pool (user_bests)."""
+    rows = [ProblemRow(problem=p) for p in problems_filtered(filters=filters or ProblemFilters())
+            .only("slug", "title", "difficulty", "tags", "data_types")]
+    solved_by = solved_counts(problem_ids=[row.problem.pk for row in rows]) if rows else {}
+    for row in rows:
+        row.solved_by = solved_by.get(row.problem.pk, 0)
     if not user.is_authenticated or not rows:
         return rows
     stats = (Submission.objects.filter(user_id=user.pk).values("problem_id")

@@ -365,6 +365,7 @@ BROKEN = [
     ("negative tolerance", _set(("check",), {"rtol": -1, "atol": 0}), "check:"),
     ("bad difficulty", _set(("difficulty",), "extreme"), "difficulty:"),
     ("bad slug", _set(("slug",), "Vector Add"), "slug:"),
+    ("tag not a lowercase word", _set(("tags",), ["memory-bound", "Matrix Cores"]), "tags[1]: 'Matrix Cores'"),
     ("bad forbidden regex", _set(("forbidden",), [{"pattern": "(", "reason": "x"}]), "forbidden[0].pattern"),
     ("forbidden without reason", _set(("forbidden",), [{"pattern": "x"}]), "forbidden[0].reason: missing"),
     ("mutate: false on an output", _set(("signature", 2, "mutate"), False), "signature[2].mutate"),

@@ -59,6 +59,9 @@ def test_login_submit_watch_and_status_against_a_live_server(stack: Stack, owner
 
     code, out = hipjudge(["problems"], env=env)
     assert code == 0 and "vector-add" in out
+    # The filters through the real client's query string.
+    code, out = hipjudge(["problems", "--tag", "gemm", "--type", "bfloat16", "--difficulty", "hard"], env=env)
+    assert code == 0 and "gemm-fp8-blockwise" in out and "vector-add" not in out and "gemm-bf16 " not in out
     code, out = hipjudge(["problem", "vector-add"], env=env)
     assert code == 0 and 'cuda: extern "C" void solution(const float* a' in out and "input" in out
 

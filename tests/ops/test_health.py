@@ -203,7 +203,7 @@ def test_a_database_outage_answers_503_with_retry_after_not_500(monkeypatch: Any
     def down(*args: Any, **kwargs: Any) -> Any:
         raise OperationalError("server closed the connection unexpectedly")
 
-    monkeypatch.setattr("submissions.apis.problem_list", down)
+    monkeypatch.setattr("submissions.apis.problems_filtered", down)
     response = api_as(owner).get("/api/v1/problems")
     assert response.status_code == 503 and response["Retry-After"] == "5"
     assert response.json()["message"] == "The database is not answering; retry in a few seconds."
@@ -226,7 +226,7 @@ def test_a_request_the_database_gave_up_on_answers_503_saying_it_was_busy(
         error.__cause__ = cause
         raise error
 
-    monkeypatch.setattr("submissions.apis.problem_list", busy)
+    monkeypatch.setattr("submissions.apis.problems_filtered", busy)
     response = api_as(owner).get("/api/v1/problems")
     assert response.status_code == 503 and response["Retry-After"] == "5"
     assert response.json()["message"] == "The database was busy with other requests; retry in a few seconds."

@@ -11,19 +11,28 @@ from django.shortcuts import redirect, render
 
 from core.exceptions import ApplicationError
 from limits.selectors import suspended_sentence, user_standing
+from submissions.browse import problem_facets
 from submissions.models import Mode
 from submissions.offers import EMULATED_LABEL, emulated_limits
 from submissions.ranking import SCORING
 from submissions.selectors import problem_get, problem_interface, submission_get
 from submissions.services import submission_create
-from web.forms import SubmitForm
+from web.forms import ProblemFilterForm, SubmitForm
 from web.selectors import leaderboard, leaderboard_fleets, pool_options, problem_rows
 from web.statement import highlight_code, render_statement
 
 
 def problem_list_view(request: HttpRequest) -> HttpResponse:
-    return render(request, "web/problem_list.html", {"rows": problem_rows(user=request.user),
-                                                     "default_pool": settings.HIPJUDGE_DEFAULT_POOL})
+    form = ProblemFilterForm(request.GET or None)
+    malformed = form.is_bound and not form.is_valid()
+    filters = form.filters()
+    facets = problem_facets(filters=filters)
+    form.show_counts(facets)
+    return render(request, "web/problem_list.html", {
+        "rows": [] if malformed else problem_rows(user=request.user, filters=filters),
+        "default_pool": settings.HIPJUDGE_DEFAULT_POOL, "filter_form": form, "total": facets.total,
+        "filtered": filters.active or malformed,
+    }, status=400 if malformed else 200)
 
 
 def _initial(request: HttpRequest, version_templates: dict[str, str], pools: list) -> dict[str, str]:

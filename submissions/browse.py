@@ -1,0 +1,98 @@
+"""Browsing the problem list: filters by tag, data type and difficulty (they combine), the counts a
+filter form shows beside each value, and how many users solved each problem. Each function is one
+query, whatever the number of problems."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+
+from submissions.models import SOLVED_STATUSES, Problem, Submission, label_key
+from submissions.selectors import problem_list
+
+# agent.problem_schema.DIFFICULTIES (not imported: that module brings NumPy into the web process).
+DIFFICULTIES = ("easy", "medium", "hard")
+# A tag (matrix-cores) or a data type (fp8_e4m3fnuz, bfloat16) as a filter takes it, lowercased.
+FILTER_VALUE_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+FILTER_VALUE_HELP = "lowercase letters, digits, dashes and underscores, up to 40"
+
+# Solved: a submission that passed the problem's tests (ACCEPTED or CHECKED, on any pool, any version
+# of the problem), as the list's own "solved" mark counts it, unless staff invalidated it.
+SOLVED = Q(status__in=SOLVED_STATUSES, invalidated_at__isnull=True)
+
+
+@dataclass(frozen=True)
+class ProblemFilters:
+    """Empty strings mean "any"."""
+
+    tag: str = ""
+    type: str = ""
+    difficulty: str = ""
+
+    @property
+    def active(self) -> bool:
+        return bool(self.tag or self.type or self.difficulty)
+
+    def matches(self, *, difficulty: str, tags: Iterable[str], data_types: Iterable[str]) -> bool:
+        return ((not self.tag or self.tag in tags) and (not self.type or self.type in data_types)
+                and (not self.difficulty or self.difficulty == difficulty))
+
+
+def problems_filtered(*, filters: ProblemFilters) -> QuerySet[Problem]:
+    """The listed problems that have the tag AND the data type AND the difficulty asked for."""
+    qs = problem_list()
+    if filters.tag:
+        qs = qs.filter(labels__contains=label_key("tag", filters.tag))
+    if filters.type:
+        qs = qs.filter(labels__contains=label_key("type", filters.type))
+    if filters.difficulty:
+        qs = qs.filter(difficulty=filters.difficulty)
+    return qs
+
+
+@dataclass
+class Facets:
+    """Every value of each filter (none left out, so any can be chosen) with the number of problems it
+    would list beside the other two filters as they are; `total` is every listed problem."""
+
+    total: int = 0
+    difficulties: list[tuple[str, int]] = field(default_factory=list)
+    tags: list[tuple[str, int]] = field(default_factory=list)
+    types: list[tuple[str, int]] = field(default_factory=list)
+
+
+def problem_facets(*, filters: ProblemFilters) -> Facets:
+    rows = list(problem_list().values_list("difficulty", "tags", "data_types"))
+    tags: Counter[str] = Counter()
+    types: Counter[str] = Counter()
+    difficulties: Counter[str] = Counter()
+    every_tag: set[str] = set()
+    every_type: set[str] = set()
+    for difficulty, row_tags, row_types in rows:
+        row_tags, row_types = list(row_tags or []), list(row_types or [])
+        every_tag.update(row_tags)
+        every_type.update(row_types)
+        if ProblemFilters(type=filters.type, difficulty=filters.difficulty).matches(
+                difficulty=difficulty, tags=row_tags, data_types=row_types):
+            tags.update(set(row_tags))
+        if ProblemFilters(tag=filters.tag, difficulty=filters.difficulty).matches(
+                difficulty=difficulty, tags=row_tags, data_types=row_types):
+            types.update(set(row_types))
+        if ProblemFilters(tag=filters.tag, type=filters.type).matches(
+                difficulty=difficulty, tags=row_tags, data_types=row_types):
+            difficulties[difficulty] += 1
+    return Facets(total=len(rows),
+                  difficulties=[(d, difficulties[d]) for d in DIFFICULTIES],
+                  tags=[(t, tags[t]) for t in sorted(every_tag)], types=[(t, types[t]) for t in sorted(every_type)])
+
+
+def solved_counts(*, problem_ids: Iterable[Any]) -> dict[Any, int]:
+    """problem id -> how many users solved it (SOLVED); problems no one solved are absent."""
+    return dict(Submission.objects.filter(SOLVED, problem_id__in=list(problem_ids))
+                .values("problem_id").annotate(users=Count("user_id", distinct=True))
+                .values_list("problem_id", "users"))

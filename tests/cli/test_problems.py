@@ -1,0 +1,60 @@
+"""`hipjudge problems --tag --type --difficulty`: the filters go to the API and combine; each row
+shows the problem's data types and how many users solved it; a bad filter is the server's 400."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from cli.main import main
+from tests.cli.inprocess import InProcessClient
+from tests.submissions.browse_data import solve
+
+pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool")
+
+
+def run(monkeypatch: Any, api: Any, *argv: str) -> int:
+    """`hipjudge argv` through main(), its HTTP calls answered in process."""
+    monkeypatch.setattr("cli.main.Client", lambda server, token=None: InProcessClient(api))
+    return main(["--server", "http://testserver", *argv])
+
+
+def rows(text: str) -> dict[str, list[str]]:
+    """The table's rows by slug, split on the column gaps (two spaces or more)."""
+    lines = [line for line in text.splitlines() if line and not line.startswith("slug ")]
+    return {line.split()[0]: [c for c in line.split("  ") if c.strip()] for line in lines if "  " in line}
+
+
+def test_the_filters_combine_and_rows_say_types_and_solvers(owner: Any, other_user: Any, api_as: Any,
+                                                             local_pool: Any, monkeypatch: Any, capsys: Any) -> None:
+    solve(owner, "gemm-fp8-blockwise", fleet=local_pool)
+    solve(other_user, "gemm-fp8-blockwise", "CHECKED", fleet=local_pool)
+    api = api_as(owner)
+    assert run(monkeypatch, api, "problems", "--tag", "gemm", "--type", "bfloat16", "--difficulty", "hard") == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split("  ")[:1] == ["slug"] and "data types" in out and "solved by" in out
+    table = rows(out)
+    assert set(table) == {"gemm-fp8-blockwise", "moe-grouped-gemm"}
+    row = [c.strip() for c in table["gemm-fp8-blockwise"]]
+    assert "fp8_e4m3fnuz, float, bfloat16" in row and row[row.index("fp8_e4m3fnuz, float, bfloat16") + 1] == "2"
+
+    assert run(monkeypatch, api, "--json", "problems", "-t", "gemm", "--type", "int8") == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [(p["slug"], p["data types"], p["solved by"]) for p in listed] == [("gemm-int8", "int8, int32", 0)]
+
+    assert run(monkeypatch, api, "problems") == 0
+    assert len(rows(capsys.readouterr().out)) > 30
+
+
+def test_no_match_says_so_and_a_bad_filter_is_a_usage_error(owner: Any, api_as: Any, monkeypatch: Any,
+                                                              capsys: Any) -> None:
+    api = api_as(owner)
+    assert run(monkeypatch, api, "problems", "--tag", "no-such-tag", "--difficulty", "easy") == 0
+    assert "no problem matches --tag no-such-tag and --difficulty easy" in capsys.readouterr().out
+    assert run(monkeypatch, api, "problems", "--type", "float*") == 2
+    assert "type: " in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:  # argparse knows the difficulties
+        run(monkeypatch, api, "problems", "--difficulty", "extreme")
+    assert exited.value.code == 2
