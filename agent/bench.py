@@ -221,7 +221,8 @@ class BenchCase:
         if rounds and (anomaly := fresh_anomaly(*self._neighbours_and_fresh(rounds))):
             raise Refused("RUNTIME_ERROR", f"timing cross-check failed: {anomaly}")
         nbytes, flops = self.problem.byte_count(self.case), self.problem.flop_count(self.case)
-        if bad := implausible(self.device, min(times), nbytes, flops, *self.peaks):
+        if bad := implausible(self.device, min(times), nbytes, flops, *self.peaks,
+                              flops_type=self.problem.flops_type):
             raise Refused("RUNTIME_ERROR", f"timing cross-check failed: {bad}")
         payload: dict[str, Any] = summarize(times, flops=flops, nbytes=nbytes).as_dict()
         if not self.reveal_values:

@@ -12,6 +12,7 @@ import numpy as np
 
 from agent.dtypes import TYPES, element_type
 from agent.expr import ExprError, evaluate, names_in
+from agent.roofline import DEFAULT_FLOPS_TYPE, FLOPS_TYPES
 
 LANGUAGES = ("cpp", "hip", "cuda")
 DEVICE_CLASSES = ("host", "gpu")
@@ -227,6 +228,16 @@ def parse_requires(raw: Any) -> dict[str, str]:
     if raw.get("hip_arch") not in HIP_ARCHS:
         raise ProblemError(f"requires.hip_arch: must be one of {', '.join(HIP_ARCHS)}")
     return {"hip_arch": raw["hip_arch"]}
+
+
+def parse_flops_type(raw: Any) -> str:
+    """`flops_type: bf16`: what the problem's `flops` run in on the device (its matrix cores for a
+    GEMM on bf16 inputs), which picks the compute peak of its speed of light; fp32 when absent."""
+    if raw is None:
+        return DEFAULT_FLOPS_TYPE
+    if raw not in FLOPS_TYPES:
+        raise ProblemError(f"flops_type: {raw!r} is not one of {', '.join(FLOPS_TYPES)}")
+    return str(raw)
 
 
 def parse_baselines(raw: Any) -> dict[str, str]:

@@ -38,6 +38,7 @@ from agent.problem_schema import (  # noqa: F401 - re-exported: callers import t
     check_ranked,
     parse_baselines,
     parse_cases,
+    parse_flops_type,
     parse_forbidden,
     parse_requires,
     parse_signature,
@@ -67,6 +68,7 @@ class Problem:
     ranked: tuple[Case, ...] = ()
     baselines: dict[str, str] = field(default_factory=dict)
     requires: dict[str, str] = field(default_factory=dict)  # e.g. {"hip_arch": "gfx942"}
+    flops_type: str = "fp32"  # what `flops` run in (agent.roofline.FLOPS_TYPES): the compute peak to use
     _module: types.ModuleType | None = field(default=None, repr=False)
 
     # ---- derived -----------------------------------------------------------------------------
@@ -256,6 +258,7 @@ def parse_definition(definition: Any, reference_source: str) -> Problem:
         bytes=d["bytes"],
         forbidden=parse_forbidden(d.get("forbidden", [])),
         requires=parse_requires(d.get("requires")),
+        flops_type=parse_flops_type(d.get("flops_type")),
         definition=json.loads(json.dumps(definition)),
         reference_source=reference_source,
     )

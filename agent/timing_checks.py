@@ -15,11 +15,25 @@ from __future__ import annotations
 
 import statistics
 
+from agent.roofline import DEFAULT_FLOPS_TYPE, H100_SXM, MI300X
+
 MIN_RUNS = 3
-# What no kernel on a device can beat (bytes/s and FLOP/s with margin over the best hardware of the
-# class): a faster time is a broken measurement, not a fast kernel.
+# What no kernel on a device can beat (bytes/s and fp32 FLOP/s with margin over the best hardware of
+# the class): a faster time is a broken measurement, not a fast kernel.
 PEAK_GBPS = {"host": 1_000.0, "hip": 12_000.0, "cuda": 12_000.0, "emulated": 1_000.0}
 PEAK_GFLOPS = {"host": 20_000.0, "hip": 350_000.0, "cuda": 1_000_000.0, "emulated": 20_000.0}
+# Matrix units run lower precisions many times faster (an honest fp8 GEMM at half an MI300X's peak
+# computes 1.3 PFLOPS): the ceiling for a problem's flops_type is the fp32 one above or this margin
+# times the class's documented dense peak for the type (agent.roofline), whichever is higher. The
+# margin covers the class's faster parts (MI355X over MI300X, B200 over H100). fp32 and fp64 keep
+# the fp32 ceiling.
+PLAUSIBLE_MARGIN = 2.5
+# A CPU's matrix extensions (AMX: 16x and 32x the per-cycle fp32 FMA rate in bf16/fp16 and int8).
+_HOST_TYPE_GFLOPS = {"fp16": 128_000.0, "bf16": 128_000.0, "int8": 256_000.0}
+_LOW_PRECISION = ("fp16", "bf16", "fp8", "int8")
+TYPE_PEAK_GFLOPS = {"hip": {k: MI300X.gflops[k] for k in _LOW_PRECISION},
+                    "cuda": {k: H100_SXM.gflops[k] for k in _LOW_PRECISION},
+                    "host": _HOST_TYPE_GFLOPS, "emulated": _HOST_TYPE_GFLOPS}
 # The allowance for a call's cost around its kernel: what the quickest of the calibrated empty
 # calls cost (the others waited for a CPU), times this, plus this much for what an empty call does
 # not do (the launch; the harness's own code running cache-cold after a kernel swept the caches).
@@ -78,18 +92,28 @@ def fresh_anomaly(times: list[float], fresh: list[float]) -> str | None:
     return None
 
 
+def gflops_ceiling(device: str, flops_type: str = DEFAULT_FLOPS_TYPE, override: float | None = None) -> float:
+    """The FLOP/s (GFLOPS) no device of the class reaches in `flops_type`. An operator's override
+    (HIPJUDGE_PEAK_GFLOPS) replaces the fp32 ceiling; the other types keep their ratio to it."""
+    fp32 = PEAK_GFLOPS[device]
+    typed = max(fp32, PLAUSIBLE_MARGIN * TYPE_PEAK_GFLOPS[device].get(flops_type, 0.0))
+    return typed if override is None else override * typed / fp32
+
+
 def implausible(device: str, best_ms: float, nbytes: float, flops: float,
-                peak_gbps: float | None = None, peak_gflops: float | None = None) -> str | None:
-    """A time beyond the physical peak of any device of the class is broken."""
+                peak_gbps: float | None = None, peak_gflops: float | None = None,
+                flops_type: str = DEFAULT_FLOPS_TYPE) -> str | None:
+    """A time beyond the physical peak of any device of the class is broken; the compute peak is
+    that of the type the problem's work runs in."""
     seconds = best_ms / 1e3
     gbps_limit = peak_gbps if peak_gbps is not None else PEAK_GBPS[device]
-    gflops_limit = peak_gflops if peak_gflops is not None else PEAK_GFLOPS[device]
+    gflops_limit = gflops_ceiling(device, flops_type, peak_gflops)
     if seconds <= 0:
         return "a timed run took no time at all"
     if nbytes and nbytes / seconds / 1e9 > gbps_limit:
         return (f"a run of {best_ms:.6f} ms would move {nbytes / seconds / 1e9:,.0f} GB/s, beyond any "
                 f"{device} device ({gbps_limit:,.0f} GB/s)")
     if flops and flops / seconds / 1e9 > gflops_limit:
-        return (f"a run of {best_ms:.6f} ms would compute {flops / seconds / 1e9:,.0f} GFLOPS, beyond any "
-                f"{device} device ({gflops_limit:,.0f} GFLOPS)")
+        return (f"a run of {best_ms:.6f} ms would compute {flops / seconds / 1e9:,.0f} GFLOPS in {flops_type}, "
+                f"beyond any {device} device ({gflops_limit:,.0f} GFLOPS)")
     return None
