@@ -13,23 +13,26 @@ work it serves, so infrastructure code stays reusable by billing and the dstack 
 
 from __future__ import annotations
 
+import math
 import uuid
 from decimal import Decimal
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
 
+from agent.roofline import DEFAULT_PEAKS, FLOPS_TYPES, Peaks
 from core import clock
 
 LANGUAGES_BY_DEVICE = {"host": ["cpp"], "hip": ["hip"], "cuda": ["cuda"]}
 # Languages the agent can check without their GPU, on its emulated device (agent/emulator).
 EMULABLE_LANGUAGES = ["hip", "cuda"]
-# Physical peaks (GB/s, FP32 GFLOPS) of a pool's device when staff set none: an MI300X (HBM3 5.3 TB/s,
-# 163.4 TFLOPS FP32 matrix) and a workstation-class CPU. A ranked time within 1.5x of the floor they
-# give is held for review, so a default errs high: a real host rarely gets near it.
-DEFAULT_PEAKS = {"hip": (5300.0, 163_400.0), "host": (100.0, 2_000.0)}
+# Physical peaks of a pool's device when staff set none (agent.roofline.DEFAULT_PEAKS, sources in
+# docs/speed-of-light.md): an MI300X for hip, an H100 SXM for cuda, and a workstation-class CPU for
+# host (`manage.py measure_host_peaks` measures the machine instead). A ranked time within 1.5x of
+# the floor they give is held for review, so a default errs high: a real host rarely gets near it.
 
 
 class Backend(models.TextChoices):
@@ -73,6 +76,17 @@ def validate_prewarm_hours(value: str) -> None:
     prewarm_ranges(value)
 
 
+def validate_peaks_by_type(value: Any) -> None:
+    """{flops_type: GFLOPS}: known types (agent.roofline.FLOPS_TYPES), positive numbers."""
+    if not isinstance(value, dict):
+        raise ValidationError("must be an object of type to GFLOPS, e.g. {\"bf16\": 1307400}")
+    for kind, gflops in value.items():
+        if kind not in FLOPS_TYPES:
+            raise ValidationError(f"{kind!r} is not one of {', '.join(FLOPS_TYPES)}")
+        if isinstance(gflops, bool) or not isinstance(gflops, int | float) or not math.isfinite(gflops) or gflops <= 0:
+            raise ValidationError(f"{kind}: must be a positive number of GFLOPS, not {gflops!r}")
+
+
 class Fleet(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     name = models.SlugField(max_length=63, unique=True, help_text="The pool name users submit to.")
@@ -103,10 +117,15 @@ class Fleet(models.Model):
     enabled = models.BooleanField(default=True, help_text="Accepts new submissions.")
     peak_gbps = models.FloatField(null=True, blank=True, validators=[MinValueValidator(0.001)],
                                   help_text="Peak memory bandwidth of one device, GB/s; empty: the device's default "
-                                            "(MI300X 5300, host 100).")
+                                            "(MI300X 5300, H100 SXM 3350, host 100).")
     peak_gflops = models.FloatField(null=True, blank=True, validators=[MinValueValidator(0.001)],
                                     help_text="Peak FP32 compute of one device, GFLOPS; empty: the device's default "
-                                              "(MI300X 163400, host 2000).")
+                                              "(MI300X 163400, H100 SXM 67000, host 2000).")
+    peak_gflops_by_type = models.JSONField(
+        default=dict, blank=True, validators=[validate_peaks_by_type],
+        help_text="Dense peak compute of one device per type, GFLOPS, e.g. {\"bf16\": 1307400, \"fp8\": 2614900}; a "
+                  "type left out takes the device's default (MI300X, H100 SXM; a host pool: its fp32 peak). "
+                  "Types: " + ", ".join(FLOPS_TYPES) + ".")
     # Share of the credit used as billing last saw it (billing writes it; the adaptive policy reads it).
     credit_used_pct = models.DecimalField(max_digits=9, decimal_places=2, null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -133,12 +152,18 @@ class Fleet(models.Model):
         return list(self.languages) or LANGUAGES_BY_DEVICE.get(self.device, [])
 
     @property
-    def peaks(self) -> tuple[float, float] | None:
-        """(GB/s, GFLOPS) the physical floor of a time is computed from; None when unknown."""
+    def peaks(self) -> Peaks | None:
+        """The peaks (GB/s, GFLOPS per type) a time's physical floor is computed from: what staff
+        set, else the device's defaults; None when unknown."""
         default = DEFAULT_PEAKS.get(self.device)
-        gbps = self.peak_gbps or (default[0] if default else None)
-        gflops = self.peak_gflops or (default[1] if default else None)
-        return (gbps, gflops) if gbps and gflops else None
+        gflops = dict(default.gflops) if default else {}
+        if self.peak_gflops:
+            gflops["fp32"] = self.peak_gflops
+        by_type = self.peak_gflops_by_type if isinstance(self.peak_gflops_by_type, dict) else {}
+        gflops.update({kind: float(value) for kind, value in by_type.items() if kind in FLOPS_TYPES
+                       and isinstance(value, int | float) and not isinstance(value, bool) and value > 0})
+        gbps = self.peak_gbps or (default.gbps if default else None)
+        return Peaks(gbps=gbps, gflops=gflops) if gbps and gflops.get("fp32") else None
 
     @property
     def compile_only_languages(self) -> list[str]:

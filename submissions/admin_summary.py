@@ -12,9 +12,9 @@ from typing import Any
 from billing.amounts import ZERO
 from billing.selectors import submission_cost_parts
 from submissions.models import Submission
-from submissions.ranking import case_floor_ms
 from submissions.results import submission_results
 from submissions.selectors import Standing, submission_ranked, submission_standing
+from submissions.speed_of_light import case_floor
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class AdminSummary:
 
 
 def speed_of_light(*, submission: Submission, cases: list[Any], group: str) -> list[CaseLight]:
-    """Each timed case's floor on the submission's pool (its documented peaks) against its mean."""
+    """Each timed case's floor on the submission's pool (its peaks for the problem's flops_type) against its mean."""
     peaks = submission.fleet.peaks
     if peaks is None:
         return []
@@ -69,9 +69,9 @@ def speed_of_light(*, submission: Submission, cases: list[Any], group: str) -> l
     for case in cases:
         get = case.get if isinstance(case, dict) else lambda name, c=case: getattr(c, name, None)
         name, mean = get("case"), get("mean_ms")
-        floor = case_floor_ms(definition=definition, case_name=str(name), peaks=peaks, group=group)
-        if floor and isinstance(mean, int | float) and mean > 0:
-            light.append(CaseLight(str(name), float(mean), floor))
+        found = case_floor(definition=definition, case_name=str(name), peaks=peaks, group=group)
+        if found and isinstance(mean, int | float) and mean > 0:
+            light.append(CaseLight(str(name), float(mean), found.floor_ms))
     return light
 
 

@@ -35,7 +35,7 @@ from submissions.browse import (
 )
 from submissions.models import Language, Mode, Submission
 from submissions.moderation import submission_update
-from submissions.ranked_apis import RankedDetailFields
+from submissions.ranked_apis import RankedDetailFields, SpeedOfLightOutput
 from submissions.ranking import SCORING
 from submissions.results import submission_results
 from submissions.selectors import (
@@ -48,6 +48,7 @@ from submissions.selectors import (
     user_quota,
 )
 from submissions.services import source_from_upload, submission_cancel, submission_create
+from submissions.speed_of_light import best_light, submission_light
 
 
 class Pagination(PageNumberPagination):
@@ -119,12 +120,30 @@ class SubmissionOutput(serializers.Serializer):
 class SubmissionDetailOutput(RankedDetailFields, SubmissionOutput):
     # Named like DRF's Field.source attribute, hence the ignore.
     source = serializers.CharField()  # type: ignore[assignment]
-    results = serializers.SerializerMethodField()
+    results = serializers.SerializerMethodField(help_text=(
+        "compile, tests, benchmarks, ranked: the latest attempt's events; each benchmark and ranked case with its "
+        "speed_of_light."))
+    speed_of_light = serializers.SerializerMethodField(
+        help_text="score_ms against the geometric mean of the benchmark cases' floors on the pool's device (null: "
+                  "no score, or emulated).")
     cost_parts = serializers.SerializerMethodField(
         help_text="cost_usd by phase: provisioning (a cold start for it), busy, idle (after it), draining.")
 
+    def _light(self, obj: Submission) -> Any:
+        cache = self.context.setdefault("light", {})
+        if obj.pk not in cache:
+            cache[obj.pk] = submission_light(submission=obj)
+        return cache[obj.pk]
+
     def get_results(self, obj: Submission) -> dict[str, Any]:
-        return submission_results(submission=obj)
+        results = submission_results(submission=obj)
+        for group in ("benchmarks", "ranked"):
+            results[group] = self._light(obj).cases(results[group], group)
+        return results
+
+    @extend_schema_field(SpeedOfLightOutput(allow_null=True))
+    def get_speed_of_light(self, obj: Submission) -> dict[str, Any] | None:
+        return self._light(obj).score(obj.score_ms, "benchmarks")
 
     def _parts(self, obj: Submission) -> dict[str, Decimal]:
         cache = self.context.setdefault("cost_parts", {})
@@ -283,6 +302,11 @@ class BestOutput(serializers.Serializer):
     submission = serializers.UUIDField(source="submission_id")
 
 
+class PoolLightOutput(SpeedOfLightOutput):
+    pool = serializers.CharField()
+    score_ms = serializers.FloatField(help_text="The pool's best shown ranked score.")
+
+
 class ProblemOutput(serializers.Serializer):
     slug = serializers.CharField()
     title = serializers.CharField()
@@ -297,6 +321,8 @@ class ProblemOutput(serializers.Serializer):
     version = serializers.CharField(source="current_version.content_hash")
     your_best = serializers.SerializerMethodField(help_text="Your best per pool: the ranked score where you have "
                                                             "one on the leaderboard, else your fastest benchmark.")
+    best_speed_of_light = serializers.SerializerMethodField(
+        help_text="Per pool, the leaderboard's best ranked score against the floor of the pool's device.")
 
     @extend_schema_field(BestOutput(many=True))
     def get_your_best(self, problem: Any) -> list[Any]:
@@ -311,6 +337,13 @@ class ProblemOutput(serializers.Serializer):
         if solved is None:
             solved = solved_counts(problem_ids=[problem.pk])
         return int(solved.get(problem.pk, 0))
+
+    @extend_schema_field(PoolLightOutput(many=True))
+    def get_best_speed_of_light(self, problem: Any) -> list[Any]:
+        lights = self.context.get("lights")
+        if lights is None:
+            lights = best_light(problem_ids=[problem.pk])
+        return list(PoolLightOutput(lights.get(problem.pk, []), many=True).data)
 
 
 class ParameterOutput(serializers.Serializer):
@@ -373,7 +406,8 @@ class ProblemListApi(APIView):
         problems = list(problems_filtered(filters=ProblemFilters(**params.validated_data))
                         .select_related("current_version"))
         context = {"bests": user_bests(user_id=request_user(request).pk),
-                   "solved": solved_counts(problem_ids=[p.pk for p in problems]) if problems else {}}
+                   "solved": solved_counts(problem_ids=[p.pk for p in problems]) if problems else {},
+                   "lights": best_light(problem_ids=[p.pk for p in problems]) if problems else {}}
         return Response(ProblemOutput(problems, many=True, context=context).data)
 
 

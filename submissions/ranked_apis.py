@@ -25,6 +25,7 @@ from submissions.selectors import (
     submission_ranked,
     submission_standing,
 )
+from submissions.speed_of_light import leaderboard_light, submission_light
 
 MAX_ROWS = 100
 
@@ -39,6 +40,17 @@ class IntervalField(serializers.ListField):
                          help_text="The 95 % confidence interval [low, high] in ms.", **kwargs)
 
 
+class SpeedOfLightOutput(serializers.Serializer):
+    """A time against the roofline floor of the pool's device (docs/speed-of-light.md)."""
+
+    floor_ms = serializers.FloatField(help_text="The least time the work can take on the pool's device: its bytes "
+                                                "at peak bandwidth or its FLOPs at the peak of peak_type.")
+    percent = serializers.FloatField(help_text="floor_ms / the time x 100: 100 would be the device's peak.")
+    peak_type = serializers.CharField(help_text="The problem's flops_type: fp32, fp16, bf16, fp8, int8 or fp64.")
+    bound = serializers.ChoiceField(choices=["compute", "memory", "mixed"], help_text=(
+        "Which peak sets the floor; mixed: a score whose cases differ."))
+
+
 class RankedCaseOutput(serializers.Serializer):
     case = serializers.CharField()
     runs = serializers.IntegerField()
@@ -49,10 +61,16 @@ class RankedCaseOutput(serializers.Serializer):
     speedup = serializers.FloatField(allow_null=True)
     gflops = serializers.FloatField(allow_null=True)
     gbps = serializers.FloatField(allow_null=True)
+    speed_of_light = serializers.SerializerMethodField(help_text="Its mean against the floor of the pool's device.")
 
     @extend_schema_field(IntervalField())
     def get_ci95_ms(self, case: RankedCaseResult) -> list[float]:
         return [case.ci95_lo_ms, case.ci95_hi_ms]
+
+    @extend_schema_field(SpeedOfLightOutput(allow_null=True))
+    def get_speed_of_light(self, case: RankedCaseResult) -> dict[str, Any] | None:
+        light = self.context.get("light")
+        return light.case(case, "ranked") if light is not None else None
 
 
 class RankedOutput(serializers.Serializer):
@@ -63,7 +81,14 @@ class RankedOutput(serializers.Serializer):
     speedup_note = serializers.SerializerMethodField(
         help_text="faster | slower | within noise (its interval holds 1, or it is closer to 1 than the pool's noise).")
     ranked_at = serializers.DateTimeField(allow_null=True)
+    speed_of_light = serializers.SerializerMethodField(
+        help_text="The score against the geometric mean of its cases' floors.")
     cases = RankedCaseOutput(many=True)
+
+    @extend_schema_field(SpeedOfLightOutput(allow_null=True))
+    def get_speed_of_light(self, ranked: dict[str, Any]) -> dict[str, Any] | None:
+        light = self.context.get("light")
+        return light.score(ranked["score_ms"], "ranked") if light is not None else None
 
     @extend_schema_field(serializers.ListField(child=serializers.FloatField(), allow_null=True))
     def get_speedup_ci95(self, ranked: dict[str, Any]) -> list[float] | None:
@@ -134,7 +159,9 @@ class RankedDetailFields(serializers.Serializer):
     @extend_schema_field(RankedOutput(allow_null=True))
     def get_ranked(self, obj: Submission) -> dict[str, Any] | None:
         ranked = submission_ranked(submission=obj)
-        return None if ranked is None else RankedOutput(ranked).data
+        if ranked is None:
+            return None
+        return RankedOutput(ranked, context={"light": submission_light(submission=obj)}).data
 
     @extend_schema_field(JudgingOutput(many=True))
     def get_history(self, obj: Submission) -> list[Any]:
@@ -153,6 +180,7 @@ class LeaderboardRowOutput(serializers.Serializer):
     submitted_at = serializers.DateTimeField(source="created_at")
     ranked_at = serializers.DateTimeField(allow_null=True)
     submission = serializers.SerializerMethodField(help_text="Its id, only where its owner made the source public.")
+    speed_of_light = serializers.SerializerMethodField(help_text="Its score against the floor of the pool's device.")
 
     @extend_schema_field(IntervalField())
     def get_ci95_ms(self, row: Submission) -> list[float] | None:
@@ -171,6 +199,10 @@ class LeaderboardRowOutput(serializers.Serializer):
     @extend_schema_field(serializers.UUIDField(allow_null=True))
     def get_submission(self, row: Submission) -> str | None:
         return str(row.pk) if row.public_source else None
+
+    @extend_schema_field(SpeedOfLightOutput(allow_null=True))
+    def get_speed_of_light(self, row: Submission) -> dict[str, Any] | None:
+        return getattr(row, "speed_of_light", None)
 
 
 class LeaderboardOutput(serializers.Serializer):
@@ -207,6 +239,7 @@ class LeaderboardApi(APIView):
         if fleet is None:
             raise NotFoundError(f"No pool {name!r}.")
         rows = leaderboard_rows(problem_id=problem.pk, fleet_id=fleet.pk, limit=filters.validated_data["limit"])
+        leaderboard_light(rows=rows, fleet=fleet)
         for position, row in enumerate(rows, start=1):
             row.rank = position  # type: ignore[attr-defined]
         return Response(LeaderboardOutput({"problem": problem.slug, "pool": fleet.name, "scoring": SCORING,

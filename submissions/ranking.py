@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agent.expr import ExprError, evaluate
 from fleets.models import Fleet
+from submissions.speed_of_light import case_floor
 
 BEAT_FACTOR = 2.0
 FLOOR_FACTOR = 1.5
@@ -149,24 +149,6 @@ def ranked_result_parse(*, summary: Any, expected_cases: list[str]) -> RankedRes
                         speedup=speedup, cases=cases)
 
 
-def case_floor_ms(*, definition: Mapping[str, Any], case_name: str, peaks: tuple[float, float],
-                  group: str = "ranked") -> float | None:
-    """The least time the case (of problem.yaml's `group`: ranked, benchmarks) can take on a device
-    with these peaks (GB/s, GFLOPS): its bytes at peak bandwidth or its FLOPs at peak compute,
-    whichever is longer. None when it cannot be told."""
-    case = next((c for c in definition.get(group) or [] if isinstance(c, Mapping) and c.get("name") == case_name),
-                None)
-    if case is None or not isinstance(case.get("params"), Mapping):
-        return None
-    try:
-        moved = float(evaluate(definition.get("bytes", 0), case["params"]))
-        work = float(evaluate(definition.get("flops", 0), case["params"]))
-    except (ExprError, TypeError, ValueError, ZeroDivisionError, OverflowError):
-        return None
-    gbps, gflops = peaks
-    return max(moved / (gbps * 1e9), work / (gflops * 1e9)) * 1e3
-
-
 def review_reasons(*, result: RankedResult, previous_best_ms: float | None, definition: Mapping[str, Any],
                    fleet: Fleet) -> list[str]:
     """Why this result must wait for staff before it shows; empty when it may show at once."""
@@ -177,8 +159,10 @@ def review_reasons(*, result: RankedResult, previous_best_ms: float | None, defi
     peaks = fleet.peaks
     for case in result.cases if peaks else ():
         assert peaks is not None
-        floor = case_floor_ms(definition=definition, case_name=case.case, peaks=peaks)
-        if floor and case.mean_ms < FLOOR_FACTOR * floor:
+        # The compute peak is that of the type the problem's work runs in (an fp8 GEMM's, not fp32's).
+        found = case_floor(definition=definition, case_name=case.case, peaks=peaks)
+        if found and case.mean_ms < FLOOR_FACTOR * found.floor_ms:
             reasons.append(f"case {case.case!r} took {case.mean_ms:.6g} ms, within {FLOOR_FACTOR:g}x of the physical "
-                           f"floor {floor:.6g} ms of pool {fleet.name!r} ({peaks[0]:g} GB/s, {peaks[1]:g} GFLOPS)")
+                           f"floor {found.floor_ms:.6g} ms of pool {fleet.name!r} ({peaks.gbps:g} GB/s, "
+                           f"{peaks.compute(found.peak_type):g} GFLOPS {found.peak_type})")
     return reasons

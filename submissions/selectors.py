@@ -223,7 +223,8 @@ def leaderboard_rows(*, problem_id: Any, fleet_id: Any, limit: int = 100) -> lis
             .filter(user_rank=1)
             .select_related("user")
             .only("id", "ranked_score_ms", "ranked_ci95_lo_ms", "ranked_ci95_hi_ms", "ranked_speedup", "ranked_at",
-                  "created_at", "language", "public_source", "user__username", "user_id", "review", "judging_id")
+                  "created_at", "language", "public_source", "user__username", "user_id", "review", "judging_id",
+                  "problem_version_id")
             .order_by("ranked_score_ms", "created_at", "id"))
     rows: list[Submission] = list(best[:limit])
     views = ranked_speedups(submissions=rows)

@@ -65,9 +65,9 @@ def test_the_floor_comes_from_the_pools_own_peaks(owner: Any, local_pool: Any) -
     local_pool.save()
     assert ranked(owner, 5.0).review == Review.HELD
     local_pool.peak_gbps, local_pool.peak_gflops = None, None
-    local_pool.device = "cuda"  # no default peaks: no floor rule
+    local_pool.device = "cuda"  # an H100 SXM's documented peaks
     local_pool.save()
-    assert local_pool.peaks is None
+    assert local_pool.peaks is not None and local_pool.peaks.gbps == 3350.0
 
 
 def test_staff_approval_puts_a_held_result_on_the_leaderboard(owner: Any, other_user: Any, staff_user: Any,
