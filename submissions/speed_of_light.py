@@ -122,26 +122,27 @@ class PoolLight:
     bound: str
 
 
+# What Fleet.peaks reads, fetched beside each best result (no second query for the pools).
+_PEAK_FIELDS = ("device", "peak_gbps", "peak_gflops", "peak_gflops_by_type")
+
+
 def best_light(*, problem_ids: list[Any] | None = None) -> dict[Any, list[PoolLight]]:
-    """Per problem, the best shown ranked result's speed of light on each pool (by pool name).
-    Three queries: the best results, their pools, the problem versions they were judged on."""
+    """Per problem, the best shown ranked result's speed of light on each pool (by pool name), in
+    one query: the best result per problem and pool, with its pool's peaks and the definition of
+    the problem version it was judged on."""
     shown = Submission.objects.filter(LISTED)
     if problem_ids is not None:
         shown = shown.filter(problem_id__in=problem_ids)
-    best = list(shown.annotate(place=Window(RowNumber(), partition_by=[F("problem_id"), F("fleet_id")],
-                                            order_by=[F("ranked_score_ms").asc(), F("created_at").asc(),
-                                                      F("id").asc()]))
-                .filter(place=1).values("id", "problem_id", "fleet_id", "problem_version_id", "ranked_score_ms"))
-    if not best:
-        return {}
-    fleets = {f.pk: f for f in Fleet.objects.filter(pk__in={b["fleet_id"] for b in best})}
-    definitions = dict(ProblemVersion.objects.filter(pk__in={b["problem_version_id"] for b in best})
-                       .values_list("pk", "bundle__definition"))
+    best = (shown.annotate(place=Window(RowNumber(), partition_by=[F("problem_id"), F("fleet_id")],
+                                        order_by=[F("ranked_score_ms").asc(), F("created_at").asc(), F("id").asc()]))
+            .filter(place=1)
+            .values("id", "problem_id", "ranked_score_ms", "fleet__name", *(f"fleet__{f}" for f in _PEAK_FIELDS),
+                    definition=F("problem_version__bundle__definition")))
     found: dict[Any, list[PoolLight]] = {}
     for b in best:
-        fleet = fleets[b["fleet_id"]]
+        fleet = Fleet(name=b["fleet__name"], **{f: b[f"fleet__{f}"] for f in _PEAK_FIELDS})
         peaks = fleet.peaks
-        score = score_floor(definition=definitions.get(b["problem_version_id"]) or {}, peaks=peaks, group="ranked",
+        score = score_floor(definition=b["definition"] or {}, peaks=peaks, group="ranked",
                             device_class=_device_class(fleet)) if peaks else None
         said = light(score, b["ranked_score_ms"])
         if said is not None:

@@ -23,6 +23,7 @@ from submissions.browse import ProblemFilters, problems_filtered, solved_counts
 from submissions.models import SOLVED_STATUSES, Problem, Submission
 from submissions.offers import LanguageOffer, pool_offers
 from submissions.selectors import leaderboard_rows
+from submissions.speed_of_light import PoolLight, best_light, leaderboard_light
 
 
 @dataclass
@@ -32,16 +33,20 @@ class ProblemRow:
     solved: bool = False
     bests: list[Best] = field(default_factory=list)  # per pool: the ranked score where there is one
     solved_by: int = 0  # users who solved it (submissions.browse.SOLVED)
+    lights: list[PoolLight] = field(default_factory=list)  # per pool: the leaderboard best's speed of light
 
 
 def problem_rows(*, user: AbstractBaseUser | AnonymousUser, filters: ProblemFilters | None = None) -> list[ProblemRow]:
-    """Every listed problem the filters keep, with how many users solved it and the caller's
-    attempts, solved state and best per pool (user_bests)."""
+    """Every listed problem the filters keep, with how many users solved it, the leaderboard's best
+    speed of light per pool (anyone's), and the caller's attempts, solved state and best per pool
+    (user_bests)."""
     rows = [ProblemRow(problem=p) for p in problems_filtered(filters=filters or ProblemFilters())
             .only("slug", "title", "difficulty", "tags", "data_types")]
     solved_by = solved_counts(problem_ids=[row.problem.pk for row in rows]) if rows else {}
+    lights = best_light(problem_ids=[row.problem.pk for row in rows]) if rows else {}
     for row in rows:
         row.solved_by = solved_by.get(row.problem.pk, 0)
+        row.lights = lights.get(row.problem.pk, [])
     if not user.is_authenticated or not rows:
         return rows
     stats = (Submission.objects.filter(user_id=user.pk).values("problem_id")
@@ -128,8 +133,11 @@ def cold_start_estimate(*, fleet: Fleet) -> float | None:
 
 
 def leaderboard(*, problem: Problem, fleet: Fleet, limit: int = 100) -> list[Submission]:
-    """Each user's best shown ranked result on this problem and pool, fastest first (one query)."""
-    return leaderboard_rows(problem_id=problem.pk, fleet_id=fleet.pk, limit=limit)
+    """Each user's best shown ranked result on this problem and pool, fastest first, each with its
+    speed of light on the pool (three queries)."""
+    rows = leaderboard_rows(problem_id=problem.pk, fleet_id=fleet.pk, limit=limit)
+    leaderboard_light(rows=rows, fleet=fleet)
+    return rows
 
 
 def leaderboard_fleets(*, problem: Problem) -> list[Fleet]:

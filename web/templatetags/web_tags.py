@@ -103,3 +103,23 @@ def speedup_read(view: Any) -> str:
     interval = f" (95 % {view.ci95[0]:.2f}–{view.ci95[1]:.2f}×)" if view.ci95 else ""
     return f"{view.value:.2f}× {view.word}{interval}"
 
+
+
+@register.filter
+def light_pct(light: Any) -> str:
+    """A speed of light ({floor_ms, percent, ...}) as its percentage: "35.6 %", "0.042 %"."""
+    percent = light.get("percent") if isinstance(light, dict) else None
+    if not isinstance(percent, int | float):
+        return "—"
+    return f"{percent:.1f} %" if percent >= 1 else f"{percent:.2g} %"
+
+
+@register.filter
+def light_title(light: Any) -> str:
+    """What a speed of light was measured against, for a tooltip."""
+    if not isinstance(light, dict) or not isinstance(light.get("floor_ms"), int | float):
+        return ""
+    limit = {"memory": "the pool's peak memory bandwidth", "compute": f"the pool's {light.get('peak_type')} peak",
+             "mixed": f"peak bandwidth or the {light.get('peak_type')} peak, case by case"}.get(
+        str(light.get("bound")), "the pool's peaks")
+    return f"Speed of light: the floor is {format_ms(light['floor_ms'])}, set by {limit}"

@@ -17,6 +17,7 @@ from submissions.offers import EMULATED_LABEL, emulated_limits
 from submissions.ranking import SCORING
 from submissions.selectors import problem_get, problem_interface, submission_get
 from submissions.services import submission_create
+from submissions.speed_of_light import best_light
 from web.forms import ProblemFilterForm, SubmitForm
 from web.selectors import leaderboard, leaderboard_fleets, pool_options, problem_rows
 from web.statement import highlight_code, render_statement
@@ -111,6 +112,7 @@ def problem_detail_view(request: HttpRequest, slug: str) -> HttpResponse:
         "emulated_note": emulated_limits() if any(p.emulated for p in pools) else "",
         "emulated_label": EMULATED_LABEL,
         "suspended_note": suspended_sentence(standing) if standing.suspended else "",
+        "lights": best_light(problem_ids=[problem.pk]).get(problem.pk, []),
     }, status=status)
 
 

@@ -30,6 +30,7 @@ from submissions.selectors import (
     submission_standing,
 )
 from submissions.services import submission_cancel
+from submissions.speed_of_light import submission_light
 from web.charts import benchmark_chart
 from web.forms import HistoryFilterForm
 from web.progress import submission_progress
@@ -64,6 +65,15 @@ def _context(request: HttpRequest, submission_id: str) -> dict:
         event.payload = event_payload(event_type=event.type, payload=event.payload, staff=request.user.is_staff)
     provisioning = submission.status == Status.PROVISIONING
     parts = submission_cost_parts(submission=submission) if submission.is_terminal else None
+    # Each timed case and each score against the floor of the pool's device (shown, never saved).
+    light = submission_light(submission=submission)
+    progress.benchmarks = light.cases(progress.benchmarks, "benchmarks")
+    progress.ranked = light.cases(progress.ranked, "ranked")
+    ranked = submission_ranked(submission=submission)
+    if ranked is not None:
+        ranked["speed_of_light"] = light.score(ranked["score_ms"], "ranked")
+        for case in ranked["cases"]:
+            case.speed_of_light = light.case(case, "ranked")
     return {
         "submission": submission,
         "progress": progress,
@@ -77,7 +87,8 @@ def _context(request: HttpRequest, submission_id: str) -> dict:
         "events": events,
         "is_owner": submission.user_id == request.user.pk,
         "emulated_tag": EMULATED_TAG,
-        "ranked": submission_ranked(submission=submission),
+        "ranked": ranked,
+        "score_light": light.score(submission.score_ms, "benchmarks"),
         # Its rank costs two queries once it has a ranked result; none while its first judging runs.
         "standing": submission_standing(submission=submission),
     }
