@@ -13,7 +13,7 @@ from cli.api import ApiError, Client
 from cli.codes import EXIT_OK, EXIT_PENDING, EXIT_USAGE, EXIT_VERDICT, exit_code_for
 from cli.config import save_config
 from cli.ids import submission_id
-from cli.output import Printer, best, cost, interval, ms, times
+from cli.output import Printer, best, best_light, cost, interval, ms, percent, times
 
 LANGUAGE_BY_SUFFIX = {".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".hip": "hip", ".cu": "cuda"}
 # The mode a submission gets when none is asked for: the first of these its pool takes for its language.
@@ -40,9 +40,11 @@ def cmd_login(args: argparse.Namespace, client: Client, out: Printer) -> int:
 def cmd_problems(args: argparse.Namespace, client: Client, out: Printer) -> int:
     query = {name: getattr(args, name) for name in ("tag", "type", "difficulty") if getattr(args, name, None)}
     problems = client.call("GET", "/problems", query=query or None)
-    out.table(["slug", "title", "difficulty", "tags", "data types", "solved by", "your best (ms)"],
+    out.table(["slug", "title", "difficulty", "tags", "data types", "solved by", "your best (ms)",
+               "best speed of light"],
               [[p["slug"], p["title"], p["difficulty"], ", ".join(p["tags"]), ", ".join(p.get("data_types") or []),
-                p.get("solved_by", "-"), best(p.get("your_best"))] for p in problems])
+                p.get("solved_by", "-"), best(p.get("your_best")), best_light(p.get("best_speed_of_light"))]
+               for p in problems])
     if not problems and query:
         out.line("no problem matches " + " and ".join(f"--{k} {v}" for k, v in query.items()))
     return EXIT_OK
@@ -180,9 +182,11 @@ def cmd_leaderboard(args: argparse.Namespace, client: Client, out: Printer) -> i
         query["pool"] = args.pool
     board = client.call("GET", f"/problems/{args.problem}/leaderboard", query=query)
     out.line(f"{board['problem']} on pool {board['pool']} (ranked results only; --json for every field)")
-    out.table(["rank", "user", "score_ms", "ci95_ms", "speedup", "language", "submitted", "submission"],
+    out.table(["rank", "user", "score_ms", "ci95_ms", "speedup", "speed_of_light", "language", "submitted",
+               "submission"],
               [[r["rank"], r["user"], ms(r["score_ms"]), interval(r["ci95_ms"]),
-                times(r["speedup"]) + (" (noise)" if r.get("speedup_note") == "within noise" else ""), r["language"],
+                times(r["speedup"]) + (" (noise)" if r.get("speedup_note") == "within noise" else ""),
+                percent(r.get("speed_of_light")), r["language"],
                 r["submitted_at"][:19].replace("T", " "), r["submission"] or "private"] for r in board["rows"]])
     return EXIT_OK
 

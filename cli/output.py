@@ -93,6 +93,30 @@ def speedup(ranked: dict[str, Any]) -> str:
     return said
 
 
+def percent(light: Any) -> str:
+    """A speed_of_light's percentage: `35.6%`; `-` when there is none."""
+    value = light.get("percent") if isinstance(light, dict) else None
+    if not isinstance(value, int | float):
+        return "-"
+    return f"{value:.1f}%" if value >= 1 else f"{value:.2g}%"
+
+
+def light(value: Any) -> str:
+    """A speed_of_light in words: `35.6% of speed of light (floor 0.2517 ms, memory-bound)`; "" when none."""
+    if not isinstance(value, dict) or not isinstance(value.get("floor_ms"), int | float):
+        return ""
+    bound = {"compute": f"compute-bound, {value.get('peak_type')}", "memory": "memory-bound"}.get(
+        str(value.get("bound")), f"{value.get('bound')}, {value.get('peak_type')}")
+    return f"{percent(value)} of speed of light (floor {ms(value['floor_ms'])} ms, {bound})"
+
+
+def best_light(lights: Any) -> str:
+    """A problem's `best_speed_of_light` (per pool): `35.6% (local)`, the pools joined by `; `."""
+    if not isinstance(lights, list) or not lights:
+        return "-"
+    return "; ".join(f"{percent(b)} ({b.get('pool')})" for b in lights if isinstance(b, dict))
+
+
 class Printer:
     def __init__(self, json_mode: bool = False) -> None:
         self.json_mode = json_mode
@@ -183,11 +207,14 @@ class Printer:
             self.line(f"  {'✓ passed' if t.get('passed') else '✗ FAILED'} {t.get('case')}"
                       + (f": {t['message']}" if t.get("message") else ""))
         for b in results.get("benchmarks", []):
-            self.line(f"  bench {b.get('case')}: mean {ms(b.get('mean_ms'))} ms over {b.get('runs')} runs")
+            self.line(f"  bench {b.get('case')}: mean {ms(b.get('mean_ms'))} ms over {b.get('runs')} runs"
+                      + (f", {light(b.get('speed_of_light'))}" if b.get("speed_of_light") else ""))
         for c in results.get("ranked", []):
-            self.line(f"  ranked {c.get('case')}: mean {ms(c.get('mean_ms'))} ms over {c.get('runs')} runs")
+            self.line(f"  ranked {c.get('case')}: mean {ms(c.get('mean_ms'))} ms over {c.get('runs')} runs"
+                      + (f", {light(c.get('speed_of_light'))}" if c.get("speed_of_light") else ""))
         if d.get("score_ms") is not None:
-            self.line(f"score: {ms(d['score_ms'])} ms")
+            self.line(f"score: {ms(d['score_ms'])} ms" + (f", {light(d['speed_of_light'])}"
+                                                        if d.get("speed_of_light") else ""))
         if d.get("cost_usd") is not None:
             self.line(f"cost: {cost(d)}" + ("" if d.get("is_terminal") else " so far"))
         if d.get("mode") == "leaderboard":
@@ -208,3 +235,12 @@ class Printer:
         if ranked:
             self.line(f"ranked score: {ms(ranked['score_ms'])} ms (95% {interval(ranked.get('ci95_ms'))}), "
                       f"speedup {speedup(ranked)}")
+            if ranked.get("speed_of_light"):
+                self.line(f"ranked score: {light(ranked['speed_of_light'])}")
+
+    def light(self, d: dict[str, Any]) -> None:
+        """A finished submission's scores against the speed of light (after a followed RESULT)."""
+        ranked = d.get("ranked") or {}
+        for label, value in (("score", d.get("speed_of_light")), ("ranked score", ranked.get("speed_of_light"))):
+            if value:
+                self.line(f"{label}: {light(value)}")

@@ -17,7 +17,7 @@ import threading
 import time
 from typing import Any, TextIO
 
-from cli.api import ConnectionFailed
+from cli.api import ApiError, ConnectionFailed
 from cli.codes import EXIT_PENDING, exit_code_for
 from cli.output import Printer, clean, ms, tests_said
 
@@ -156,6 +156,17 @@ def follow(client: Any, out: Printer, submission_id: str, mode: str, *, live: bo
         view.close()
 
 
+def said_light(client: Any, out: Printer, submission_id: str) -> None:
+    """The scores against the speed of light of the pool's device: the platform computes them, the
+    RESULT event does not carry them. Best effort: the result itself is already printed."""
+    if out.json_mode:
+        return
+    try:
+        out.light(client.call("GET", f"/submissions/{submission_id}"))
+    except (ApiError, ConnectionFailed):
+        pass
+
+
 def _follow(client: Any, out: Printer, view: View, submission_id: str, mode: str) -> int:
     after, reconnects, final = 0, 0, None
     while True:
@@ -173,6 +184,8 @@ def _follow(client: Any, out: Printer, view: View, submission_id: str, mode: str
             time.sleep(min(2.0 * reconnects, 10.0))
             continue
         if final is not None:
+            if final == "ACCEPTED":
+                said_light(client, out, submission_id)
             return exit_code_for(final, mode)
         # The stream ended without a RESULT (a server restart): ask for the state, then resume.
         detail = client.call("GET", f"/submissions/{submission_id}")

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from django.db import transaction
 
 from submissions.models import Status, Submission
 from submissions.rejudge import submission_confirm_record
-from submissions.services import finish_locked, lock_submission, submission_create
+from submissions.services import EventIn, append_events_locked, finish_locked, lock_submission, submission_create
 from tests import fake_agent
 from tests.conftest import read_source
 
@@ -57,3 +58,21 @@ def end_confirmed(submission: Submission, result: dict[str, Any], again: dict[st
 def ranked(user: Any, mean_ms: float, **kwargs: Any) -> Submission:
     """A new leaderboard submission of `user`, ranked at `mean_ms`."""
     return rank(submit(user, **{k: v for k, v in kwargs.items() if k in ("pool", "problem")}), mean_ms)
+
+
+def benchmarked(user: Any, means: dict[str, float]) -> Submission:
+    """A vector-add benchmark on the local pool ended ACCEPTED with these case means, as the runner ends it."""
+    submission = submit(user, mode="benchmark")
+    with transaction.atomic():
+        locked = lock_submission(submission.pk)
+        assert locked is not None
+        Submission.objects.filter(pk=locked.pk).update(status=Status.BENCHMARKING, attempt=locked.attempt + 1)
+        locked.refresh_from_db()
+        append_events_locked(locked, [
+            EventIn("BENCHMARK_RESULT", {"case": name, "index": i, "total": len(means), "runs": 10, "mean_ms": mean,
+                                         "median_ms": mean, "gflops": 1.0, "gbps": 1.0}, attempt=locked.attempt)
+            for i, (name, mean) in enumerate(means.items())])
+        score = math.exp(sum(math.log(m) for m in means.values()) / len(means))
+        finish_locked(locked, status=Status.ACCEPTED, reason="ok", score_ms=score, summary={})
+    submission.refresh_from_db()
+    return submission

@@ -9,14 +9,12 @@ from typing import Any
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.db import transaction
 
 from agent.roofline import H100_SXM, MI300X, Peaks
 from fleets.models import Fleet
-from submissions.models import Problem, Status, Submission
+from submissions.models import Problem
 from submissions.ranking import RankedCase, RankedResult, review_reasons
-from submissions.services import EventIn, append_events_locked, finish_locked, lock_submission
-from tests.ranked import ranked, submit
+from tests.ranked import benchmarked, ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
 HOST_GBPS = 100e9  # the host pool's default bandwidth, bytes/s
@@ -78,24 +76,6 @@ def test_the_floor_hold_takes_the_fp8_peak_of_an_fp8_gemm() -> None:
 
 
 # ---- the API -------------------------------------------------------------------------------------------
-def benchmarked(user: Any, means: dict[str, float]) -> Submission:
-    """A vector-add benchmark on the local pool ended ACCEPTED with these case means, as the runner ends it."""
-    submission = submit(user, mode="benchmark")
-    with transaction.atomic():
-        locked = lock_submission(submission.pk)
-        assert locked is not None
-        Submission.objects.filter(pk=locked.pk).update(status=Status.BENCHMARKING, attempt=locked.attempt + 1)
-        locked.refresh_from_db()
-        append_events_locked(locked, [
-            EventIn("BENCHMARK_RESULT", {"case": name, "index": i, "total": len(means), "runs": 10, "mean_ms": mean,
-                                         "median_ms": mean, "gflops": 1.0, "gbps": 1.0}, attempt=locked.attempt)
-            for i, (name, mean) in enumerate(means.items())])
-        score = math.exp(sum(math.log(m) for m in means.values()) / len(means))
-        finish_locked(locked, status=Status.ACCEPTED, reason="ok", score_ms=score, summary={})
-    submission.refresh_from_db()
-    return submission
-
-
 def test_a_submission_shows_each_benchmark_cases_and_its_scores_speed_of_light(owner: Any, api_as: Any,
                                                                               local_pool: Any) -> None:
     submission = benchmarked(owner, {"n=2^20": 0.5, "n=2^22": 1.0})
