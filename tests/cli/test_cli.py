@@ -172,7 +172,8 @@ def test_submit_to_the_leaderboard_then_read_the_leaderboard_and_the_rank(stack:
         time.sleep(0.5)
     assert code == 0 and "rank 1 on vector-add, pool local" in out, out
     code, out = hipjudge(["leaderboard", "-p", "vector-add"], env=env)
-    row = r"^1\s+owner\s+3\.0000\s+2\.9400\.\.3\.0600\s+1\.50x\s+cpp\s.*private$"
+    # 12.0%: the ranked case's floor on the host pool (0.36 ms at 100 GB/s) against 3 ms.
+    row = r"^1\s+owner\s+3\.0000\s+2\.9400\.\.3\.0600\s+1\.50x\s+12\.0%\s+cpp\s.*private$"
     assert code == 0 and re.search(row, out, re.M), out
     code, out = hipjudge(["--json", "leaderboard", "-p", "vector-add", "--limit", "5"], env=env)
     rows = json.loads(out.splitlines()[-1])
