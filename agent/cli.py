@@ -19,8 +19,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from agent.jobs import SUCCESS_STATUSES, JobManager
-from agent.report import format_report, progress_line
+from agent.judging.jobs import SUCCESS_STATUSES, JobManager
+from agent.judging.report import format_report, progress_line
 
 DEVICES = ("auto", "host", "hip", "cuda")
 MODES = ("check", "benchmark", "compile", "leaderboard")
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
 def _config(args: argparse.Namespace, device: str) -> Any:
     """The lead's AgentConfig, or None after printing why the agent cannot run here."""
     from agent.config import build_config
-    from agent.sandbox import SandboxUnavailable
+    from agent.sandbox.modes import SandboxUnavailable
 
     workdir = args.workdir or default_workdir()
     try:
@@ -177,7 +177,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 # ---- run -------------------------------------------------------------------------------------
 def cmd_run(args: argparse.Namespace) -> int:
-    from agent.problems import ProblemError, load_problem_dir
+    from agent.problems.bundle import ProblemError, load_problem_dir
 
     language = args.language or LANGUAGE_BY_SUFFIX.get(args.file.suffix)
     if language is None:
@@ -219,7 +219,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _device_label(spec: Any, config: Any) -> str:
-    from agent.judge import run_device
+    from agent.judging.judge import run_device
 
     device = run_device(spec, config) or config.device
     return "emulated (CPU, check only)" if device.startswith("emulated-") else device

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from agent import PROTOCOL_VERSION, __version__
-from agent.compile_cache import DEFAULT_MAX_BYTES, remove_legacy_entries
-from agent.compiler import newest_hip_arch, toolchain_versions
-from agent.sandbox import Sandbox, detect_sandbox
+from agent.judging.compile_cache import DEFAULT_MAX_BYTES, remove_legacy_entries
+from agent.judging.compiler import newest_hip_arch, toolchain_versions
+from agent.sandbox.modes import Sandbox, detect_sandbox
 
 DEVICES = ("host", "hip", "cuda")
 # A folder for the agent's own builds (the emulator's runtime, the eviction helper), shared by the agents

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from agent.roofline import Peaks
+from agent.problems.roofline import Peaks
 
 
 def _best_seconds(run: Callable[[], Any], budget_s: float, reps: int = 3) -> float:

@@ -29,15 +29,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.child import CTYPES  # noqa: E402
-from agent.compiler import build_evict_helper, toolchain  # noqa: E402
 from agent.config import build_config  # noqa: E402
 from agent.devices.host import HostAccess  # noqa: E402
-from agent.harness import buffer_specs  # noqa: E402
-from agent.judge import JobSpec, judge  # noqa: E402
-from agent.problems import SOURCE_SUFFIX, Problem, load_catalogue, load_problem_dir  # noqa: E402
-from agent.shared import BufferSpec  # noqa: E402
-from agent.stats import geometric_mean  # noqa: E402
+from agent.harness.child import CTYPES  # noqa: E402
+from agent.harness.shared import BufferSpec  # noqa: E402
+from agent.judging.compiler import build_evict_helper, toolchain  # noqa: E402
+from agent.judging.judge import JobSpec, judge  # noqa: E402
+from agent.judging.phase import buffer_specs  # noqa: E402
+from agent.judging.stats import geometric_mean  # noqa: E402
+from agent.problems.bundle import SOURCE_SUFFIX, Problem, load_catalogue, load_problem_dir  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

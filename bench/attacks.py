@@ -27,8 +27,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.config import build_config  # noqa: E402
-from agent.judge import JobSpec, judge  # noqa: E402
-from agent.problems import Problem, load_problem_dir, parse_definition  # noqa: E402
+from agent.judging.judge import JobSpec, judge  # noqa: E402
+from agent.problems.bundle import Problem, load_problem_dir, parse_definition  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "agent" / "corpus"

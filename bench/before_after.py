@@ -29,8 +29,8 @@ import json, sys, threading, time
 from pathlib import Path
 sys.path.insert(0, ".")
 from agent.config import build_config
-from agent.judge import JobSpec, judge
-from agent.problems import load_problem_dir
+from agent.judging.judge import JobSpec, judge
+from agent.problems.bundle import load_problem_dir
 slug, workdir = sys.argv[1], sys.argv[2]
 config = build_config(workdir=Path(workdir), device="host")
 problem = load_problem_dir(Path("problems") / slug)

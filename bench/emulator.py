@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.config import build_config  # noqa: E402
 from agent.emulator.build import build_runtime  # noqa: E402
-from agent.judge import JobSpec, judge  # noqa: E402
-from agent.problems import SOURCE_SUFFIX, load_catalogue  # noqa: E402
+from agent.judging.judge import JobSpec, judge  # noqa: E402
+from agent.problems.bundle import SOURCE_SUFFIX, load_catalogue  # noqa: E402
 from tests.agent.emulator.driver import compile_program  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,7 +15,7 @@ from django.db.models import Count, Q, QuerySet
 from submissions.models import SOLVED_STATUSES, Problem, Submission, label_key
 from submissions.selectors import problem_list
 
-# agent.problem_schema.DIFFICULTIES (not imported: that module brings NumPy into the web process).
+# agent.problems.schema.DIFFICULTIES (not imported: that module brings NumPy into the web process).
 DIFFICULTIES = ("easy", "medium", "hard")
 # A tag (matrix-cores) or a data type (fp8_e4m3fnuz, bfloat16) as a filter takes it, lowercased.
 FILTER_VALUE_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.emulator.budget import EMULATED_CASE_BYTES
-from agent.limits import Limits
+from agent.sandbox.resources import Limits
 from core.exceptions import ApplicationError
 from fleets.models import Fleet
 from submissions.models import Mode

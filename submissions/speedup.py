@@ -2,7 +2,7 @@
 it is within noise.
 
 The speedup is the median, over the ranked runs, of the problem's own solution's time over the
-kernel's in the same pair (agent/bench.py); its interval here holds that and the ratio of the two
+kernel's in the same pair (agent/judging/bench.py); its interval here holds that and the ratio of the two
 means (_case_interval). A speedup whose interval holds 1, or that is closer to 1 than
 HIPJUDGE_SPEEDUP_NOISE, is within noise: the problem's own solution submitted as is lands there,
 whichever side of 1 its number falls.

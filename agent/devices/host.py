@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from agent.shared import (
+from agent.harness.shared import (
     CANARY_BYTE,
     LEAD_BYTES,
     TRAIL_BYTES,

@@ -14,7 +14,7 @@ import math
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # only its types: the platform reads EMULATED_CASE_BYTES without numpy
-    from agent.problems import Case, Problem
+    from agent.problems.bundle import Case, Problem
 
 EMULATED_CASE_BYTES = 256 * 1024 * 1024
 

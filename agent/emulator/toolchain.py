@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from agent.compiler import CompileRejected, Toolchain
 from agent.emulator.budget import EMULATED_CASE_BYTES
 from agent.emulator.build import INCLUDE_DIR, build_runtime, emulator_flags, gxx_version, runtime_key
 from agent.emulator.rewrite import ParseBudget, RewriteError, rewrite_source
-from agent.problems import SOURCE_SUFFIX
-from agent.sandbox import AGENT_ROOT, Sandbox
+from agent.judging.compiler import CompileRejected, Toolchain
+from agent.problems.bundle import SOURCE_SUFFIX
+from agent.sandbox.modes import AGENT_ROOT, Sandbox
 
 EMULATED_LANGUAGES = ("hip", "cuda")
 REFUSED_MODES = ("benchmark", "leaderboard")

@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 
 from agent.config import AgentConfig, build_config
-from agent.judge import JobSpec, judge
-from agent.problems import Problem, load_problem_dir
-from agent.sandbox import SandboxUnavailable, detect_sandbox
+from agent.judging.judge import JobSpec, judge
+from agent.problems.bundle import Problem, load_problem_dir
+from agent.sandbox.modes import SandboxUnavailable, detect_sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEMS_DIR = ROOT / "problems"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.child import load_libraries
+from agent.harness.child import load_libraries
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
 

@@ -9,9 +9,9 @@ import statistics
 import numpy as np
 import pytest
 
-from agent.problems import Tolerance
-from agent.stats import geometric_mean, summarize
-from agent.verify import compare
+from agent.judging.stats import geometric_mean, summarize
+from agent.judging.verify import compare
+from agent.problems.bundle import Tolerance
 
 # ---- compare -------------------------------------------------------------------------------------
 
@@ -111,7 +111,7 @@ def test_geometric_mean_is_the_score_and_needs_positive_times():
 def test_compare_counts_and_finds_what_numpys_isclose_does_across_chunks(dtype, monkeypatch):
     """compare works a chunk at a time with its own isclose: the same verdict, count and first
     element as np.isclose over whole arrays, specials included, wherever the chunks are cut."""
-    import agent.verify as verify
+    import agent.judging.verify as verify
 
     monkeypatch.setattr(verify, "CHUNK", 1000)  # 11 chunks, specials on both sides of several cuts
     rng = np.random.default_rng(7)

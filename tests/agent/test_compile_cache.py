@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.compile_cache import CompileCache
 from agent.config import AgentConfig
-from agent.judge import JobSpec, JobSpecError
+from agent.judging.compile_cache import CompileCache
+from agent.judging.judge import JobSpec, JobSpecError
 from tests.agent.conftest import load_problem, run_job
 
 KEYS = [CompileCache.key(scope="s", language="cpp", version="g++ 12", flags=["-O3"], source=str(i)) for i in range(4)]
@@ -110,7 +110,7 @@ def test_whether_a_build_was_cached_is_never_shown_across_users(judge_config: Ag
 
 def test_the_hip_target_probe_is_remembered_per_hipcc_in_the_build_folder(tmp_path, monkeypatch):
     """Each agent process would otherwise compile a probe per candidate target at its start."""
-    from agent import compiler
+    from agent.judging import compiler
 
     probes: list[str] = []
     monkeypatch.setattr(compiler, "toolchain", lambda language: compiler.Toolchain("hip", "hipcc", "HIP 6.1"))

@@ -1,4 +1,4 @@
-"""The judge's descriptors under the Docker sandbox: the handoff socket (agent.fd_handoff) for real,
+"""The judge's descriptors under the Docker sandbox: the handoff socket (agent.sandbox.fd_handoff) for real,
 and whole jobs judged through DockerSandbox's own command line by a stand-in engine.
 
 No Docker engine runs here. The stand-in `docker` client below plays one closely enough for what
@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from agent.config import AgentConfig, build_config
-from agent.fd_handoff import HANDOFF_DIR, FdHandoff
-from agent.sandbox import DockerSandbox, detect_sandbox
+from agent.sandbox.fd_handoff import HANDOFF_DIR, FdHandoff
+from agent.sandbox.modes import DockerSandbox, detect_sandbox
 from tests.agent.conftest import ROOT, job_dir_name, load_problem, run_job, wait_until_no_process_mentions
 from tests.agent.test_docker_sandbox import kill_containers, stand_in_client
 
@@ -142,7 +142,7 @@ def offered(text: bytes) -> Iterator[tuple[FdHandoff, str, socket.socket]]:
 
 
 def receive(path: str, handoff: FdHandoff) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "agent.fd_handoff", path, "--", sys.executable, "-c", RECEIVER,
+    return subprocess.run([sys.executable, "-m", "agent.sandbox.fd_handoff", path, "--", sys.executable, "-c", RECEIVER,
                            *map(str, handoff.numbers)], cwd=ROOT, capture_output=True, text=True, timeout=60,
                           close_fds=True)
 
@@ -152,7 +152,7 @@ def test_the_descriptors_arrive_under_their_numbers_and_the_offer_is_taken_once(
         done = receive(path, handoff)
         assert done.returncode == 0, done.stderr
         assert parent_end.recv(64) == b"got sealed library bytes"
-        again = subprocess.run([sys.executable, "-m", "agent.fd_handoff", path, "--", "true"], cwd=ROOT,
+        again = subprocess.run([sys.executable, "-m", "agent.sandbox.fd_handoff", path, "--", "true"], cwd=ROOT,
                                capture_output=True, text=True, timeout=60)
         assert again.returncode == 3 and "did not arrive" in again.stderr  # the socket is gone
     assert not handoff.directory.exists()
@@ -187,7 +187,7 @@ def test_a_job_is_judged_through_the_docker_sandboxs_command_line(docker_config:
     calls = [json.loads(line) for line in (engine / "calls.jsonl").read_text().splitlines()]
     runs = [c for c in calls if c[0] == "run"]
     phases = 2 if mode == "check" else 3  # compile, tests (, benchmark)
-    assert len(runs) == phases and "agent.fd_handoff" not in runs[0] and "agent.fd_handoff" in runs[1]
+    assert len(runs) == phases and "agent.sandbox.fd_handoff" not in runs[0] and "agent.sandbox.fd_handoff" in runs[1]
     volumes = [runs[1][i + 1] for i, a in enumerate(runs[1]) if a == "-v"]
     offered = [v.split(":")[0] for v in volumes if v.endswith(f":{HANDOFF_DIR}:ro")]
     assert len(offered) == 1 and not Path(offered[0]).exists()  # withdrawn with the container

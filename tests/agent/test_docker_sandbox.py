@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-import agent.sandbox as sandbox_module
-from agent.child_tree import AGENT_PACKAGE, agent_copy
-from agent.fd_handoff import HANDOFF_DIR
-from agent.limits import MIB, ProcessLimits
-from agent.sandbox import BoxLayout, DockerSandbox, SandboxUnavailable, detect_sandbox
+import agent.sandbox.modes as sandbox_module
+from agent.sandbox.child_tree import AGENT_PACKAGE, agent_copy
+from agent.sandbox.fd_handoff import HANDOFF_DIR
+from agent.sandbox.modes import BoxLayout, DockerSandbox, SandboxUnavailable, detect_sandbox
+from agent.sandbox.resources import MIB, ProcessLimits
 
 STANDIN = """#!{python}
 import json, os, signal, subprocess, sys
@@ -135,7 +135,7 @@ def test_it_is_chosen_only_when_the_engine_answers_and_the_image_is_there(docker
 
 
 def test_a_time_limit_kills_the_container_itself_not_just_the_client(docker, box):
-    proc = DockerSandbox().spawn(["python3", "-m", "agent.child", "/box/spec.json"], box=box, limits=LIMITS)
+    proc = DockerSandbox().spawn(["python3", "-m", "agent.harness.child", "/box/spec.json"], box=box, limits=LIMITS)
     try:
         _, name = started_container(docker)
         assert name.startswith("hipjudge-job-") and container_alive(docker, name)
@@ -184,7 +184,7 @@ def test_the_limits_are_the_containers_and_nothing_of_the_repository_is_mounted(
 def test_descriptors_reach_the_container_over_a_socket_bound_read_only(docker, box):
     read_end, write_end = os.pipe()
     try:
-        proc = DockerSandbox().spawn(["python3", "-m", "agent.child"], box=box, limits=LIMITS,
+        proc = DockerSandbox().spawn(["python3", "-m", "agent.harness.child"], box=box, limits=LIMITS,
                                      pass_fds=[write_end], layout=BoxLayout(size_bytes=32 * MIB))
         try:
             run, _ = started_container(docker)
@@ -195,5 +195,6 @@ def test_descriptors_reach_the_container_over_a_socket_bound_read_only(docker, b
         os.close(write_end)
     handoff_dir = next(v.split(":")[0] for v in flag_values(run, "-v") if v.endswith(f":{HANDOFF_DIR}:ro"))
     assert run[run.index("hipjudge-sandbox:latest") + 1:] == [
-        "python3", "-P", "-m", "agent.fd_handoff", f"{HANDOFF_DIR}/fds.sock", "--", "python3", "-m", "agent.child"]
+        "python3", "-P", "-m", "agent.sandbox.fd_handoff", f"{HANDOFF_DIR}/fds.sock", "--",
+        "python3", "-m", "agent.harness.child"]
     assert not Path(handoff_dir).exists()  # the offer ends with the container

@@ -20,16 +20,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agent import channel as ch
-from agent.compiler import build_evict_helper
 from agent.devices.host import HostAccess
-from agent.harness import JobContext, Phase
-from agent.limits import Limits
-from agent.problems import Case
-from agent.sandbox import Outcome, Sandbox
-from agent.shared import LEAD_BYTES, PAGE, TRAIL_BYTES, Arena, BufferSpec, host_layout, is_poison, poison_byte
-from agent.timing_checks import fresh_anomaly, gpu_times, implausible, overhead_bound
-from agent.verify import Mutation
+from agent.harness import channel as ch
+from agent.harness.shared import LEAD_BYTES, PAGE, TRAIL_BYTES, Arena, BufferSpec, host_layout, is_poison, poison_byte
+from agent.judging.compiler import build_evict_helper
+from agent.judging.phase import JobContext, Phase
+from agent.judging.timing_checks import fresh_anomaly, gpu_times, implausible, overhead_bound
+from agent.judging.verify import Mutation
+from agent.problems.bundle import Case
+from agent.sandbox.modes import Outcome, Sandbox
+from agent.sandbox.resources import Limits
 from tests.agent.conftest import ROOT, descriptors_open_on, load_problem
 
 F32 = np.dtype(np.float32)
@@ -106,7 +106,7 @@ def test_an_end_of_call_queued_before_the_call_started_is_refused_not_timed_by_t
     is older than the call's start (or it has none): refused, never replaced by the parent's receipt."""
     parent, child = channel_pair
     child.send(ch.DONE + ch.DONE_LAYOUT.pack(1, 0, 0.0))
-    assert parent.pending()  # found before the next call starts (agent.calls)
+    assert parent.pending()  # found before the next call starts (agent.harness.calls)
     started = parent.go(1)
     with pytest.raises(ch.ProtocolError, match="an end of call sent before the call started"):
         parent.done(1, started=started)
@@ -183,7 +183,8 @@ def test_a_closed_channel_is_the_end_of_the_child():
 def test_the_childs_process_holds_no_numpy_for_a_kernel_to_borrow():
     """The kernel shares the harness's process: numpy there would hand it a BLAS (scipy_cblas_*)
     past the forbidden patterns. The child needs none: the parent does all the array work."""
-    probe = "import sys, agent.child; print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'yaml')))"
+    probe = ("import sys, agent.harness.child; "
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'yaml')))")
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.strip() == "[]", out.stdout + out.stderr
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agent.compiler import build_evict_helper
 from agent.devices.host import Evictor, HostAccess, last_level_cache_bytes
-from agent.shared import BufferSpec
+from agent.harness.shared import BufferSpec
+from agent.judging.compiler import build_evict_helper
 
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
 SPECS = [BufferSpec("a", np.dtype(np.float32), (250,), False), BufferSpec("c", np.dtype(np.uint8), (4096,), True)]

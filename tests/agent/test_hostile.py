@@ -32,8 +32,8 @@ from typing import Any
 import pytest
 
 from agent.config import AgentConfig
-from agent.problems import parse_definition
-from agent.ranked import RANKED_RUNS
+from agent.judging.ranked import RANKED_RUNS
+from agent.problems.bundle import parse_definition
 from tests.agent.conftest import (
     PROBLEMS_DIR,
     JudgeEvent,

@@ -1,4 +1,4 @@
-"""What a compiled solution imports (agent/imports.py), and the compile-time refusal of imports the
+"""What a compiled solution imports (agent/judging/imports.py), and the compile-time refusal of imports the
 problem or the judge forbids (rules over the source text are easy to dodge).
 The corpus holds the attacks end to end: token_pasted_stream, dlopen_split_strings and
 corpus_matmul/numpy_openblas."""
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from agent.compiler import LOWP_INCLUDE_DIR, CompileRejected, check_imports
-from agent.imports import NotAnElfLibrary, imported_symbols
+from agent.judging.compiler import LOWP_INCLUDE_DIR, CompileRejected, check_imports
+from agent.judging.imports import NotAnElfLibrary, imported_symbols
 from tests.agent.conftest import load_problem
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from agent.compiler import CompileRejected, precheck
-from agent.judge import MAX_SOURCE_BYTES, JobSpec, JobSpecError
-from agent.limits import CEILINGS, Limits
-from agent.problems import Problem
+from agent.judging.compiler import CompileRejected, precheck
+from agent.judging.judge import MAX_SOURCE_BYTES, JobSpec, JobSpecError
+from agent.problems.bundle import Problem
+from agent.sandbox.resources import CEILINGS, Limits
 from tests.agent.conftest import PROBLEMS_DIR, load_problem
 
 VECTOR_ADD_CPP = (PROBLEMS_DIR / "vector-add" / "solutions" / "cpp.cpp").read_text()

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from agent.compiler import HIP_ARCH_CANDIDATES, CompileRejected, precheck
-from agent.problems import SOURCE_SUFFIX, Problem, parse_definition
-from agent.stats import geometric_mean
+from agent.judging.compiler import HIP_ARCH_CANDIDATES, CompileRejected, precheck
+from agent.judging.stats import geometric_mean
+from agent.problems.bundle import SOURCE_SUFFIX, Problem, parse_definition
 from tests.agent.conftest import PROBLEMS_DIR, load_problem, problem_dirs
 from tests.agent.test_jobspec import VA_BODY, VA_SIGNATURE, VECTOR_ADD_CPP
 
@@ -163,7 +163,7 @@ def test_an_infinite_loop_gets_time_limit_exceeded_naming_the_limit_and_the_case
 @pytest.mark.integration
 def test_the_agents_limit_for_one_job_ends_a_phase_whatever_its_own_limit(vector_add, judge_run_job, monkeypatch):
     """jobs.MAX_JOB_SECONDS (2 h) reaches every phase's watchdog as the job's deadline."""
-    monkeypatch.setattr("agent.judge.MAX_JOB_SECONDS", 3.0)
+    monkeypatch.setattr("agent.judging.judge.MAX_JOB_SECONDS", 3.0)
     source = (f'#include <cstddef>\n#include <unistd.h>\nextern "C" void solution({VA_SIGNATURE}) '
               "{ for (;;) pause(); }\n")
     result, _ = judge_run_job(vector_add, unique(source), "cpp", "check", {"check_s": 120})

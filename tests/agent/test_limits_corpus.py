@@ -23,12 +23,12 @@ from typing import Any
 
 import pytest
 
-from agent.cgroups import cgroup_manager
 from agent.config import AgentConfig, build_config
-from agent.jobs import EVENT_REASON_CHARS, EVENT_TEXT_CHARS, JobManager
-from agent.limits import MIB
-from agent.sandbox import BwrapSandbox, detect_sandbox
-from agent.sandbox_core import SANDBOX_TASKS
+from agent.judging.jobs import EVENT_REASON_CHARS, EVENT_TEXT_CHARS, JobManager
+from agent.sandbox.cgroups import cgroup_manager
+from agent.sandbox.core import SANDBOX_TASKS
+from agent.sandbox.modes import BwrapSandbox, detect_sandbox
+from agent.sandbox.resources import MIB
 from tests.agent.conftest import (
     PROBLEMS_DIR,
     ROOT,
@@ -130,9 +130,9 @@ def test_a_resource_attack_gets_its_verdict_and_the_limit_holds(entry: Entry, ju
 def test_a_hip_compile_has_a_memory_cap(judge_config: AgentConfig, monkeypatch: pytest.MonkeyPatch):
     """Compiler memory: hipcc had no memory limit at all. The cap is lowered to 512 MiB here so that the test
     costs the shared machine little; the default is compiler.COMPILE_RAM_BYTES."""
-    import agent.compiler
+    import agent.judging.compiler
 
-    monkeypatch.setattr(agent.compiler, "COMPILE_RAM_BYTES", 512 * MIB)
+    monkeypatch.setattr(agent.judging.compiler, "COMPILE_RAM_BYTES", 512 * MIB)
     result, _ = run_job(load_problem("vector-add"), (CORPUS / "compiler_memory_bomb.hip").read_text(), "hip",
                         "compile", {"compile_s": 120}, config=judge_config, cache_scope=None)
     assert result["status"] == "COMPILE_ERROR", result

@@ -1,4 +1,4 @@
-"""agent.pause: the child is stopped, every thread of it, while the parent writes what its outputs
+"""agent.sandbox.pause: the child is stopped, every thread of it, while the parent writes what its outputs
 depend on; found by the kernel's parent links; on an AMD GPU its resident waves are read."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agent.pause import ChildPause, GpuResidue, PauseError, descendants, user_processes
+from agent.sandbox.pause import ChildPause, GpuResidue, PauseError, descendants, user_processes
 
 THREADS = """
 import threading, time
@@ -69,7 +69,7 @@ def test_the_processes_below_the_sandboxs_first_are_found_by_their_parent_links(
 
 
 def test_a_child_that_does_not_stop_in_time_is_an_error_with_a_sentence(spinning, monkeypatch):
-    monkeypatch.setattr("agent.pause._all_stopped", lambda pids: False)
+    monkeypatch.setattr("agent.sandbox.pause._all_stopped", lambda pids: False)
     with pytest.raises(PauseError, match="kept running"):
         ChildPause([spinning.pid]).stop(bound_s=0.05)
     ChildPause([spinning.pid]).resume()
@@ -94,7 +94,7 @@ class _Channel:
         return 0, 0
 
     def done(self, seq: int, alive: object = None, started: object = None) -> Any:
-        from agent.channel import Done
+        from agent.harness.channel import Done
 
         return Done(seq, True, 0.0, "", 1, 1)
 
@@ -143,8 +143,8 @@ def test_a_paused_child_whose_gpu_work_went_on_is_refused(written: bool, waves: 
     are resident (amdkfd counts them), or it wrote the output before the clock started."""
     import numpy as np
 
-    from agent.calls import Caller, Refused
-    from agent.shared import BufferSpec
+    from agent.harness.calls import Caller, Refused
+    from agent.harness.shared import BufferSpec
 
     caller = Caller(_Channel(), _GpuAccess(written), lambda: True, np.random.default_rng(0),  # type: ignore[arg-type]
                     pause=lambda: (_Pause(), _Residue(waves)))  # type: ignore[arg-type,return-value]

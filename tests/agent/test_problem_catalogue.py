@@ -31,9 +31,10 @@ import numpy as np
 import pytest
 import yaml
 
-from agent.compiler import HIP_ARCH_CANDIDATES, LOWP_INCLUDE_DIR, newest_hip_arch
-from agent.problem_schema import HIP_ARCHS
-from agent.problems import (
+from agent.harness.shared import poison_byte
+from agent.judging.compiler import HIP_ARCH_CANDIDATES, LOWP_INCLUDE_DIR, newest_hip_arch
+from agent.judging.verify import compare
+from agent.problems.bundle import (
     LANGUAGES,
     SOURCE_SUFFIX,
     Case,
@@ -44,8 +45,7 @@ from agent.problems import (
     parse_definition,
     problem_from_bundle,
 )
-from agent.shared import poison_byte
-from agent.verify import compare
+from agent.problems.schema import HIP_ARCHS
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEMS = ROOT / "problems"
@@ -177,7 +177,7 @@ def call_solution(lib: Path, problem: Problem, case: Case,
 
 
 def first_mismatch(problem: Problem, got: dict[str, np.ndarray], want: dict[str, np.ndarray]) -> str | None:
-    """The judge's own comparison (agent.verify), type by type."""
+    """The judge's own comparison (agent.judging.verify), type by type."""
     for name, w in want.items():
         g = got[name]
         assert g.shape == w.shape and g.dtype == w.dtype

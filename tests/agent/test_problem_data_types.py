@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.dtypes import TYPES, listed_name
-from agent.problems import load_problem_dir, parse_definition
+from agent.problems.bundle import load_problem_dir, parse_definition
+from agent.problems.dtypes import TYPES, listed_name
 
 PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
 

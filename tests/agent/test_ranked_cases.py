@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 import yaml
 
-from agent.problem_schema import DEVICE_CLASSES, SOURCE_SUFFIX, buffer_shapes
-from agent.problems import ProblemError, load_catalogue, parse_definition, problem_from_bundle
+from agent.problems.bundle import ProblemError, load_catalogue, parse_definition, problem_from_bundle
+from agent.problems.schema import DEVICE_CLASSES, SOURCE_SUFFIX, buffer_shapes
 
 PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
 VECTOR_ADD = PROBLEMS / "vector-add"

@@ -1,4 +1,4 @@
-"""The ranked pass of a leaderboard job (agent.ranked) through the real judge on the host device:
+"""The ranked pass of a leaderboard job (agent.judging.ranked) through the real judge on the host device:
 secret inputs from the platform's seed, the determinism check, every timed output checked, the
 problem's own solution timed beside the kernel in a process of its own, and the ranked result the
 platform reads (RANKED_RESULT events, RESULT.summary.ranked). The kernels that fail it on purpose
@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agent.harness import case_seed
-from agent.problems import Case, Problem, Tolerance, problem_from_bundle
-from agent.ranked import ranked_secret, runs_differ
+from agent.judging.phase import case_seed
+from agent.judging.ranked import ranked_secret, runs_differ
+from agent.problems.bundle import Case, Problem, Tolerance, problem_from_bundle
 from tests.agent.conftest import load_problem
 from tests.agent.test_jobspec import VECTOR_ADD_CPP
 
@@ -44,7 +44,7 @@ def test_a_leaderboard_job_ranks_on_the_secret_cases_with_intervals_and_a_speedu
     assert [c["case"] for c in ranked_events] == [c.name for c in problem.cases("ranked", "host")]
     for case in ranked_events:
         assert case["runs"] >= 3 and case["ci95_ms"][0] <= case["mean_ms"] <= case["ci95_ms"][1]
-        assert case["reference_mean_ms"] > 0 and case["speedup"] > 0  # agent.bench.paired_speedup
+        assert case["reference_mean_ms"] > 0 and case["speedup"] > 0  # agent.judging.bench.paired_speedup
     ranked = result["summary"]["ranked"]
     assert ranked["passed"] is True and ranked["cases"] == ranked_events
     assert ranked["score_ms"] == pytest.approx(math.exp(np.mean([math.log(c["mean_ms"]) for c in ranked_events])))
@@ -104,8 +104,8 @@ def test_two_runs_must_agree_bit_for_bit_on_an_exact_problem_and_within_toleranc
 def test_every_timed_ranked_run_writes_a_whole_set_of_inputs_never_seen_while_the_child_is_paused() -> None:
     """No work carried over from an earlier call can pay in the ranked pass: each timed run gets
     inputs of its own, written inside Caller.timed (the child paused), each verified."""
-    from agent.bench import BenchCase
-    from agent.harness import buffer_specs
+    from agent.judging.bench import BenchCase
+    from agent.judging.phase import buffer_specs
 
     problem = load_problem("vector-add")
     case = problem.cases("ranked", "host")[0]

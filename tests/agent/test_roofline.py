@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent.problems import ProblemError, load_problem_dir, parse_definition
-from agent.roofline import (
+from agent.judging.timing_checks import gflops_ceiling, implausible
+from agent.problems.bundle import ProblemError, load_problem_dir, parse_definition
+from agent.problems.roofline import (
     FLOPS_TYPES,
     H100_SXM,
     MI300X,
@@ -21,7 +22,6 @@ from agent.roofline import (
     peaks_from,
     speed_of_light,
 )
-from agent.timing_checks import gflops_ceiling, implausible
 
 PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
 GEMM = 2 * 8192**3  # FLOPs of an 8192^3 GEMM

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-import agent.bwrap as bwrap_module
-from agent.cgroups import cgroup_manager
-from agent.child_tree import AGENT_PACKAGE, agent_copy, interpreter_paths
-from agent.limits import MIB, ProcessLimits
-from agent.sandbox import BoxLayout, BwrapSandbox, Outcome, detect_sandbox
-from agent.seccomp import no_new_processes_filter
+import agent.sandbox.bwrap as bwrap_module
+from agent.sandbox.cgroups import cgroup_manager
+from agent.sandbox.child_tree import AGENT_PACKAGE, agent_copy, interpreter_paths
+from agent.sandbox.modes import BoxLayout, BwrapSandbox, Outcome, detect_sandbox
+from agent.sandbox.resources import MIB, ProcessLimits
+from agent.sandbox.seccomp import no_new_processes_filter
 from tests.agent.conftest import wait_until_no_process_mentions
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
@@ -104,17 +104,18 @@ def test_descriptors_passed_by_number_reach_the_child(box):
 def test_the_repository_and_usr_src_are_out_of_view_and_the_child_python_comes_from_copies(box):
     checks = [f"test -e {REPO}/pyproject.toml && echo REPO-VISIBLE", "test -e /usr/src && echo USR-SRC-VISIBLE",
               f"test -e {sys.prefix}/pyvenv.cfg && echo VENV-VISIBLE"]
-    probe = "import numpy, agent.child; print(numpy.__file__); print(agent.child.__file__)"
+    probe = "import numpy, agent.harness.child; print(numpy.__file__); print(agent.harness.child.__file__)"
     outcome = run_in(box, "; ".join(checks) + f"; {PYTHON} -c '{probe}'")
     assert outcome.ok and outcome.output.split() == ["/opt/hipjudge/site/numpy/__init__.py",
-                                                     "/opt/hipjudge/agent/child.py"], outcome.output
+                                                     "/opt/hipjudge/agent/harness/child.py"], outcome.output
 
 
 def test_the_child_starts_without_site_and_imports_only_what_it_needs(box):
     """The child starts once per phase of every job: `site` would run the host interpreter's .pth
-    files in it, and json, dataclasses and pathlib were most of its start (agent.wire)."""
+    files in it, and json, dataclasses and pathlib were most of its start (agent.harness.wire)."""
     flags = " ".join(sandbox().python_flags)
-    probe = ("import sys, agent.child; heavy = {'site', 'json', 'dataclasses', 'pathlib', 'agent.channel'}; "
+    probe = ("import sys, agent.harness.child; "
+             "heavy = {'site', 'json', 'dataclasses', 'pathlib', 'agent.harness.channel'}; "
              "print(sys.flags.no_site, sorted(heavy & set(sys.modules)))")
     outcome = run_in(box, f'{PYTHON} {flags} -c "{probe}"')
     assert outcome.ok and outcome.output.strip() == "1 []", outcome.output
@@ -123,9 +124,9 @@ def test_the_child_starts_without_site_and_imports_only_what_it_needs(box):
 def test_the_agent_copy_is_content_addressed_read_only_and_outside_the_repository():
     copy = agent_copy()
     assert REPO not in copy.parents
-    assert (copy / "child.py").read_bytes() == (AGENT_PACKAGE / "child.py").read_bytes()
-    assert not os.access(copy / "child.py", os.W_OK) or os.geteuid() == 0
-    assert (copy / "child.py").stat().st_mode & 0o222 == 0
+    assert (copy / "harness" / "child.py").read_bytes() == (AGENT_PACKAGE / "harness" / "child.py").read_bytes()
+    assert not os.access(copy / "harness" / "child.py", os.W_OK) or os.geteuid() == 0
+    assert (copy / "harness" / "child.py").stat().st_mode & 0o222 == 0
     assert agent_copy() == copy
 
 

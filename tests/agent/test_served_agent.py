@@ -112,7 +112,7 @@ def sandboxed_children(agent_pid: int) -> set[int]:
     below = descendants(agent_pid)
     for pid in below:
         try:
-            if b"agent.child" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            if b"agent.harness.child" in Path(f"/proc/{pid}/cmdline").read_bytes():
                 return below
         except OSError:
             continue

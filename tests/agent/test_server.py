@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agent.jobs import JobManager, json_safe
-from agent.problems import load_problem_dir
+from agent.judging.jobs import JobManager, json_safe
+from agent.problems.bundle import load_problem_dir
 from agent.server import AgentServer
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,8 +10,8 @@ import math
 import ml_dtypes
 import numpy as np
 
-from agent.problems import Case, Problem
-from agent.verify import compare
+from agent.judging.verify import compare
+from agent.problems.bundle import Case, Problem
 from tests.agent.conftest import load_problem
 
 U = 2.0**-24  # float32's unit roundoff

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.core.exceptions import ValidationError
 
-from agent.roofline import H100_SXM, MI300X, Peaks
+from agent.problems.roofline import H100_SXM, MI300X, Peaks
 from fleets.models import Fleet
 from submissions.models import Problem
 from submissions.ranking import RankedCase, RankedResult, review_reasons

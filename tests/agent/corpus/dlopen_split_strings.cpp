@@ -1,7 +1,7 @@
 // Dodging the forbidden-pattern rules: a library the rules forbid, loaded at run time under a name split in two string
 // literals (no rule's regular expression sees "rocblas"), its function looked up by a split name.
 // Caught: the compiled library imports dlopen and dlsym, which no solution may call
-// (agent/imports.py): COMPILE_ERROR before anything runs.
+// (agent/judging/imports.py): COMPILE_ERROR before anything runs.
 #include <cstddef>
 #include <dlfcn.h>
 

@@ -23,13 +23,13 @@ std::atomic<float*> C{nullptr};
 std::atomic<size_t> N{0};
 int upstream = -1, inner = -1;
 
-int control_fd() {  // python -P -S -m agent.child DEVICE CONTROL_FD ...
+int control_fd() {  // python -P -S -m agent.harness.child DEVICE CONTROL_FD ...
     char args[4096] = {0};
     FILE* f = std::fopen("/proc/self/cmdline", "rb");
     size_t got = f ? std::fread(args, 1, sizeof args - 1, f) : 0;
     if (f) std::fclose(f);
     for (size_t at = 0; at < got; at += std::strlen(args + at) + 1)
-        if (std::strcmp(args + at, "agent.child") == 0) {
+        if (std::strcmp(args + at, "agent.harness.child") == 0) {
             at += std::strlen(args + at) + 1;
             at += std::strlen(args + at) + 1;  // the device
             return std::atoi(args + at);

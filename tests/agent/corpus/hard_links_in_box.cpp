@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 static const char* const SOURCES[] = {
-    "/opt/hipjudge/agent/child.py", "/opt/hipjudge/agent/harness.py", "@AGENT_DIR@/child.py",
+    "/opt/hipjudge/agent/harness/child.py", "/opt/hipjudge/agent/judging/phase.py", "@AGENT_DIR@/harness/child.py",
     "/usr/bin/g++", "/proc/self/exe",
 };
 

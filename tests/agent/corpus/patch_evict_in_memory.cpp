@@ -1,7 +1,7 @@
 // A forged score (cheated conditions): the old child loaded the cache-eviction helper into the kernel's
 // process, so a kernel could mprotect it and patch hj_evict to return at once: every timed run
 // warm, while the report still said the buffers were evicted. This one looks for the helper among
-// its process's mappings (looking it up with dlsym is refused at compile time now: agent/imports.py);
+// its process's mappings (looking it up with dlsym is refused at compile time now: agent/judging/imports.py);
 // finding it makes the output wrong on purpose, as patching it would have been possible.
 // Contained: the parent evicts, from its own process; the kernel's process has no helper.
 #include <cstddef>

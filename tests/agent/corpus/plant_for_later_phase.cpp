@@ -10,7 +10,8 @@
 #include <unistd.h>
 
 static const char* const PLANTED[] = {
-    "/box/agent/__init__.py", "/box/agent/child.py", "/box/sitecustomize.py", "/box/usercustomize.py",
+    "/box/agent/__init__.py", "/box/agent/harness/__init__.py", "/box/agent/harness/child.py",
+    "/box/sitecustomize.py", "/box/usercustomize.py",
     "/box/solution.so", "/box/evict.so", "/box/libhjemu.so", "/box/bench0/A/in_a.npy", "/tmp/planted",
 };
 
@@ -20,6 +21,7 @@ extern "C" void solution(const float* a, const float* b, float* c, size_t n) {
         for (const char* path : PLANTED) seen |= access(path, F_OK) == 0;
     } else if (n == 65537) {
         mkdir("/box/agent", 0755);
+        mkdir("/box/agent/harness", 0755);
         mkdir("/box/bench0", 0755);
         mkdir("/box/bench0/A", 0755);
         for (const char* path : PLANTED)

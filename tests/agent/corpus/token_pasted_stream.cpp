@@ -2,7 +2,7 @@
 // them: `J(hip, StreamCreate)` is hipStreamCreate only after preprocessing. (Work launched on a
 // stream of its own would run outside the timed default stream.)
 // Caught: the compiled library imports hipStreamCreate, whatever the source spelled; the judge
-// reads the library's imports before running it (agent/imports.py): COMPILE_ERROR.
+// reads the library's imports before running it (agent/judging/imports.py): COMPILE_ERROR.
 #include <cstddef>
 
 #define J(a, b) a##b

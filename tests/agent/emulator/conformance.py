@@ -26,7 +26,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.problems import Problem
+from agent.problems.bundle import Problem
 from tests.agent.emulator.driver import CompileFailed, compile_library
 
 ROOT = Path(__file__).resolve().parents[3]

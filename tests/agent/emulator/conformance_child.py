@@ -3,9 +3,9 @@
     python -m tests.agent.emulator.conformance_child API RUNTIME SPEC_JSON
 
 libhjemu.so is loaded with RTLD_GLOBAL, then each kernel library (several entries compiled into
-one; conformance.py) as agent/child.py loads a solution. For each run, each case: inputs drawn by
+one; conformance.py) as agent/harness/child.py loads a solution. For each run, each case: inputs drawn by
 the problem's reference, outputs poisoned as the judge poisons them, the entry's `solution` called,
-launch errors read as the judge reads them, outputs compared with agent.verify. One JSON line per
+launch errors read as the judge reads them, outputs compared with agent.judging.verify. One JSON line per
 run on stdout, after a `start` line: a fault kills the process (exit 86) and the parent blames the
 run that started last; a run marked `isolate` runs in a forked process instead, its fault its verdict.
 """
@@ -23,12 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from agent.child import CTYPES
 from agent.devices.base import DeviceError
 from agent.devices.gpu import GpuDevice, load_runtime
-from agent.problems import Problem, load_problem_dir
-from agent.shared import poison_byte
-from agent.verify import check_outputs
+from agent.harness.child import CTYPES
+from agent.harness.shared import poison_byte
+from agent.judging.verify import check_outputs
+from agent.problems.bundle import Problem, load_problem_dir
 
 PROBLEMS = Path(__file__).resolve().parents[3] / "problems"
 ISOLATED_SECONDS = 120

@@ -12,7 +12,7 @@ import pytest
 
 from agent.config import AgentConfig, build_config
 from agent.emulator.build import build_runtime, gxx_version
-from agent.sandbox import SandboxUnavailable, detect_sandbox
+from agent.sandbox.modes import SandboxUnavailable, detect_sandbox
 from tests.agent.emulator.driver import CompileFailed, compile_program
 
 KERNELS = Path(__file__).with_name("kernels")

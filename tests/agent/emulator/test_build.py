@@ -8,7 +8,7 @@ import pytest
 
 from agent.emulator import build
 from agent.emulator.budget import EMULATED_CASE_BYTES, case_bytes, emulated_cases
-from agent.problems import load_problem_dir
+from agent.problems.bundle import load_problem_dir
 
 PROBLEMS = Path(__file__).resolve().parents[3] / "problems"
 

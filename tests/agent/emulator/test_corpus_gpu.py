@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from agent.config import AgentConfig
-from agent.problems import parse_definition
+from agent.problems.bundle import parse_definition
 from tests.agent.conftest import load_problem, run_job
 
 ROOT = Path(__file__).resolve().parents[3]

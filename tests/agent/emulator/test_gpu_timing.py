@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.boxfs import sealed_memfd
 from agent.config import AgentConfig
-from agent.harness import JobContext, Phase, PhaseResult
-from agent.limits import Limits
-from agent.problems import Case
+from agent.judging.phase import JobContext, Phase, PhaseResult
+from agent.problems.bundle import Case
+from agent.sandbox.boxfs import sealed_memfd
+from agent.sandbox.resources import Limits
 from tests.agent.conftest import PROBLEMS_DIR, load_problem
 from tests.agent.emulator.driver import compile_library
 
@@ -71,7 +71,7 @@ def wide_overhead_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     load (its threads wait for a CPU outside the events, in every call alike): a make test on the
     2-core machine once refused an honest kernel by 0.05 ms. The honest tests are about the path,
     so they get a bound no load reaches; the forged times are refused with the calibrated one."""
-    monkeypatch.setattr("agent.harness.overhead_bound", lambda empty_calls_ms: 50.0)
+    monkeypatch.setattr("agent.judging.phase.overhead_bound", lambda empty_calls_ms: 50.0)
 
 
 @pytest.mark.usefixtures("wide_overhead_bound")
@@ -99,7 +99,7 @@ def test_the_ranked_pass_times_the_reference_in_a_gpu_process_of_its_own(
         emu_config: AgentConfig, emu_runtime: Path, emu_workdir: Path, tmp_path: Path) -> None:
     """The ranked pass's GPU path: the kernel's and the reference's processes each get the device,
     their calls are timed by events and bounded by the parent, and each pair gives a speedup."""
-    from agent.ranked import RankedPhase
+    from agent.judging.ranked import RankedPhase
 
     source = (PROBLEMS_DIR / "vector-add" / "solutions" / "hip.hip").read_text()
     library = compile_library(source, "hip", emu_workdir, "hip.hip")

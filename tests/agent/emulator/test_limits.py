@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from agent.config import AgentConfig
-from agent.limits import CEILINGS
+from agent.sandbox.resources import CEILINGS
 from tests.agent.conftest import load_problem, run_job
 
 pytestmark = [pytest.mark.integration]

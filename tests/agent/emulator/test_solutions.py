@@ -11,7 +11,7 @@ import pytest
 
 from agent.config import AgentConfig
 from agent.emulator.budget import emulated_cases
-from agent.limits import CEILINGS
+from agent.sandbox.resources import CEILINGS
 from tests.agent.conftest import load_problem, problem_dirs, run_job
 
 SOLUTIONS = {"hip": "hip.hip", "cuda": "cuda.cu"}

@@ -19,7 +19,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from agent.dtypes import TYPES
+from agent.problems.dtypes import TYPES
 
 ROOT = Path(__file__).resolve().parents[3]
 FORMATS = ["half", "bfloat16", "fp8_e4m3fnuz", "fp8_e5m2fnuz", "fp8_e4m3fn", "fp8_e5m2"]

@@ -21,12 +21,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from agent.cgroups import CgroupManager, SandboxCgroup, cgroup_manager
-from agent.child_tree import AGENT_PACKAGE
-from agent.fd_handoff import FdHandoff
-from agent.limits import MIB, ProcessLimits
-from agent.output_drain import OutputDrain
-from agent.sandboxed_process import SandboxedProcess
+from agent.sandbox.cgroups import CgroupManager, SandboxCgroup, cgroup_manager
+from agent.sandbox.child_tree import AGENT_PACKAGE
+from agent.sandbox.fd_handoff import FdHandoff
+from agent.sandbox.output_drain import OutputDrain
+from agent.sandbox.process import SandboxedProcess
+from agent.sandbox.resources import MIB, ProcessLimits
 
 BOX = "/box"  # where the job's box directory appears inside the sandbox
 AGENT_ROOT = "/opt/hipjudge"  # the agent package is bound read-only at AGENT_ROOT/agent

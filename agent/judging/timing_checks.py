@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import statistics
 
-from agent.roofline import DEFAULT_FLOPS_TYPE, H100_SXM, MI300X
+from agent.problems.roofline import DEFAULT_FLOPS_TYPE, H100_SXM, MI300X
 
 MIN_RUNS = 3
 # What no kernel on a device can beat (bytes/s and fp32 FLOP/s with margin over the best hardware of

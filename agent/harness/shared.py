@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agent.dtypes import is_float_dtype
+from agent.problems.dtypes import is_float_dtype
 
 PAGE = mmap.PAGESIZE
 LEAD_BYTES = 4096  # canary right before each buffer

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 # The wire format and the child's end are agent.wire, all that the sandboxed child imports (it
 # starts once per phase: no dataclasses, pathlib or re there); the parent's code finds them here too.
-from agent.wire import (  # noqa: F401 - re-exported
+from agent.harness.wire import (  # noqa: F401 - re-exported
     BUFFERS,
     CASE,
     DONE,

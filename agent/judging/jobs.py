@@ -93,13 +93,13 @@ class Job:
 
 
 def _real_judge(spec: Any, config: AgentConfig, emit: Emit, cancel: threading.Event) -> None:
-    from agent.judge import judge
+    from agent.judging.judge import judge
 
     judge(spec, config, emit, cancel)
 
 
 def _real_spec_parser(body: Any, config: AgentConfig | None = None) -> Any:
-    from agent.judge import JobSpec
+    from agent.judging.judge import JobSpec
 
     return JobSpec.from_request(body, config)
 

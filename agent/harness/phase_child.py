@@ -10,18 +10,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent import channel as ch
-from agent.boxfs import fresh_box
 from agent.devices import open_access
 from agent.devices.base import DeviceAccess
-from agent.limits import MIB, ProcessLimits
-from agent.pause import ChildPause, GpuResidue
-from agent.sandbox import BoxLayout, SandboxedProcess
-from agent.shared import BufferSpec
-from agent.watchdog import Watchdog
+from agent.harness import channel as ch
+from agent.harness.shared import BufferSpec
+from agent.sandbox.boxfs import fresh_box
+from agent.sandbox.modes import BoxLayout, SandboxedProcess
+from agent.sandbox.pause import ChildPause, GpuResidue
+from agent.sandbox.resources import MIB, ProcessLimits
+from agent.sandbox.watchdog import Watchdog
 
 if TYPE_CHECKING:
-    from agent.harness import JobContext
+    from agent.judging.phase import JobContext
 
 # The run phase's private /box (a tmpfs only its sandbox sees): the child writes no file of the
 # judge's, so this only bounds what user code writes there.
@@ -89,7 +89,7 @@ class PhaseChild:
         runtime = job.runtime_fd if job.runtime_fd is not None else -1
         fds = (child_sock.fileno(), *(fd for fd in (arena, runtime) if fd >= 0), *job.libraries)
         return job.sandbox.spawn(
-            [job.sandbox.python, *job.sandbox.python_flags, "-m", "agent.child", job.device,
+            [job.sandbox.python, *job.sandbox.python_flags, "-m", "agent.harness.child", job.device,
              str(child_sock.fileno()), str(arena), str(runtime), *map(str, job.libraries)],
             box=box,
             limits=self.limits,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 
-from agent.sandbox import SandboxedProcess
+from agent.sandbox.modes import SandboxedProcess
 
 POLL_SECONDS = 0.02
 

@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent.limits import MIB
+from agent.sandbox.resources import MIB
 
 DEFAULT_MAX_BYTES = int(os.environ.get("HIPJUDGE_COMPILE_CACHE_MB", "1024")) * MIB
 SCOPE_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,128}")

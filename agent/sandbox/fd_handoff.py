@@ -98,7 +98,7 @@ class FdHandoff:
 
     def command(self, python: str) -> list[str]:
         """The prefix that makes a container's command receive the descriptors first."""
-        return [python, "-P", "-m", "agent.fd_handoff", f"{HANDOFF_DIR}/{SOCKET_NAME}", "--"]
+        return [python, "-P", "-m", "agent.sandbox.fd_handoff", f"{HANDOFF_DIR}/{SOCKET_NAME}", "--"]
 
 
 def _trusted(conn: socket.socket) -> int | None:
@@ -128,7 +128,7 @@ def receive(path: str) -> None:
 
 def main(argv: list[str]) -> int:
     if len(argv) < 4 or argv[2] != "--":
-        print("usage: python -m agent.fd_handoff SOCKET -- COMMAND...", file=sys.stderr)
+        print("usage: python -m agent.sandbox.fd_handoff SOCKET -- COMMAND...", file=sys.stderr)
         return 2
     try:
         receive(argv[1])

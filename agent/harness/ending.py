@@ -9,8 +9,8 @@ from __future__ import annotations
 import signal
 from dataclasses import dataclass
 
-from agent.limits import MIB
-from agent.sandbox import Outcome
+from agent.sandbox.modes import Outcome
+from agent.sandbox.resources import MIB
 
 EMULATOR_FAULT_EXIT = 86  # agent.emulator.build.FAULT_EXIT_CODE: a `hjemu: ` line says what
 SIGNAL_HINTS = {

@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from agent.dtypes import TYPES, element_type
-from agent.expr import ExprError, evaluate, names_in
-from agent.roofline import DEFAULT_FLOPS_TYPE, FLOPS_TYPES
+from agent.problems.dtypes import TYPES, element_type
+from agent.problems.expr import ExprError, evaluate, names_in
+from agent.problems.roofline import DEFAULT_FLOPS_TYPE, FLOPS_TYPES
 
 LANGUAGES = ("cpp", "hip", "cuda")
 DEVICE_CLASSES = ("host", "gpu")

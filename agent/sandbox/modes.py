@@ -20,10 +20,10 @@ from __future__ import annotations
 import os
 import shutil
 
-from agent.bwrap import BwrapSandbox, bwrap_works
-from agent.docker_sandbox import DOCKER_IMAGE, DockerSandbox, docker_run_args, docker_works
-from agent.sandbox_core import AGENT_ROOT, BOX, BoxLayout, Sandbox, SandboxUnavailable
-from agent.sandboxed_process import Outcome, SandboxedProcess
+from agent.sandbox.bwrap import BwrapSandbox, bwrap_works
+from agent.sandbox.core import AGENT_ROOT, BOX, BoxLayout, Sandbox, SandboxUnavailable
+from agent.sandbox.docker import DOCKER_IMAGE, DockerSandbox, docker_run_args, docker_works
+from agent.sandbox.process import Outcome, SandboxedProcess
 
 __all__ = ["AGENT_ROOT", "BOX", "DOCKER_IMAGE", "BoxLayout", "BwrapSandbox", "DockerSandbox", "Outcome",
            "Sandbox", "SandboxUnavailable", "SandboxedProcess", "detect_sandbox", "docker_run_args"]

@@ -32,16 +32,16 @@ from typing import Any
 
 import numpy as np
 
-from agent import channel as ch
-from agent.bench import BenchCase
-from agent.calls import Caller, Refused
 from agent.devices.base import DeviceAccess
-from agent.harness import JobContext, Phase, PhaseResult, buffer_specs, call_args, case_seed
-from agent.phase_child import PhaseChild
-from agent.problems import Case, Tolerance
-from agent.shared import BufferSpec
-from agent.stats import geometric_mean, geometric_mean_interval
-from agent.verify import check_outputs, compare, modified_inputs
+from agent.harness import channel as ch
+from agent.harness.calls import Caller, Refused
+from agent.harness.phase_child import PhaseChild
+from agent.harness.shared import BufferSpec
+from agent.judging.bench import BenchCase
+from agent.judging.phase import JobContext, Phase, PhaseResult, buffer_specs, call_args, case_seed
+from agent.judging.stats import geometric_mean, geometric_mean_interval
+from agent.judging.verify import check_outputs, compare, modified_inputs
+from agent.problems.bundle import Case, Tolerance
 
 # Timed runs per ranked case, each on fresh inputs and verified. Fixed, not stopped by a precision
 # rule or a budget: how many runs there were must not depend on the kernel's pace. 20: the speedup

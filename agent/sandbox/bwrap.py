@@ -17,11 +17,11 @@ import subprocess
 from functools import cache
 from pathlib import Path
 
-from agent.child_tree import AGENT_PACKAGE, agent_copy, interpreter_paths, site_package_dirs
-from agent.fd_handoff import FdHandoff
-from agent.limits import ProcessLimits
-from agent.sandbox_core import AGENT_ROOT, BOX, DEFAULT_RAM_BYTES, SITE_ROOT, BoxLayout, Sandbox
-from agent.seccomp import pipe_holding, sandbox_filter
+from agent.sandbox.child_tree import AGENT_PACKAGE, agent_copy, interpreter_paths, site_package_dirs
+from agent.sandbox.core import AGENT_ROOT, BOX, DEFAULT_RAM_BYTES, SITE_ROOT, BoxLayout, Sandbox
+from agent.sandbox.fd_handoff import FdHandoff
+from agent.sandbox.resources import ProcessLimits
+from agent.sandbox.seccomp import pipe_holding, sandbox_filter
 
 _TOP_LEVEL = ("bin", "lib", "lib32", "lib64", "libx32", "sbin")  # symlinks into /usr on merged systems
 _USR_DIRS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32", "libexec", "include", "share")

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 import yaml
 
-from agent.dtypes import element_type, listed_name
-from agent.expr import evaluate
-from agent.problem_schema import (  # noqa: F401 - re-exported: callers import the schema from here
+from agent.problems.dtypes import element_type, listed_name
+from agent.problems.expr import evaluate
+from agent.problems.schema import (  # noqa: F401 - re-exported: callers import the schema from here
     C_TYPES,
     DEVICE_CLASSES,
     DIFFICULTIES,

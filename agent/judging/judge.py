@@ -18,15 +18,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent.boxfs import fresh_box, remove_tree, sealed_memfd
-from agent.compile_cache import SCOPE_PATTERN
-from agent.compiler import CompileRejected, Toolchain, build_evict_helper, compile_solution, toolchain
 from agent.emulator.budget import emulated_cases
-from agent.harness import JobContext, Phase, PhaseResult
-from agent.jobs import MAX_JOB_SECONDS
-from agent.limits import Limits
-from agent.problems import LANGUAGE_DEVICE_CLASS, LANGUAGES, Problem, ProblemError, problem_from_bundle
-from agent.stats import geometric_mean
+from agent.judging.compile_cache import SCOPE_PATTERN
+from agent.judging.compiler import CompileRejected, Toolchain, build_evict_helper, compile_solution, toolchain
+from agent.judging.jobs import MAX_JOB_SECONDS
+from agent.judging.phase import JobContext, Phase, PhaseResult
+from agent.judging.stats import geometric_mean
+from agent.problems.bundle import LANGUAGE_DEVICE_CLASS, LANGUAGES, Problem, ProblemError, problem_from_bundle
+from agent.sandbox.boxfs import fresh_box, remove_tree, sealed_memfd
+from agent.sandbox.resources import Limits
 
 if TYPE_CHECKING:
     from agent.config import AgentConfig
@@ -237,7 +237,7 @@ def _phases(spec: JobSpec, job: JobContext, emit: Emit, summary: dict[str, Any],
 def _ranked(spec: JobSpec, job: JobContext, emit: Emit, summary: dict[str, Any], config: AgentConfig,
             passed: str) -> tuple[str, str, dict[str, Any]]:
     """The ranked pass: its verdict is the job's, its result goes in summary.ranked."""
-    from agent.ranked import RankedPhase, failed_summary, ranked_summary
+    from agent.judging.ranked import RankedPhase, failed_summary, ranked_summary
 
     emit("STATUS", {"status": "RANKING"})
     started = time.monotonic()

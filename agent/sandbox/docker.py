@@ -23,10 +23,10 @@ import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from agent.child_tree import agent_copy
-from agent.fd_handoff import HANDOFF_DIR, FdHandoff
-from agent.limits import ProcessLimits
-from agent.sandbox_core import AGENT_ROOT, BOX, DEFAULT_RAM_BYTES, SANDBOX_TASKS, BoxLayout, Sandbox
+from agent.sandbox.child_tree import agent_copy
+from agent.sandbox.core import AGENT_ROOT, BOX, DEFAULT_RAM_BYTES, SANDBOX_TASKS, BoxLayout, Sandbox
+from agent.sandbox.fd_handoff import HANDOFF_DIR, FdHandoff
+from agent.sandbox.resources import ProcessLimits
 
 DOCKER_IMAGE = os.environ.get("HIPJUDGE_SANDBOX_IMAGE", "hipjudge-sandbox:latest")
 NAME_PREFIX = "hipjudge-job-"

@@ -27,7 +27,7 @@ from typing import Any
 
 from agent.devices.base import DeviceError
 from agent.devices.gpu import GpuDevice, load_runtime
-from agent.wire import (
+from agent.harness.wire import (
     BUFFERS,
     CASE,
     FATAL,

@@ -19,7 +19,7 @@ import uuid
 from functools import cache
 from pathlib import Path
 
-AGENT_PACKAGE = Path(__file__).resolve().parent
+AGENT_PACKAGE = Path(__file__).resolve().parent.parent
 CHILD_PACKAGES = ("numpy",)  # third-party packages the child imports
 
 

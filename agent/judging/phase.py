@@ -18,20 +18,20 @@ from typing import Any
 
 import numpy as np
 
-from agent import channel as ch
-from agent.bench import BenchCase
-from agent.calls import Caller, Refused
 from agent.devices import DeviceError
 from agent.devices.base import DeviceAccess
-from agent.ending import Ending, threads_refused_note, verdict
-from agent.limits import MIB, Limits, ProcessLimits
-from agent.phase_child import RUN_BOX_BYTES, PhaseChild
-from agent.problems import Case, Problem
-from agent.sandbox import Outcome, Sandbox, SandboxUnavailable
-from agent.sandbox_core import DEFAULT_RAM_BYTES
-from agent.shared import BufferSpec
-from agent.timing_checks import overhead_bound
-from agent.verify import check_outputs, modified_inputs
+from agent.harness import channel as ch
+from agent.harness.calls import Caller, Refused
+from agent.harness.ending import Ending, threads_refused_note, verdict
+from agent.harness.phase_child import RUN_BOX_BYTES, PhaseChild
+from agent.harness.shared import BufferSpec
+from agent.judging.bench import BenchCase
+from agent.judging.timing_checks import overhead_bound
+from agent.judging.verify import check_outputs, modified_inputs
+from agent.problems.bundle import Case, Problem
+from agent.sandbox.core import DEFAULT_RAM_BYTES
+from agent.sandbox.modes import Outcome, Sandbox, SandboxUnavailable
+from agent.sandbox.resources import MIB, Limits, ProcessLimits
 
 Emit = Callable[[str, dict[str, Any]], None]
 EXIT_WAIT_SECONDS = 2.0  # for a child that closed the channel to be reaped with its own exit status

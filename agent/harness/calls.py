@@ -20,11 +20,20 @@ from typing import Any
 
 import numpy as np
 
-from agent.channel import BUFFERS, CASE, FREE, GO_EMPTY, ParentChannel, ProtocolError, call_elapsed_ns, close_fds
 from agent.devices.base import DeviceAccess
 from agent.devices.gpu import IPC_HANDLE_BYTES
-from agent.pause import ChildPause, GpuResidue, PauseError
-from agent.shared import BufferSpec, is_poison
+from agent.harness.channel import (
+    BUFFERS,
+    CASE,
+    FREE,
+    GO_EMPTY,
+    ParentChannel,
+    ProtocolError,
+    call_elapsed_ns,
+    close_fds,
+)
+from agent.harness.shared import BufferSpec, is_poison
+from agent.sandbox.pause import ChildPause, GpuResidue, PauseError
 
 SAMPLE_HOST = 64  # output elements checked for poison after every call: cheap reads of shared memory
 SAMPLE_GPU = 16  # one copy from the device each

@@ -11,11 +11,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent.cgroups import SandboxCgroup
-from agent.fd_handoff import FdHandoff
-from agent.limits import ProcessLimits
-from agent.output_drain import OutputDrain
-from agent.pause import PauseError, user_processes
+from agent.sandbox.cgroups import SandboxCgroup
+from agent.sandbox.fd_handoff import FdHandoff
+from agent.sandbox.output_drain import OutputDrain
+from agent.sandbox.pause import PauseError, user_processes
+from agent.sandbox.resources import ProcessLimits
 
 
 @dataclass

@@ -9,8 +9,8 @@ import ml_dtypes
 import numpy as np
 
 from agent.devices.base import DeviceAccess
-from agent.dtypes import is_float_dtype, is_low_precision
-from agent.problems import Case, Problem, Tolerance
+from agent.problems.bundle import Case, Problem, Tolerance
+from agent.problems.dtypes import is_float_dtype, is_low_precision
 
 # Elements compared per pass: the float64 copies and masks of one pass (a few MiB) stay in the
 # cache. Whole arrays made temporaries of 8 bytes an element, 2 GiB for a 268M-element GPU case, each

@@ -29,12 +29,12 @@ from typing import Any
 
 import numpy as np
 
-from agent.calls import Caller, Refused
 from agent.devices.base import DeviceAccess
-from agent.problems import Case, Problem
-from agent.stats import summarize
-from agent.timing_checks import MIN_RUNS, fresh_anomaly, gpu_times, implausible
-from agent.verify import Mutation, check_outputs, modified_inputs
+from agent.harness.calls import Caller, Refused
+from agent.judging.stats import summarize
+from agent.judging.timing_checks import MIN_RUNS, fresh_anomaly, gpu_times, implausible
+from agent.judging.verify import Mutation, check_outputs, modified_inputs
+from agent.problems.bundle import Case, Problem
 
 # Fresh input sets, each timed once after the runs on set A, next to a neighbour: a call on set A
 # with a few changes. Both timed calls of a round follow the same steps (an untimed call on set A,

@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from agent.boxfs import BoxFileError, copy_out, remove_tree
-from agent.compile_cache import DEFAULT_MAX_BYTES, CompileCache
-from agent.dtypes import element_type
-from agent.imports import LOADER_SYMBOLS, NotAnElfLibrary, imported_symbols
-from agent.limits import MIB, Limits, ProcessLimits
-from agent.problems import SOURCE_SUFFIX, Param, Problem
-from agent.sandbox import AGENT_ROOT, BOX, BoxLayout, Sandbox
-from agent.sandbox_core import SANDBOX_PATH
+from agent.judging.compile_cache import DEFAULT_MAX_BYTES, CompileCache
+from agent.judging.imports import LOADER_SYMBOLS, NotAnElfLibrary, imported_symbols
+from agent.problems.bundle import SOURCE_SUFFIX, Param, Problem
+from agent.problems.dtypes import element_type
+from agent.sandbox.boxfs import BoxFileError, copy_out, remove_tree
+from agent.sandbox.core import SANDBOX_PATH
+from agent.sandbox.modes import AGENT_ROOT, BOX, BoxLayout, Sandbox
+from agent.sandbox.resources import MIB, Limits, ProcessLimits
 
 # The newest AMD target first: Debian's hipcc (ROCm 5.2) only knows gfx90a.
 HIP_ARCH_CANDIDATES = ("gfx942", "gfx940", "gfx90a")
@@ -225,7 +225,7 @@ def check_imports(problem: Problem, language: str, library: Path) -> None:
                 raise CompileRejected(f"forbidden: {rule.reason} (the compiled library imports {name})")
 
 
-LOWP_INCLUDE_DIR = Path(__file__).parent / "include"
+LOWP_INCLUDE_DIR = Path(__file__).parent.parent / "include"
 
 
 @cache
@@ -339,7 +339,7 @@ def compile_solution(
                          target if ok else None)
 
 
-EVICT_SOURCE = Path(__file__).parent / "devices" / "evict.cpp"
+EVICT_SOURCE = Path(__file__).parent.parent / "devices" / "evict.cpp"
 
 
 def build_evict_helper(cache_dir: Path) -> Path | None:

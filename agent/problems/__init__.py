@@ -1,0 +1,2 @@
+"""Problems: bundles (problem.yaml and its references), their schema, element types, formulas and
+speed of light."""
