@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.emulator.budget import EMULATED_CASE_BYTES
-from agent.sandbox.resources import Limits
+from agent.sandbox.resources import ResourceLimits
 from core.exceptions import ApplicationError
 from fleets.models import Fleet
 from submissions.models import Mode
@@ -56,7 +56,8 @@ def emulated_limits() -> str:
     budget = EMULATED_CASE_BYTES // (1024 * 1024)
     return (f"{EMULATED_LABEL}: your HIP or CUDA kernel runs on the server's CPU, not on a GPU. Check only: "
             "the tests run, with wavefronts of 64 lanes for HIP and warps of 32 for CUDA, on the test cases of "
-            f"up to {budget} MiB of buffers (larger ones are skipped), {Limits().emulated_check_s:g} s for them all; "
+            f"up to {budget} MiB of buffers (larger ones are skipped), "
+            f"{ResourceLimits().emulated_check_s:g} s for them all; "
             "no benchmark, no timing, no leaderboard "
             "(emulated times mean nothing). Out-of-bounds accesses, barrier divergence and bad launches are "
             "caught. Not modelled: races and the GPU memory model, lockstep execution without barriers, timing, "

@@ -73,7 +73,7 @@ def compile_cache_scope(*, user_id: int) -> str:
 
 
 def job_limits() -> dict[str, float]:
-    """What the job asks of the agent's limits (agent.sandbox.resources.Limits): only what is configured here;
+    """What the job asks of the agent's limits (agent.sandbox.resources.ResourceLimits): only what is configured here;
     the agent's defaults hold for the rest."""
     budget = settings.HIPJUDGE_CASE_BUDGET_S
     return {"case_budget_s": budget} if budget > 0 else {}

@@ -1,11 +1,11 @@
 """Which test cases the emulated device runs: every test case of the problem, for both device
 classes, whose buffers (inputs and outputs together) fit in EMULATED_CASE_BYTES.
 
-The budget keeps a check within a quarter of its limit (agent.limits.Limits.emulated_check_s) on an
-idle machine of two cores: the emulator runs a GPU thread
-in tens of nanoseconds when it has no barriers, a few hundred when it has many, so a case's cost
-grows with its size. Every case in the catalogue today fits (the largest, 16M-element vectors,
-need 192 MiB).
+The budget keeps a check within a quarter of its limit
+(agent.sandbox.resources.ResourceLimits.emulated_check_s) on an idle machine of two cores: the
+emulator runs a GPU thread in tens of nanoseconds when it has no barriers, a few hundred when it
+has many, so a case's cost grows with its size. Every case in the catalogue today fits (the
+largest, 16M-element vectors, need 192 MiB).
 """
 
 from __future__ import annotations

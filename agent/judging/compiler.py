@@ -26,7 +26,7 @@ from agent.problems.dtypes import element_type
 from agent.sandbox.boxfs import BoxFileError, copy_out, remove_tree
 from agent.sandbox.core import SANDBOX_PATH
 from agent.sandbox.modes import AGENT_ROOT, BOX, BoxLayout, Sandbox
-from agent.sandbox.resources import MIB, Limits, ProcessLimits
+from agent.sandbox.resources import MIB, ProcessLimits, ResourceLimits
 
 # The newest AMD target first: Debian's hipcc (ROCm 5.2) only knows gfx90a.
 HIP_ARCH_CANDIDATES = ("gfx942", "gfx940", "gfx90a")
@@ -263,7 +263,7 @@ def compile_solution(
     box: Path,
     cache_dir: Path,
     sandbox: Sandbox,
-    limits: Limits,
+    limits: ResourceLimits,
     arch: str | None,
     cancel: threading.Event | None = None,
     cache_scope: str | None = None,

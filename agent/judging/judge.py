@@ -26,7 +26,7 @@ from agent.judging.phase import JobContext, Phase, PhaseResult
 from agent.judging.stats import geometric_mean
 from agent.problems.bundle import LANGUAGE_DEVICE_CLASS, LANGUAGES, Problem, ProblemError, problem_from_bundle
 from agent.sandbox.boxfs import fresh_box, remove_tree, sealed_memfd
-from agent.sandbox.resources import Limits
+from agent.sandbox.resources import ResourceLimits
 
 if TYPE_CHECKING:
     from agent.config import AgentConfig
@@ -51,7 +51,7 @@ class JobSpec:
     language: str
     source: str
     mode: str
-    limits: Limits
+    limits: ResourceLimits
     seed: int | None = None
     cache_scope: str | None = None  # opaque, one per user: compiled builds are shared within it only
     ranked_seed: int | None = None  # mode leaderboard: the platform's secret for the ranked inputs
@@ -90,7 +90,7 @@ class JobSpec:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise JobSpecError("seed: must be an integer or null")
         try:
-            limits = Limits.from_request(body.get("limits"))
+            limits = ResourceLimits.from_request(body.get("limits"))
         except ValueError as exc:
             raise JobSpecError(str(exc)) from exc
         scope = body.get("cache_scope")

@@ -31,7 +31,7 @@ from agent.judging.verify import check_outputs, modified_inputs
 from agent.problems.bundle import Case, Problem
 from agent.sandbox.core import DEFAULT_RAM_BYTES
 from agent.sandbox.modes import Outcome, Sandbox, SandboxUnavailable
-from agent.sandbox.resources import MIB, Limits, ProcessLimits
+from agent.sandbox.resources import MIB, ProcessLimits, ResourceLimits
 
 Emit = Callable[[str, dict[str, Any]], None]
 EXIT_WAIT_SECONDS = 2.0  # for a child that closed the channel to be reaped with its own exit status
@@ -55,7 +55,7 @@ class JobContext:
     device: str  # host | hip | cuda | emulated-hip | emulated-cuda
     sandbox: Sandbox
     job_dir: Path
-    limits: Limits
+    limits: ResourceLimits
     secret: bytes
     emit: Emit
     cancel: threading.Event

@@ -15,7 +15,7 @@ GIB = 1024 * MIB
 
 
 @dataclass(frozen=True)
-class Limits:
+class ResourceLimits:
     compile_s: float = 60.0  # wall clock for the compiler
     check_s: float = 30.0  # wall clock for the whole check phase (all test cases)
     # The same on the emulated device: the host's CPU runs every GPU thread, and it shares its cores
@@ -29,7 +29,7 @@ class Limits:
     nproc: int = 64  # extra processes/threads the user's code may start
 
     @classmethod
-    def from_request(cls, raw: Any) -> Limits:
+    def from_request(cls, raw: Any) -> ResourceLimits:
         """Build limits from a job request, clamped to the ceilings; raises ValueError naming the key."""
         if raw is None:
             return cls()

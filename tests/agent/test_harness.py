@@ -29,7 +29,7 @@ from agent.judging.timing_checks import fresh_anomaly, gpu_times, implausible, o
 from agent.judging.verify import Mutation
 from agent.problems.bundle import Case
 from agent.sandbox.modes import Outcome, Sandbox
-from agent.sandbox.resources import Limits
+from agent.sandbox.resources import ResourceLimits
 from tests.agent.conftest import ROOT, descriptors_open_on, load_problem
 
 F32 = np.dtype(np.float32)
@@ -338,7 +338,7 @@ ENDINGS = {
 def test_an_early_end_of_the_child_is_classified(name, tmp_path):
     device = "emulated-hip" if name == "emulator_fault" else "host"
     job = JobContext(problem=load_problem("vector-add"), device=device, sandbox=Sandbox(), job_dir=tmp_path,
-                     limits=Limits(), secret=b"k" * 48, emit=lambda *_: None, cancel=threading.Event(),
+                     limits=ResourceLimits(), secret=b"k" * 48, emit=lambda *_: None, cancel=threading.Event(),
                      libraries=[])
     phase = Phase(kind="test", cases=[TINY], job=job)
     phase._current = 0

@@ -10,7 +10,7 @@ import pytest
 from agent.judging.compiler import CompileRejected, precheck
 from agent.judging.judge import MAX_SOURCE_BYTES, JobSpec, JobSpecError
 from agent.problems.bundle import Problem
-from agent.sandbox.resources import CEILINGS, Limits
+from agent.sandbox.resources import CEILINGS, ResourceLimits
 from tests.agent.conftest import PROBLEMS_DIR, load_problem
 
 VECTOR_ADD_CPP = (PROBLEMS_DIR / "vector-add" / "solutions" / "cpp.cpp").read_text()
@@ -85,7 +85,7 @@ def test_jobspec_accepts_a_valid_request_and_clamps_limits_to_the_ceilings():
     spec = JobSpec.from_request(_body(limits={"check_s": 10_000, "nproc": 8}, seed=7))
     assert spec.id == "job-1" and spec.language == "cpp" and spec.mode == "benchmark" and spec.seed == 7
     assert spec.limits.check_s == CEILINGS["check_s"] and spec.limits.nproc == 8
-    assert spec.limits.benchmark_s == Limits().benchmark_s
+    assert spec.limits.benchmark_s == ResourceLimits().benchmark_s
     with pytest.raises(JobSpecError, match="^body:"):
         JobSpec.from_request(["not", "an", "object"])
 

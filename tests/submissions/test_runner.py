@@ -65,14 +65,14 @@ def test_it_copies_the_agents_events_and_ends_with_its_result(owner: Any, local_
 def test_the_job_asks_for_the_configured_case_budget_and_the_agent_takes_it(
         owner: Any, local_pool: Any, agent: fake_agent.FakeAgent, settings: Any, budget: float,
         limits: dict[str, float]) -> None:
-    from agent.sandbox.resources import Limits
+    from agent.sandbox.resources import ResourceLimits
 
     settings.HIPJUDGE_CASE_BUDGET_S = budget
     submission = dispatched(owner, local_pool, agent.url)
     submission_run(submission_id=str(submission.pk))
     sent = agent.jobs[f"{submission.pk}-1"]["limits"]
     assert sent == limits  # unset: nothing asked, the agent's own default holds
-    assert Limits.from_request(sent).case_budget_s == (budget or Limits().case_budget_s)
+    assert ResourceLimits.from_request(sent).case_budget_s == (budget or ResourceLimits().case_budget_s)
 
 
 def test_it_resumes_after_the_last_agent_event_it_stored(owner: Any, local_pool: Any,

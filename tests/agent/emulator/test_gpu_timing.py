@@ -18,7 +18,7 @@ from agent.config import AgentConfig
 from agent.judging.phase import JobContext, Phase, PhaseResult
 from agent.problems.bundle import Case
 from agent.sandbox.boxfs import sealed_memfd
-from agent.sandbox.resources import Limits
+from agent.sandbox.resources import ResourceLimits
 from tests.agent.conftest import PROBLEMS_DIR, load_problem
 from tests.agent.emulator.driver import compile_library
 
@@ -50,7 +50,7 @@ def run_phase(config: AgentConfig, emu_runtime: Path, library: Path, tmp_path: P
     emitted: list[str] = []
     try:
         job = JobContext(problem=load_problem("vector-add"), device="emulated-hip", sandbox=config.sandbox,
-                         job_dir=tmp_path, limits=Limits(case_budget_s=0.3), secret=secrets.token_bytes(32),
+                         job_dir=tmp_path, limits=ResourceLimits(case_budget_s=0.3), secret=secrets.token_bytes(32),
                          emit=lambda kind, data: emitted.append(kind), cancel=threading.Event(),
                          libraries=[fds[0]], runtime_fd=fds[1], emulator_runtime=emu_runtime)
         phase = make(job, fds) if make else Phase(kind="bench", cases=[Case("n=2^16", ("gpu",), {"n": 1 << 16})],
