@@ -16,6 +16,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from agent.protocol import MAX_SOURCE_BYTES as AGENT_MAX_SOURCE_BYTES
 from config.env import (
     env_bool,
     env_float,
@@ -320,16 +321,12 @@ HIPJUDGE_DEFAULT_POOL = env_str("HIPJUDGE_DEFAULT_POOL", "local")
 HIPJUDGE_SPEEDUP_NOISE = env_float("HIPJUDGE_SPEEDUP_NOISE", 1.1, minimum=1.0, maximum=10.0)
 HIPJUDGE_QUOTA_DAILY = env_int("HIPJUDGE_QUOTA_DAILY", 100, minimum=0)
 HIPJUDGE_QUOTA_CONCURRENT = env_int("HIPJUDGE_QUOTA_CONCURRENT", 2, minimum=0)
-# The default is the agents' own limit (agent.judging.judge.MAX_SOURCE_BYTES; a test keeps the two equal).
-HIPJUDGE_MAX_SOURCE_BYTES = env_int("HIPJUDGE_MAX_SOURCE_BYTES", 64 * 1024, minimum=1)
-if HIPJUDGE_MAX_SOURCE_BYTES != 64 * 1024:  # only then is the agent's module worth loading
-    from agent.judging.judge import MAX_SOURCE_BYTES as AGENT_MAX_SOURCE_BYTES
-else:
-    AGENT_MAX_SOURCE_BYTES = HIPJUDGE_MAX_SOURCE_BYTES
+# The default is the agents' own limit (agent.protocol.MAX_SOURCE_BYTES; a test keeps the two equal).
+HIPJUDGE_MAX_SOURCE_BYTES = env_int("HIPJUDGE_MAX_SOURCE_BYTES", AGENT_MAX_SOURCE_BYTES, minimum=1)
 if HIPJUDGE_MAX_SOURCE_BYTES > AGENT_MAX_SOURCE_BYTES:  # accepted here, every job would then end ERROR
     raise ImproperlyConfigured(
         f"HIPJUDGE_MAX_SOURCE_BYTES={HIPJUDGE_MAX_SOURCE_BYTES}: the agents refuse sources above "
-        f"{AGENT_MAX_SOURCE_BYTES} bytes (agent.judging.judge.MAX_SOURCE_BYTES); set it to at most that.")
+        f"{AGENT_MAX_SOURCE_BYTES} bytes (agent.protocol.MAX_SOURCE_BYTES); set it to at most that.")
 # Seconds a web process reuses the problem and pool rows it read for a new submission (0: never).
 # Edits made in the same process apply at once; edits made elsewhere after at most this long.
 HIPJUDGE_LOOKUP_CACHE_TTL = env_float("HIPJUDGE_LOOKUP_CACHE_TTL", 2.0, minimum=0)

@@ -23,13 +23,13 @@ from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-from agent.problems.roofline import DEFAULT_PEAKS, FLOPS_TYPES, Peaks
+from agent.protocol import DEFAULT_PEAKS, FLOPS_TYPES, Peaks
 from core import clock
 
 LANGUAGES_BY_DEVICE = {"host": ["cpp"], "hip": ["hip"], "cuda": ["cuda"]}
 # Languages the agent can check without their GPU, on its emulated device (agent/emulator).
 EMULABLE_LANGUAGES = ["hip", "cuda"]
-# Physical peaks of a pool's device when staff set none (agent.problems.roofline.DEFAULT_PEAKS, sources in
+# Physical peaks of a pool's device when staff set none (agent.protocol.DEFAULT_PEAKS, sources in
 # docs/speed-of-light.md): an MI300X for hip, an H100 SXM for cuda, and a workstation-class CPU for
 # host (`manage.py measure_host_peaks` measures the machine instead). A ranked time within 1.5x of
 # the floor they give is held for review, so a default errs high: a real host rarely gets near it.
@@ -77,7 +77,7 @@ def validate_prewarm_hours(value: str) -> None:
 
 
 def validate_peaks_by_type(value: Any) -> None:
-    """{flops_type: GFLOPS}: known types (agent.problems.roofline.FLOPS_TYPES), positive numbers."""
+    """{flops_type: GFLOPS}: known types (agent.protocol.FLOPS_TYPES), positive numbers."""
     if not isinstance(value, dict):
         raise ValidationError("must be an object of type to GFLOPS, e.g. {\"bf16\": 1307400}")
     for kind, gflops in value.items():

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from django.db import transaction
 
-from agent.problems.bundle import Problem as Bundle
-from agent.problems.bundle import ProblemError, load_problem_dir
+from agent.problems import Problem as Bundle
+from agent.problems import ProblemError, load_problem_dir
 from submissions.models import Problem, ProblemVersion
 
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agent.emulator.budget import EMULATED_CASE_BYTES
-from agent.sandbox.resources import ResourceLimits
+from agent.protocol import EMULATED_CASE_BYTES, ResourceLimits
 from core.exceptions import ApplicationError
 from fleets.models import Fleet
 from submissions.models import Mode

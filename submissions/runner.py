@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 
+from agent.protocol import CANCELLED, FINISHED
 from core import clock
 from fleets.agent_client import AgentBusy, AgentClient, AgentError, AgentJobNotFound, AgentRejectedJob
 from fleets.backends import CapacityError, ProvisionError, get_backend
@@ -73,7 +74,7 @@ def compile_cache_scope(*, user_id: int) -> str:
 
 
 def job_limits() -> dict[str, float]:
-    """What the job asks of the agent's limits (agent.sandbox.resources.ResourceLimits): only what is configured here;
+    """What the job asks of the agent's limits (agent.protocol.ResourceLimits): only what is configured here;
     the agent's defaults hold for the rest."""
     budget = settings.HIPJUDGE_CASE_BUDGET_S
     return {"case_budget_s": budget} if budget > 0 else {}
@@ -251,7 +252,7 @@ class Runner:
                 after = max(int(e["seq"]) for e in events)
                 if self._store(events):
                     return
-            elif (reply.get("job") or {}).get("state") in ("finished", "cancelled"):
+            elif (reply.get("job") or {}).get("state") in (FINISHED, CANCELLED):
                 # Ended without a RESULT we could read: should not happen, but never hang on it.
                 self._finish(Status.ERROR, "The agent ended the job without a result.")
                 return

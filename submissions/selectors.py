@@ -58,9 +58,9 @@ def problem_interface(*, version: ProblemVersion | None) -> dict[str, Any]:
     Empty for a version whose bundle no longer parses."""
     if version is None or not version.bundle:
         return {"signatures": {}, "parameters": []}
-    # Here, not at module level: the web and worker processes start without NumPy (agent.problems.bundle
-    # brings it), which only a problem page or the problem API then loads.
-    from agent.problems.bundle import ProblemError, problem_from_bundle
+    # Here, not at module level: the web and worker processes start without NumPy (the
+    # bundle's loader brings it), which only a problem page or the problem API then loads.
+    from agent.problems import ProblemError, problem_from_bundle
 
     try:
         bundle = problem_from_bundle(version.bundle)

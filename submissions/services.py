@@ -18,7 +18,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from agent.judging.jobs import cut_text, json_safe
+from agent.protocol import cut_text, json_safe
 from core import clock
 from core.exceptions import ApplicationError, ConflictError, NotFoundError, QuotaExceeded
 from core.locks import locked

@@ -1,5 +1,5 @@
 """Reads of the speed of light: each timed case and each score against the roofline floor of the
-pool's device (agent.problems.roofline with Fleet.peaks and the problem's flops_type). What the API, the
+pool's device (agent.protocol's arithmetic with Fleet.peaks and the problem's flops_type). What the API, the
 pages and the CLI show as `speed_of_light: {floor_ms, percent, peak_type, bound}`; the review rule
 of the leaderboard (submissions.ranking) uses the same floors. A score is the geometric mean of its
 cases' times, so its floor is the geometric mean of their floors and its percentage the geometric
@@ -14,8 +14,8 @@ from typing import Any
 from django.db.models import F, Window
 from django.db.models.functions import RowNumber
 
-from agent.problems.expr import ExprError, evaluate
-from agent.problems.roofline import Floor, Peaks, floor, flops_type_of, geometric_floor
+from agent.problems import ExprError, evaluate
+from agent.protocol import Floor, Peaks, floor, flops_type_of, geometric_floor
 from fleets.models import Fleet
 from submissions.models import ProblemVersion, Submission
 from submissions.selectors import LISTED  # the leaderboard's own rule of what shows

@@ -1,9 +1,12 @@
-"""The app dependency graph drawn in docs/architecture.md, checked against the imports of the code."""
+"""The app dependency graph drawn in docs/architecture.md, checked against the imports of the code;
+the agent's declared surface (agent.protocol, agent.problems) and the order of its folders."""
 
 from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +18,7 @@ APPS = ("core", "accounts", "fleets", "submissions", "billing", "limits", "ops",
 ALLOWED = {
     "core": set(),
     "accounts": {"core"},
-    "fleets": {"core"},
+    "fleets": {"core", "agent"},
     "submissions": {"core", "accounts", "fleets", "billing", "limits", "agent"},
     "billing": {"core", "fleets", "submissions"},
     "limits": {"core", "fleets", "billing", "submissions"},
@@ -27,6 +30,20 @@ ALLOWED = {
 # Edges docs/architecture.md names as exceptions: fleets' admin page shows billing's cost per VM.
 EXCEPTIONS = {("fleets/admin.py", "billing")}
 FIRST_PARTY = {*APPS, "agent", "cli", "config"}
+
+
+# What the platform may import of the agent: these modules, by name (`from agent.problems import
+# Problem`, never `agent.problems.bundle`). Tests and bench/ reach inside; every other module outside
+# agent/ counts, so the agent's modules can move without the platform noticing.
+AGENT_SURFACE = {"agent.protocol", "agent.problems"}
+NOT_PLATFORM = {"agent", "tests", "bench", "node_modules", "var", "static", "templates", "docs"}
+# A folder of agent/ -> the folders its modules may import (annotations under TYPE_CHECKING aside):
+# problems and the sandbox at the bottom, the harness on them, judging (and the top level) above all.
+AGENT_LAYERS = {
+    "problems": {"problems"},
+    "sandbox": {"sandbox"},
+    "harness": {"harness", "sandbox", "problems", "devices"},
+}
 
 
 def imported_packages(path: Path) -> set[str]:
@@ -52,6 +69,79 @@ def test_each_app_imports_only_what_the_graph_allows(package: str) -> None:
             if (relative, imported) not in EXCEPTIONS:
                 wrong.append(f"{relative} imports {imported}")
     assert wrong == []
+
+
+def imported_modules(path: Path, *, annotations: bool = True) -> set[str]:
+    """Every first-party module a file imports, dotted (`from agent import protocol`: agent.protocol);
+    without `annotations`, those imported under `if TYPE_CHECKING:` are left out."""
+    skipped: set[int] = set()
+    tree = ast.parse(path.read_text())
+    if not annotations:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+                skipped |= {id(inner) for statement in node.body for inner in ast.walk(statement)}
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module in FIRST_PARTY:
+                found |= {f"{node.module}.{alias.name}" for alias in node.names}
+            else:
+                found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+    return {name for name in found if name.split(".")[0] in FIRST_PARTY}
+
+
+def platform_files() -> list[Path]:
+    tops = [p for p in sorted(ROOT.iterdir()) if p.is_dir() and p.name not in NOT_PLATFORM
+            and not p.name.startswith(".") and not p.name.endswith(".egg-info")]
+    return sorted(ROOT.glob("*.py")) + [p for top in tops for p in sorted(top.rglob("*.py"))]
+
+
+def test_outside_the_agent_only_its_protocol_and_problems_are_imported() -> None:
+    wrong = []
+    for path in platform_files():
+        for name in imported_modules(path):
+            if name.split(".")[0] == "agent" and name not in AGENT_SURFACE:
+                wrong.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert wrong == []
+
+
+def test_the_surface_rule_sees_what_it_must(tmp_path: Path) -> None:
+    """The scan finds the platform's files, and reads each way of naming an agent module."""
+    files = {str(p.relative_to(ROOT)) for p in platform_files()}
+    assert {"manage.py", "config/settings.py", "submissions/services.py", "fleets/models.py"} <= files
+    assert not any(name.split("/")[0] in NOT_PLATFORM for name in files)
+    probe = tmp_path / "probe.py"
+    probe.write_text("import agent.judging.jobs\nfrom agent import protocol, sandbox\n"
+                     "from agent.problems import Problem\nfrom agent.problems.bundle import Problem\n"
+                     "if TYPE_CHECKING:\n    from agent.harness.calls import Caller\n")
+    assert imported_modules(probe) == {"agent.judging.jobs", "agent.protocol", "agent.sandbox", "agent.problems",
+                                       "agent.problems.bundle", "agent.harness.calls"}
+    assert "agent.harness.calls" not in imported_modules(probe, annotations=False)
+
+
+@pytest.mark.parametrize("folder", sorted(AGENT_LAYERS))
+def test_the_agent_folders_import_downwards_only(folder: str) -> None:
+    wrong = []
+    for path in modules(f"agent/{folder}"):
+        for name in imported_modules(path, annotations=False):
+            parts = name.split(".")
+            if parts[0] == "agent" and len(parts) > 1 and parts[1] not in AGENT_LAYERS[folder]:
+                wrong.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert wrong == []
+
+
+def test_the_agent_surface_loads_no_numpy() -> None:
+    """Settings import agent.protocol and the web process evaluates problem formulas through
+    agent.problems: neither may bring NumPy into a process that needs none."""
+    code = ("import sys, agent.protocol, agent.problems; agent.problems.evaluate('2*n', {'n': 3}); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'yaml')))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
 
 
 def drawn_graph() -> dict[str, set[str]]:

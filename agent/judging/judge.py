@@ -25,15 +25,13 @@ from agent.judging.jobs import MAX_JOB_SECONDS
 from agent.judging.phase import JobContext, Phase, PhaseResult
 from agent.judging.stats import geometric_mean
 from agent.problems.bundle import LANGUAGE_DEVICE_CLASS, LANGUAGES, Problem, ProblemError, problem_from_bundle
+from agent.protocol import MAX_ID_CHARS, MAX_SOURCE_BYTES, MODES
 from agent.sandbox.boxfs import fresh_box, remove_tree, sealed_memfd
 from agent.sandbox.resources import ResourceLimits
 
 if TYPE_CHECKING:
     from agent.config import AgentConfig
 
-MAX_SOURCE_BYTES = 64 * 1024
-MAX_ID_CHARS = 64
-MODES = ("check", "benchmark", "compile", "leaderboard")
 MAX_RANKED_SEED = 2**63 - 1
 # The problem's own solutions, timed beside leaderboard jobs: one build for everybody.
 REFERENCE_CACHE_SCOPE = "hipjudge-reference"

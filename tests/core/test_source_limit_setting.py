@@ -8,7 +8,7 @@ import subprocess
 import sys
 from typing import Any
 
-from agent.judging.judge import MAX_SOURCE_BYTES
+from agent.protocol import MAX_SOURCE_BYTES
 from tests.conftest import ROOT
 
 

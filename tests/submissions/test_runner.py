@@ -65,7 +65,7 @@ def test_it_copies_the_agents_events_and_ends_with_its_result(owner: Any, local_
 def test_the_job_asks_for_the_configured_case_budget_and_the_agent_takes_it(
         owner: Any, local_pool: Any, agent: fake_agent.FakeAgent, settings: Any, budget: float,
         limits: dict[str, float]) -> None:
-    from agent.sandbox.resources import ResourceLimits
+    from agent.protocol import ResourceLimits
 
     settings.HIPJUDGE_CASE_BUDGET_S = budget
     submission = dispatched(owner, local_pool, agent.url)
@@ -239,7 +239,7 @@ def test_the_job_carries_an_opaque_compile_cache_scope_of_its_user(owner: Any, o
 
 def test_the_platform_never_stores_an_over_long_reason_or_output(owner: Any, local_pool: Any,
                                                                  agent: fake_agent.FakeAgent) -> None:
-    from agent.judging.jobs import EVENT_REASON_CHARS, EVENT_TEXT_CHARS
+    from agent.protocol import EVENT_REASON_CHARS, EVENT_TEXT_CHARS
 
     line = "x" * (3 << 20)  # a result line as a kernel writes it, well within the transport cap
     agent.script = [("COMPILE_RESULT", {"ok": True, "output": line, "cached": False, "seconds": 0.1}),

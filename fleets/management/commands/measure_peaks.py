@@ -1,4 +1,4 @@
-"""Measure this machine's peaks for a host pool's speed of light (agent.peak_probe), and with
+"""Measure this machine's peaks for a host pool's speed of light (agent.protocol.measure_peaks), and with
 --save store them on the pool (peak_gbps, peak_gflops and peak_gflops_by_type)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from agent.peak_probe import measure
+from agent.protocol import measure_peaks
 from fleets.models import Device, Fleet
 
 
@@ -31,7 +31,7 @@ class Command(BaseCommand):
                                "or set them in the admin), not this machine's")
         if opts["size_mib"] < 1 or opts["n"] < 16 or opts["seconds"] <= 0:
             raise CommandError("--size-mib must be at least 1, --n at least 16, --seconds positive")
-        peaks = measure(size_mib=opts["size_mib"], n=opts["n"], seconds=opts["seconds"])
+        peaks = measure_peaks(size_mib=opts["size_mib"], n=opts["n"], seconds=opts["seconds"])
         said = ", ".join(f"{kind} {value:,.0f} GFLOPS" for kind, value in peaks.gflops.items())
         self.stdout.write(f"{peaks.gbps:,.1f} GB/s copy bandwidth, {said}")
         if opts["save"]:
