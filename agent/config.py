@@ -85,7 +85,7 @@ def detect_arch(device: str) -> str | None:
 
 def build_config(*, workdir: Path, device: str = "auto", arch: str | None = None,
                  allow_insecure: bool = False) -> AgentConfig:
-    """Raises agent.sandbox.SandboxUnavailable when no sandbox works and insecure mode is off."""
+    """Raises agent.sandbox.modes.SandboxUnavailable when no sandbox works and insecure mode is off."""
     if device not in (*DEVICES, "auto"):
         raise ValueError(f"device must be one of auto, {', '.join(DEVICES)}")
     sandbox = detect_sandbox(allow_insecure=allow_insecure)

@@ -2,7 +2,7 @@
 
 Every response is JSON, errors included (`{"message", "extra"}`, never a traceback), every request
 but a malformed one must carry the agent token in `X-Agent-Token`, and a request body is never
-read beyond the size limit. The judging itself lives in agent.jobs / agent.judge.
+read beyond the size limit. The judging itself lives in agent.judging.jobs / agent.judging.judge.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@
  * the measurement depend on the neighbours. Evicting exactly the case's buffers starts every call
  * from memory at a cost of ~1 ms per 12 MB.
  *
- * Built by agent.compiler.build_evict_helper with the system C++ compiler; Python has no way to
+ * Built by agent.judging.compiler.build_evict_helper with the system C++ compiler; Python has no way to
  * issue these instructions itself. It also holds hj_resume_send_stamped, the parent's GO (see there). */
 #include <errno.h>
 #include <signal.h>
@@ -48,7 +48,7 @@ extern "C" int hj_evict(const void* buffer, size_t nbytes) {
 }
 
 /* Read the clocks, send GO and resume the paused child at once: the start of a timed call. The
- * child was stopped (SIGSTOP) while the parent wrote its inputs (agent/pause.py), so the clock
+ * child was stopped (SIGSTOP) while the parent wrote its inputs (agent/sandbox/pause.py), so the clock
  * starts before any of its threads can run again; GO is queued before it resumes, so its waiting
  * thread wakes once, not twice. In Python another thread of the agent (an HTTP handler) can take
  * the interpreter between reading the clock and sending, for up to the interpreter's 5 ms switch

@@ -1,8 +1,8 @@
 """One call of the kernel, driven and checked by the trusted parent.
 
 For every call the parent poisons the outputs, sends GO and waits for DONE; the call's time is
-its own measurement (agent.channel). A timed call follows the clock rule: the child is paused
-(agent.pause) before the parent writes anything the outputs depend on, and the clock starts as it
+its own measurement (agent.harness.channel). A timed call follows the clock rule: the child is paused
+(agent.sandbox.pause) before the parent writes anything the outputs depend on, and the clock starts as it
 is resumed with GO. Right after DONE, before anything else can happen, the parent samples outputs
 for leftover poison (a call that reports its end before its work is done fails) and checks the
 guard zones around every buffer (a write past a buffer's end is named).

@@ -11,7 +11,7 @@ themselves, agent/devices/cuda_vmm.py); more than asked for is refused, and the 
 
 Times: the parent's socket asks the kernel for SO_TIMESTAMPNS, so every message from the child
 carries the moment the child's `send` queued it (the kernel's clock, which user code cannot set).
-A call is timed from just before the parent resumes the paused child and sends GO (agent.pause)
+A call is timed from just before the parent resumes the paused child and sends GO (agent.sandbox.pause)
 to the kernel's stamp on the child's DONE, which leaves out how long the parent took to wake up;
 the parent's own monotonic clock around the same exchange bounds it from above. An end of call
 without a stamp, or stamped before its start, is refused: it was queued before GO (a thread of the
@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-# The wire format and the child's end are agent.wire, all that the sandboxed child imports (it
+# The wire format and the child's end are agent.harness.wire, all that the sandboxed child imports (it
 # starts once per phase: no dataclasses, pathlib or re there); the parent's code finds them here too.
 from agent.harness.wire import (  # noqa: F401 - re-exported
     BUFFERS,

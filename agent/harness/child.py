@@ -1,6 +1,6 @@
 """The untrusted side of the harness: runs inside the sandbox, in the same process as user code.
 
-    python -P [-S] -m agent.child DEVICE CONTROL_FD ARENA_FD RUNTIME_FD LIBRARY_FD...
+    python -P [-S] -m agent.harness.child DEVICE CONTROL_FD ARENA_FD RUNTIME_FD LIBRARY_FD...
 
 It opens the device and says READY; the parent may time empty calls now, while nothing of the
 user's is loaded. LOAD loads the libraries from file descriptors the parent made (the solution
@@ -154,7 +154,7 @@ def serve(channel: ChildChannel, buffers: HostBuffers | GpuBuffers, libraries: l
                 return 3
             channel.send(READY)
         elif kind == CASE:
-            # Written by the trusted parent (agent.calls), which never decodes anything of the child's
+            # Written by the trusted parent (agent.harness.calls), which never decodes anything of the child's
             # this way. marshal, not json: json's import (re) was a fifth of the child's start.
             spec = marshal.loads(body)  # noqa: S302
             try:

@@ -1,5 +1,5 @@
 """How a sandboxed child ended before its phase was done, as a verdict and a sentence a user can
-act on. What the sandbox measured (agent.sandboxed_process.Outcome) is the evidence: the exit status,
+act on. What the sandbox measured (agent.sandbox.process.Outcome) is the evidence: the exit status,
 the signal, and what its cgroup saw (an OOM kill, a refused thread). The child's own output is the
 user's, so only the emulator's fault line is quoted from it, cut.
 """

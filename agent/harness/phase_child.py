@@ -83,7 +83,7 @@ class PhaseChild:
         """The child, with /box a private tmpfs (nothing of the disk; without a sandbox it is the
         host directory `box`) and everything it
         needs by descriptor: the control socket, the shared memory, the libraries as sealed
-        memfds. The agent's code is the sandbox's read-only copy (agent.child_tree)."""
+        memfds. The agent's code is the sandbox's read-only copy (agent.sandbox.child_tree)."""
         job = self.job
         arena = access.arena.fd if access.arena is not None else -1
         runtime = job.runtime_fd if job.runtime_fd is not None else -1

@@ -1,7 +1,7 @@
-"""The control channel's wire format (agent.channel) and the child's end of it.
+"""The control channel's wire format (agent.harness.channel) and the child's end of it.
 
-The sandboxed child imports this module and not agent.channel: it starts once per phase of every
-job, so it loads only socket and struct here (agent.channel's dataclasses and pathlib, with what
+The sandboxed child imports this module and not agent.harness.channel: it starts once per phase of every
+job, so it loads only socket and struct here (agent.harness.channel's dataclasses and pathlib, with what
 they import, would be paid at each child's start).
 """
 
@@ -15,7 +15,7 @@ MAX_TEXT = 1024  # bytes of an error sentence the child may send
 
 # parent -> child. LOAD comes after the device is up and (on a GPU) the empty calls that calibrate
 # the timing are done: until then no code of the user's runs in the child. Before a timed GO the
-# parent pauses the child (agent.pause) and resumes it with the GO: there is no wake-up message.
+# parent pauses the child (agent.sandbox.pause) and resumes it with the GO: there is no wake-up message.
 LOAD, CASE, GO, FREE, QUIT = b"L", b"C", b"G", b"F", b"Q"
 GO_LAYOUT = struct.Struct("<IBB")  # sequence number, flags, library index
 GO_EMPTY = 1  # time the handshake (and GPU events) around no call at all: the parent's calibration

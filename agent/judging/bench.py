@@ -2,8 +2,8 @@
 
 The public benchmark (`run`): warm-up calls, then timed runs until the standard error is small or
 the case's budget is spent. Before each timed run the parent poisons the outputs, pauses the child,
-changes a few input elements (agent.verify.Mutation), evicts the buffers (host) or flushes the
-GPU's caches, and starts its clock as it resumes the child with GO (agent.calls: the clock rule);
+changes a few input elements (agent.judging.verify.Mutation), evicts the buffers (host) or flushes the
+GPU's caches, and starts its clock as it resumes the child with GO (agent.harness.calls: the clock rule);
 after it, the parent draws whether to verify that run (the child cannot know which) and, if so,
 copies its outputs at once and checks them against the reference for the changed inputs. Then
 timed calls on sets of entirely fresh inputs, written while the child is paused: their outputs are

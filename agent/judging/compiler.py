@@ -1,7 +1,7 @@
 """Compile a submission into `solution.so`, after checking its `solution` declaration.
 
 The compiler itself runs in the sandbox: a hostile `#include "/path/to/token"` must see nothing.
-Results are cached per user scope (agent.compile_cache), by a hash of source + flags + toolchain
+Results are cached per user scope (agent.judging.compile_cache), by a hash of source + flags + toolchain
 version + target.
 """
 
@@ -181,7 +181,7 @@ _QUALIFIERS = re.compile(r"\b(const|__restrict__|__restrict|restrict|volatile|st
 
 def precheck(problem: Problem, language: str, source: str) -> None:
     """Refuse with a reason a user can act on: a missing/mis-typed `solution` or a forbidden pattern.
-    Linear in the source (at most 64 KiB, agent.judge): it runs in the trusted parent."""
+    Linear in the source (at most 64 KiB, agent.protocol): it runs in the trusted parent."""
     code = strip_comments(source)
     for rule in problem.forbidden:
         if language in rule.languages and rule.search(code):
@@ -209,7 +209,7 @@ def precheck(problem: Problem, language: str, source: str) -> None:
 
 
 def check_imports(problem: Problem, language: str, library: Path) -> None:
-    """Refuse a library that imports the loader or what the problem forbids (agent.imports says
+    """Refuse a library that imports the loader or what the problem forbids (agent.judging.imports says
     why the source check alone is not enough). Symbol names are matched with their underscores as
     word breaks too, so `\bcblas` catches `scipy_cblas_sgemm`."""
     try:
@@ -276,7 +276,7 @@ def compile_solution(
 
     The compiler sees a private /box (a small tmpfs): the source bound read-only, and one directory
     of the job's own bound read-write for the library it writes, which the parent then copies out
-    safely (agent.boxfs.copy_out). A build is served from the cache only within the same
+    safely (agent.sandbox.boxfs.copy_out). A build is served from the cache only within the same
     `cache_scope` (one per user)."""
     started = time.monotonic()
     precheck(problem, language, source)

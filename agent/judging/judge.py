@@ -1,9 +1,9 @@
 """One job from request to verdict: compile → check → benchmark (→ the ranked pass of a
-leaderboard job, agent.ranked), streaming events as it goes.
+leaderboard job, agent.judging.ranked), streaming events as it goes.
 
 `judge()` never raises for anything a user did: every path ends in exactly one RESULT event with
 a status and a sentence saying why. Each phase runs in its own fresh box; the compiled library
-leaves the compile's box once, safely (agent.boxfs), and reaches every later phase as a sealed
+leaves the compile's box once, safely (agent.sandbox.boxfs), and reaches every later phase as a sealed
 memfd. The job's directory is removed on every path, whatever the boxes hold.
 """
 

@@ -1,6 +1,6 @@
 """Human-readable text from a job's events: live progress lines and the final report.
 
-Used by `python -m agent run`. It only reads event payloads (see agent.judge for their shape) and
+Used by `python -m agent run`. It only reads event payloads (see agent.judging.judge for their shape) and
 tolerates missing keys, so an older or newer judge still gets a readable report.
 """
 

@@ -2,7 +2,7 @@
 verdict (None: nothing wrong).
 
 Every call is timed by the trusted parent: from just before it sends GO to the kernel's stamp on
-the child's DONE (agent.channel). On the host device that is the time reported. On a GPU the
+the child's DONE (agent.harness.channel). On the host device that is the time reported. On a GPU the
 kernel's time is measured by events in the child's process (a GPU context belongs to one
 process), and the child is the user's: its event times are claims. The parent bounds them from
 below by its own clock: a call cannot have taken less than the parent saw minus what a call costs
@@ -24,7 +24,7 @@ PEAK_GBPS = {"host": 1_000.0, "hip": 12_000.0, "cuda": 12_000.0, "emulated": 1_0
 PEAK_GFLOPS = {"host": 20_000.0, "hip": 350_000.0, "cuda": 1_000_000.0, "emulated": 20_000.0}
 # Matrix units run lower precisions many times faster (an honest fp8 GEMM at half an MI300X's peak
 # computes 1.3 PFLOPS): the ceiling for a problem's flops_type is the fp32 one above or this margin
-# times the class's documented dense peak for the type (agent.roofline), whichever is higher. The
+# times the class's documented dense peak for the type (agent.problems.roofline), whichever is higher. The
 # margin covers the class's faster parts (MI355X over MI300X, B200 over H100). fp32 and fp64 keep
 # the fp32 ceiling.
 PLAUSIBLE_MARGIN = 2.5

@@ -68,7 +68,7 @@ class Problem:
     ranked: tuple[Case, ...] = ()
     baselines: dict[str, str] = field(default_factory=dict)
     requires: dict[str, str] = field(default_factory=dict)  # e.g. {"hip_arch": "gfx942"}
-    flops_type: str = "fp32"  # what `flops` run in (agent.roofline.FLOPS_TYPES): the compute peak to use
+    flops_type: str = "fp32"  # what `flops` run in (agent.problems.roofline.FLOPS_TYPES): the compute peak to use
     _module: types.ModuleType | None = field(default=None, repr=False)
 
     # ---- derived -----------------------------------------------------------------------------
@@ -91,7 +91,7 @@ class Problem:
 
     @property
     def data_types(self) -> tuple[str, ...]:
-        """The element types of its buffers, in signature order, each once (agent.dtypes.listed_name):
+        """The element types of its buffers, in signature order, each once (agent.problems.dtypes.listed_name):
         what the problem lists are filtered by. Scalars (sizes, alpha) say nothing of the problem."""
         return tuple(dict.fromkeys(listed_name(element_type(p.ctype)) for p in self.signature if p.pointer))
 

@@ -21,7 +21,7 @@ SOURCE_SUFFIX = {"cpp": ".cpp", "hip": ".hip", "cuda": ".cu"}
 # The device class a language's kernels run on.
 LANGUAGE_DEVICE_CLASS = {"cpp": "host", "hip": "gpu", "cuda": "gpu"}
 
-# problem.yaml type -> (NumPy dtype name, spellings a C++ declaration accepts); agent.dtypes has
+# problem.yaml type -> (NumPy dtype name, spellings a C++ declaration accepts); agent.problems.dtypes has
 # every language's spelling.
 C_TYPES: dict[str, tuple[str, tuple[str, ...]]] = {
     name: (t.numpy.name, t.spellings("cpp")) for name, t in TYPES.items()}
@@ -43,7 +43,7 @@ class Param:
     const: bool = False
     output: bool = False
     shape: tuple[str | int, ...] = ()
-    # False: the benchmark's timed runs leave this input as generated (agent.verify.Mutation), for
+    # False: the benchmark's timed runs leave this input as generated (agent.judging.verify.Mutation), for
     # inputs whose elements are not interchangeable (CSR row pointers must stay increasing).
     mutate: bool = True
 

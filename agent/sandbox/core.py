@@ -1,10 +1,10 @@
 """The parts every sandbox shares: how a sandboxed process is started and limited (waiting for it
-and killing it: agent.sandboxed_process), and the no-isolation mode (`none`, only with
+and killing it: agent.sandbox.process), and the no-isolation mode (`none`, only with
 --insecure-no-sandbox).
 
 `Sandbox.spawn` is the one entry point. Its keyword arguments are the contract with the harness
 and the compiler: `pass_fds` hands open descriptors to the child under the same numbers (memfds,
-pipes; inherited, or over agent.fd_handoff where a container cannot inherit them), `layout`
+pipes; inherited, or over agent.sandbox.fd_handoff where a container cannot inherit them), `layout`
 makes /box a private tmpfs of a fixed size that only the sandbox sees, with the trusted files it
 needs bound read-only into it. Without a layout the job's host directory is bound at /box,
 read-write. Without a sandbox (`none`) the box is the host directory itself and a layout's files
@@ -109,7 +109,7 @@ class Sandbox:
         layout: BoxLayout | None = None,
     ) -> SandboxedProcess:
         """Start argv with /box as working directory; paths in argv use the in-sandbox names. Its
-        stdout and stderr go to a pipe the parent drains (agent.output_drain): no file of the
+        stdout and stderr go to a pipe the parent drains (agent.sandbox.output_drain): no file of the
         host's is ever the child's."""
         full_env = _child_env(env or {})
         cgroup = self._cgroup(limits)

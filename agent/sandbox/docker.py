@@ -7,7 +7,7 @@ process-group kill reaches, leaves the container running. The limits are the con
 for what cgroups enforce, sized tmpfs for /tmp and a private /box. Docker's default seccomp profile
 refuses unshare, mount and the rest of the namespace calls to a container without CAP_SYS_ADMIN.
 The judge's child gets its descriptors (control socket, shared memory, sealed libraries) through
-agent.fd_handoff: a socket bound read-only into the container, answered once.
+agent.sandbox.fd_handoff: a socket bound read-only into the container, answered once.
 
 The image must have python3 with NumPy (the harness's child) and the compilers the agent offers:
 docker/sandbox.Dockerfile builds one for the host device (g++), docker/agent-rocm.Dockerfile is

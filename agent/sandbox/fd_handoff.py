@@ -9,7 +9,7 @@ have, puts each at its number and execs the real command, which finds them where
 bubblewrap. The parent answers one connection only, from root (the container's) or its own
 user, and then closes the socket; a memfd passed this way is the same sealed file, not a copy.
 
-    python3 -P -m agent.fd_handoff /run/hipjudge-fds/fds.sock -- COMMAND...
+    python3 -P -m agent.sandbox.fd_handoff /run/hipjudge-fds/fds.sock -- COMMAND...
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class FdHandoff:
         # Copies: the caller may close its own once the process is started, as it may with bwrap.
         self._fds = [os.dup(fd) for fd in self.numbers]
         # The process that took the offer, as the kernel names it here (0: none yet, or one this
-        # namespace cannot see). It execs the judge's child: the process agent.pause stops.
+        # namespace cannot see). It execs the judge's child: the process agent.sandbox.pause stops.
         self.peer_pid = 0
         # Short: a socket's path has at most 107 bytes. The container's root has no capability to
         # bypass permissions, so under an agent that is not root the socket must be open to others;

@@ -1,17 +1,17 @@
 """Run untrusted programs (the compiler on user source, the user's kernel) in a sandbox.
 
 Modes:
-- bwrap (agent.bwrap): bubblewrap with every namespace unshared, no nested user namespaces, a
+- bwrap (agent.sandbox.bwrap): bubblewrap with every namespace unshared, no nested user namespaces, a
   seccomp filter, a read-only view of only the system and Python directories the child needs, a
   private /tmp of a fixed size, the job's box at /box, all capabilities dropped, rlimits, a wall
   clock; everything it starts is killed at the end.
-- docker (agent.docker_sandbox): where an engine answers, a named container with no network, a
+- docker (agent.sandbox.docker): where an engine answers, a named container with no network, a
   read-only root, sized tmpfs, cap_drop ALL, the limits as the container's own; killed by name.
-  The descriptors the judge's child needs reach it over a socket (agent.fd_handoff).
+  The descriptors the judge's child needs reach it over a socket (agent.sandbox.fd_handoff).
 - none: no isolation at all. Only with --insecure-no-sandbox, and /v1/health says so.
 
 Memory and thread caps on the whole sandbox come from a cgroup of its own where the agent may make
-one (agent.cgroups), else from rlimits. The child never sees the agent token, the platform's
+one (agent.sandbox.cgroups), else from rlimits. The child never sees the agent token, the platform's
 files, another job's files or the parent's environment (--clearenv).
 """
 

@@ -7,7 +7,7 @@ does not help either: a thread can work behind the writer's head, and whatever o
 parent subtracts again becomes free time. So the parent stops every process of the sandbox
 (SIGSTOP, which no process can block or ignore, and which stops all of a process's threads) and
 waits until the kernel reports each of their threads stopped; then it writes, evicts, starts its
-clock and resumes the child (SIGCONT) in one native step just before GO (agent.channel).
+clock and resumes the child (SIGCONT) in one native step just before GO (agent.harness.channel).
 
 The process is found once per child, by the kernel's parent links from the process the sandbox
 started: the one at the bottom of that tree (below bwrap and its init, which run none of the user's
@@ -115,7 +115,7 @@ class ChildPause:
             pause = min(0.001, pause + 0.0001)
 
     def resume(self) -> None:
-        """SIGCONT from Python (the timed path resumes in native code: agent.channel)."""
+        """SIGCONT from Python (the timed path resumes in native code: agent.harness.channel)."""
         for pid in self.pids:
             try:
                 os.kill(pid, signal.SIGCONT)
@@ -129,7 +129,7 @@ class GpuResidue:
     kernel driver (amdkfd) reports them per process as `stats_<gpu>/cu_occupancy`. An honest child
     synchronises before it answers DONE, so it has none; a kernel left running (a persistent
     kernel watching the inputs) has some. Elsewhere (NVIDIA, older kernels) nothing is reported
-    and the outputs check of agent.calls is the only guard."""
+    and the outputs check of agent.harness.calls is the only guard."""
 
     def __init__(self, pids: list[int], root: Path = KFD_PROC) -> None:
         self.files = [path for pid in pids for path in sorted((root / str(pid)).glob("stats_*/cu_occupancy"))]

@@ -1,5 +1,5 @@
 """A program running in a sandbox: waiting for it, killing everything it started, and what is
-known of how it ended (Outcome). Made by agent.sandbox_core.Sandbox.spawn."""
+known of how it ended (Outcome). Made by agent.sandbox.core.Sandbox.spawn."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ class SandboxedProcess:
     _counters: tuple[int, int] | None = None  # (oom kills, pids refusals) read before the cgroup went
 
     def pause_pids(self) -> list[int]:
-        """The processes agent.pause stops: the one running the user's code at the bottom of what
+        """The processes agent.sandbox.pause stops: the one running the user's code at the bottom of what
         the sandbox started, or in a container the process that took the descriptor handoff (the
         `docker run` client is not the container)."""
         if self.handoff is not None or self.on_kill is not None:
