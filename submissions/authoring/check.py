@@ -1,15 +1,16 @@
 """`problem check`: a bundle's own solutions through the agent's real judging pipeline (JobSpec ->
 judge(): compiler, sandbox, harness, verification), on every device this machine has.
 
-- host: solutions/cpp.cpp is ACCEPTED in benchmark mode (its tests and timed benchmarks verified)
-  and CHECKED under the other seeds; solutions/wrong.cpp gets WRONG_ANSWER under every seed. Each
-  seed is a new job, so a new draw of every input: a tolerance too tight for an honest float32
-  kernel, or a wrong solution that passes on lucky inputs, shows as a surprise.
+- host: solutions/cpp.cpp (which accumulates in float32, as an honest kernel does) is ACCEPTED in
+  benchmark mode (its tests and timed benchmarks verified) and CHECKED under the other seeds, each a
+  new job and so a new draw of every input: a tolerance too tight for float32 shows as a surprise.
+  solutions/wrong.cpp gets WRONG_ANSWER: a tolerance too loose to refuse it is a surprise too.
 - emulated (no GPU of that kind here): hip.hip and cuda.cu CHECKED on the emulated device, every test
   case within the emulator's size budget (agent.emulator.budget).
 - hip / cuda (this machine's GPU): that language's solution CHECKED on it.
 - hipcc / nvcc (installed, no such GPU): hip.hip / cuda.cu COMPILED, for the newest target the
   compiler knows (a problem that requires a newer one is skipped, saying so).
+- every starter under templates/ COMPILED where its language compiles (cpp on the host).
 
 Every run is a Row; a Row whose `got` differs from `expected` is a surprise.
 """
@@ -48,7 +49,7 @@ BENCH_LIMITS = {**LIMITS, "case_budget_s": 0.2}
 @dataclass(frozen=True)
 class Run:
     device: str  # one of DEVICES
-    solution: str  # a file under solutions/
+    file: str  # the source, relative to the bundle
     language: str
     mode: str
     expected: str
@@ -98,17 +99,19 @@ def plan(devices: Iterable[str], seeds: Sequence[int] = DEFAULT_SEEDS) -> list[R
     wanted = set(devices)
     runs: list[Run] = []
     if "host" in wanted:
-        runs.append(Run("host", "cpp.cpp", "cpp", "benchmark", "ACCEPTED", seeds[0]))
-        runs += [Run("host", "cpp.cpp", "cpp", "check", "CHECKED", seed) for seed in seeds[1:]]
-        runs += [Run("host", "wrong.cpp", "cpp", "check", "WRONG_ANSWER", seed) for seed in seeds]
+        runs.append(Run("host", "solutions/cpp.cpp", "cpp", "benchmark", "ACCEPTED", seeds[0]))
+        runs += [Run("host", "solutions/cpp.cpp", "cpp", "check", "CHECKED", seed) for seed in seeds[1:]]
+        runs.append(Run("host", "solutions/wrong.cpp", "cpp", "check", "WRONG_ANSWER", seeds[0]))
+        runs.append(Run("host", "templates/cpp.cpp", "cpp", "compile", "COMPILED"))
     for language, file in GPU_FILES.items():
         if "emulated" in wanted:
-            runs.append(Run("emulated", file, language, "check", "CHECKED"))
+            runs.append(Run("emulated", f"solutions/{file}", language, "check", "CHECKED"))
         if language in wanted:
-            runs.append(Run(language, file, language, "check", "CHECKED", seeds[0]))
+            runs.append(Run(language, f"solutions/{file}", language, "check", "CHECKED", seeds[0]))
     for device, language in (("hipcc", "hip"), ("nvcc", "cuda")):
         if device in wanted:
-            runs.append(Run(device, GPU_FILES[language], language, "compile", "COMPILED"))
+            runs += [Run(device, f"{folder}/{GPU_FILES[language]}", language, "compile", "COMPILED")
+                     for folder in ("solutions", "templates")]
     return runs
 
 
@@ -134,12 +137,13 @@ def _too_new(problem: Problem, config: AgentConfig) -> str | None:
 
 
 def run_one(config: AgentConfig, problem: Problem, folder: Path, run: Run) -> Row:
-    label = run.solution if run.seed is None else f"{run.solution} seed={run.seed}"
+    name = run.file.removeprefix("solutions/")
+    label = name if run.seed is None else f"{name} seed={run.seed}"
     if run.device == "hipcc" and (why := _too_new(problem, config)):
         return Row(problem.slug, "hipcc", label, "skipped", "skipped", 0.0, why)
-    path = folder / "solutions" / run.solution
+    path = folder / run.file
     if not path.is_file():
-        return Row(problem.slug, run.device, label, run.expected, "missing", 0.0, f"no solutions/{run.solution}")
+        return Row(problem.slug, run.device, label, run.expected, "missing", 0.0, f"no {run.file}")
     device = run.device
     started = time.monotonic()
     limits = BENCH_LIMITS if run.mode == "benchmark" else LIMITS

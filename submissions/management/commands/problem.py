@@ -40,7 +40,7 @@ class Command(BaseCommand):
         check.add_argument("--device", action="append", choices=DEVICES, default=None,
                            help="only this device (repeatable; default: every device this machine has)")
         check.add_argument("--seeds", type=int, default=len(DEFAULT_SEEDS),
-                           help=f"input draws per host solution (default {len(DEFAULT_SEEDS)})")
+                           help=f"input draws for the host cpp solution (default {len(DEFAULT_SEEDS)})")
         check.add_argument("--workdir", type=Path, default=None,
                            help="the checking agent's folder (default: ~/.cache/hipjudge/problem-check)")
 
