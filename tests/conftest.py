@@ -30,7 +30,7 @@ SHARED_SESSION_FIXTURES = {"dstack_server": "dstack", "dstack_server_frozen": "d
 # Fixtures that cost tens of seconds of CPU before their first test can run (a dstack server, the
 # emulator's runtime, every problem's sources compiled): their users are marked `slow`, which
 # `make test-quick` leaves out (make test runs them).
-SLOW_FIXTURES = {"dstack_server", "dstack_server_frozen", "emu_runtime", "host_libs", "hip_builds", "cuda_builds"}
+SLOW_FIXTURES = {"dstack_server", "dstack_server_frozen", "emu_runtime", "hip_builds", "cuda_builds"}
 
 
 def xdist_group(item: pytest.Item) -> str | None:
