@@ -15,7 +15,7 @@ APPS = ("core", "accounts", "fleets", "submissions", "billing", "limits", "ops",
 ALLOWED = {
     "core": set(),
     "accounts": {"core"},
-    "fleets": {"core"},
+    "fleets": {"core", "agent"},
     "submissions": {"core", "accounts", "fleets", "billing", "limits", "agent"},
     "billing": {"core", "fleets", "submissions"},
     "limits": {"core", "fleets", "billing", "submissions"},
