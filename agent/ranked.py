@@ -178,6 +178,7 @@ class RankedPhase(Phase):
     def _twice(self, index: int, caller: Caller, inputs: dict[str, np.ndarray]) -> None:
         """The determinism check: two calls on the same inputs, the first checked against the reference."""
         case, problem = self.cases[index], self.job.problem
+        expected = self._expect_later(index, inputs)  # beside the first call: nothing here is timed
         runs = []
         for attempt in range(2):
             for name, values in inputs.items():
@@ -187,7 +188,8 @@ class RankedPhase(Phase):
             outputs = caller.outputs_now()
             if message := modified_inputs(caller.access, inputs, name=False):
                 raise Refused("WRONG_ANSWER", message)
-            if attempt == 0 and (message := check_outputs(problem, case, inputs, outputs, reveal=False)):
+            if attempt == 0 and (message := check_outputs(problem, case, inputs, outputs, reveal=False,
+                                                          expected=expected.result(self._limit_passed))):
                 raise Refused("WRONG_ANSWER", f"wrong result on the ranked inputs: {message}")
             runs.append(outputs)
         for name, first in runs[0].items():
