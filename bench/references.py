@@ -58,7 +58,7 @@ def main() -> int:
     print(f"# {os.cpu_count()} CPUs here, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
           f"BLAS threads {threads} (0: default)", flush=True)
     rows = []
-    header = f"{'problem':22} {'kind':6} {'dev':4} {'case':36} {'params':40} {'in MB':>8} {'gen s':>7}"
+    header = f"{'problem':22} {'kind':6} {'dev':4} {'case':36} {'params':40} {'in MB':>8} {'gen s':>7} {'gen cpu':>7}"
     for t in threads:
         header += f" {'wall@' + (str(t) if t else 'all'):>9} {'cpu@' + (str(t) if t else 'all'):>9}"
     header += f" {'peak MB':>8}"
@@ -133,14 +133,15 @@ def measure(slug: str, kind: str, device: str, index: int) -> dict[str, Any]:
 
     problem = load_problem_dir(ROOT / "problems" / slug)
     case = problem.cases(kind, device)[index]  # numbered among its device class's, as the agent does
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     inputs = problem.generate(case, np.random.default_rng(case_seed(SEED_SECRET, kind, index, "A")))
-    generated = time.perf_counter() - began
+    generated, generated_cpu = time.perf_counter() - began, time.process_time() - cpu
     began, cpu = time.perf_counter(), time.process_time()
     problem.expected(case, inputs)
     reference, reference_cpu = time.perf_counter() - began, time.process_time() - cpu
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {"input_mb": sum(a.nbytes for a in inputs.values()) / 1e6, "generate_s": generated,
+            "generate_cpu_s": generated_cpu,
             "reference_s": reference, "reference_cpu_s": reference_cpu, "peak_mb": peak_mb}
 
 
@@ -149,7 +150,7 @@ def format_row(row: dict[str, Any], threads: list[int]) -> str:
     line = f"{row['problem'][:22]:22} {row['kind']:6} {row['device']:4} {row['case'][:36]:36} {params[:40]:40}"
     if "error" in row and "input_mb" not in row:
         return f"{line} ERROR: {row['error']}"
-    line += f" {row['input_mb']:8.1f} {row['generate_s']:7.2f}"
+    line += f" {row['input_mb']:8.1f} {row['generate_s']:7.2f} {_num(row.get('generate_cpu_s')):>7}"
     for t in threads:
         wall, cpu = row["seconds"].get(t, (None, None))
         line += f" {_num(wall):>9} {_num(cpu):>9}"
