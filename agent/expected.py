@@ -13,8 +13,10 @@ kernel runs on the same CPUs and memory as the reference; on a GPU the parent's 
 event times from below and the child's launch needs a CPU, so a busy CPU would raise the times
 reported and could trip the timing cross-checks. The calibration of the call's cost is timing too.
 So only untimed work overlaps: the child's start and the calls of the test phase (which has no
-calibration), the ranked pass's determinism calls. The public benchmark's and the ranked pass's
-timed runs keep computing their references in the parent's own thread, between timed calls.
+calibration), the ranked pass's determinism calls, and in the ranked pass's timed runs the parent's
+generation of the next run's inputs (the thread starts after the partner's timed call and is joined
+before the next timed call). The public benchmark keeps computing its references in the parent's own
+thread: a verified run is drawn after its timed call, and the next timed call follows at once.
 
 Failures are the same as without the thread: the reference's own exception is raised again where
 the parent joins it (same type, message and traceback through reference.py). A reference that
@@ -63,8 +65,13 @@ class PendingExpected:
                 raise ChildGone("the child's limit passed while the reference was being computed")
         if self._error is not None:
             raise self._error
-        assert self._outputs is not None
-        return self._outputs
+        outputs, self._outputs = self._outputs, None  # handed over: nothing here keeps them alive
+        assert outputs is not None, "a reference's result is taken once"
+        return outputs
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
 
     def settle(self, give_up: Callable[[], bool]) -> None:
         """Waits for the thread to end (its result unused) unless `give_up` says to stop waiting."""

@@ -119,7 +119,7 @@ class Phase:
         """The reference on `inputs`, started now on a worker thread (agent.expected: never while a
         call is timed); the phase waits for every one it started before it returns."""
         pending = PendingExpected(self.job.problem, self.cases[index], inputs)
-        self._references.append(pending)
+        self._references = [p for p in self._references if p.running] + [pending]
         return pending
 
     def _prepare(self, index: int) -> tuple[dict[str, np.ndarray], PendingExpected]:

@@ -165,7 +165,9 @@ class RankedPhase(Phase):
         bench = BenchCase(caller=caller, problem=problem, case=case,
                           inputs=lambda input_set: self._inputs(index, input_set), device=self.job.kind,
                           budget_s=self.job.limits.case_budget_s, overhead_ms=overhead, reveal_values=False,
-                          partner=self.reference.timed if self.reference is not None else None)
+                          partner=self.reference.timed if self.reference is not None else None,
+                          expect_later=lambda inputs: self._expect_later(index, inputs),
+                          limit_passed=self._limit_passed)
         payload = {"case": case.name, "index": index, "total": len(self.cases),
                    **bench.run_fresh(self._rng, RANKED_RUNS)}
         payload.setdefault("reference_mean_ms", None)
