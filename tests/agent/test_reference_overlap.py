@@ -11,7 +11,7 @@ import pytest
 
 from agent.config import AgentConfig
 from agent.jobs import JobManager
-from agent.problems import Problem, parse_definition
+from agent.problems import Problem, parse_definition, problem_from_bundle
 from tests.agent.conftest import load_problem
 
 IN_CALL = "hj-in-call"  # the kernel's thread carries this name while solution() runs, and only then
@@ -82,6 +82,32 @@ def reference(inputs, params):
 '''
 
 
+# The ranked pass: a reference that finds the parent generating the next run's inputs while it runs
+# writes a line to SEEN (a path put in its source).
+GENERATION_WATCHING_REFERENCE = '''import threading
+import time
+
+import numpy as np
+
+GENERATING = threading.Event()
+
+
+def generate(params, rng):
+    n = params["n"]
+    GENERATING.set()
+    time.sleep(0.3 if n == RANKED_N else 0)
+    GENERATING.clear()
+    return {"a": 2 * rng.random(n, dtype=np.float32) - 1, "b": 2 * rng.random(n, dtype=np.float32) - 1}
+
+
+def reference(inputs, params):
+    if params["n"] == RANKED_N and GENERATING.wait(1.0):
+        with open(SEEN, "a") as seen:
+            seen.write("generation in flight\\n")
+    return {"c": inputs["a"] + inputs["b"]}
+'''
+
+
 def one_case_problem(reference_source: str, n: int = 1000) -> Problem:
     """vector-add with a single host test case and the given reference."""
     definition = copy.deepcopy(load_problem("vector-add").definition)
@@ -129,3 +155,17 @@ def test_a_reference_overrunning_the_phases_wall_clock_ends_in_its_time_limit(ju
     assert result["status"] == "TIME_LIMIT_EXCEEDED", result
     assert "2 s limit" in result["reason"] and "case 'n=1000'" in result["reason"], result
     assert reference_threads() == []  # the phase waited for it before returning
+
+
+@pytest.mark.integration
+def test_the_ranked_passs_references_run_beside_the_next_runs_generation(judge_run_job, tmp_path):
+    seen = tmp_path / "seen"
+    vector_add = load_problem("vector-add")
+    ranked_n = vector_add.cases("ranked", "host")[0].params["n"]
+    source = GENERATION_WATCHING_REFERENCE.replace("RANKED_N", str(ranked_n)).replace("SEEN", repr(str(seen)))
+    bundle = {k: v for k, v in vector_add.to_bundle().items() if k != "hash"}
+    problem = problem_from_bundle({**bundle, "reference_py": source})  # the cpp solution stays the partner
+    result, _ = judge_run_job(problem, VECTOR_ADD_CPP, "cpp", "leaderboard", {"case_budget_s": 0.2})
+    assert result["status"] == "ACCEPTED", result
+    assert seen.exists() and len(seen.read_text().splitlines()) >= 10, "no reference ran beside a generation"
+    assert reference_threads() == []
