@@ -1,7 +1,7 @@
 """What the platform may use of the agent: protocol v1's constants (the source limit, modes, the
 states a job ends in, the statuses that mean success), the resource limits a job may ask for and
-their ceilings, the bounds on event text, the emulator's case budget and the speed-of-light
-arithmetic.
+their ceilings, the bounds on event text, the emulator's case budget, the speed-of-light
+arithmetic, and the error that says this machine has no sandbox.
 
 With agent.problems (problem bundles and their formulas) this is the only part of the agent the
 platform imports (tests/test_dependencies.py), so the rest can be reorganised without it noticing.
@@ -22,13 +22,14 @@ from agent.judging.jobs import (
     json_safe,
 )
 from agent.problems.roofline import DEFAULT_PEAKS, FLOPS_TYPES, Floor, Peaks, floor, flops_type_of, geometric_floor
+from agent.sandbox.core import SandboxUnavailable
 from agent.sandbox.resources import CEILINGS, ResourceLimits
 
 __all__ = [
     "CANCELLED", "CEILINGS", "DEFAULT_PEAKS", "EMULATED_CASE_BYTES", "EVENT_REASON_CHARS", "EVENT_TEXT_CHARS",
     "FINISHED", "FLOPS_TYPES", "MAX_ID_CHARS", "MAX_SOURCE_BYTES", "MODES", "PROTOCOL_VERSION", "SUCCESS_STATUSES",
-    "Floor", "Peaks", "ResourceLimits", "cut_text", "floor", "flops_type_of", "geometric_floor", "json_safe",
-    "measure_peaks",
+    "Floor", "Peaks", "ResourceLimits", "SandboxUnavailable", "cut_text", "floor", "flops_type_of", "geometric_floor",
+    "json_safe", "measure_peaks",
 ]
 
 MAX_SOURCE_BYTES = 64 * 1024  # of a job's source, UTF-8

@@ -11,8 +11,23 @@ from pathlib import Path
 from django.conf import settings
 
 from fleets.dstack import DstackError
+from fleets.dstack.specs import CONTAINER_DIR
 
 AGENT_SIZE_LIMIT = 2 * 1024 * 1024  # dstack's default limit for `files:`
+# The modules the agent imports beyond the standard library, and the file in agent/ that names their
+# distributions and bounds (tests/fleets/test_agent_requirements.py keeps both true to the imports).
+AGENT_IMPORTS = ("numpy", "yaml", "ml_dtypes")
+AGENT_REQUIREMENTS = "requirements.txt"
+
+
+def agent_install_command(container_dir: str = CONTAINER_DIR) -> str:
+    """The VM's setup command for the agent's packages: nothing when the image has every module (a
+    prebuilt image starts faster), else pip installs the shipped requirements. The container is the
+    agent's alone, so pip may write to the system Python even where the image marks it externally
+    managed (PEP 668); pip versions before that flag ignore the variable."""
+    requirements = f"{container_dir}/agent/{AGENT_REQUIREMENTS}"
+    return (f"python3 -c 'import {', '.join(AGENT_IMPORTS)}' 2>/dev/null || "
+            f"PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q -r {requirements}")
 
 
 def _source_files(root: Path) -> list[Path]:

@@ -17,7 +17,7 @@ from django.conf import settings
 
 from core.counters import DSTACK_CALL_ERRORS, counter_add
 from fleets.dstack import DstackClient, DstackError, DstackSettings, FleetSettings, VmRunSettings
-from fleets.dstack_agent import agent_package
+from fleets.dstack_agent import agent_install_command, agent_package
 from fleets.models import Backend, Fleet, VMInstance
 from fleets.policy import agent_silence_limit_s
 
@@ -42,7 +42,7 @@ DSTACK_DEFAULTS: dict[str, Any] = {
     "setup_commands": [
         "command -v bwrap >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive "
         "apt-get install -y -qq bubblewrap >/dev/null)",
-        "python3 -c 'import numpy, yaml, ml_dtypes' 2>/dev/null || python3 -m pip install -q numpy pyyaml ml-dtypes",
+        agent_install_command(),
     ],
 }
 # FleetSettings fields read from config (the others come from Fleet fields or are computed).

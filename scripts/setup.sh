@@ -38,13 +38,20 @@ uv_binary() {  # prints the path of uv $UV_VERSION, installing it into UV_HOME f
   fi
   "$UV_HOME/bin/uv" --version >/dev/null 2>&1 && echo "$UV_HOME/bin/uv"
 }
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ uv.lock -nt "$stamp" ]; then
   echo "setup: installing Python packages into .venv"
-  # uv installs the same versions as pip, many times faster; pip does it where uv cannot be had. No
-  # bytecode up front: most of the environment is never imported here, so each module is compiled
-  # once by the first process that imports it (run.sh and test.sh let Python keep it).
+  # uv installs the versions uv.lock names, the same on every machine, many times faster than pip;
+  # pip installs the newest versions pyproject.toml allows where uv cannot be had. No bytecode up
+  # front: most of the environment is never imported here, so each module is compiled once by the
+  # first process that imports it (run.sh and test.sh let Python keep it).
   if uv=$(uv_binary); then
-    "$uv" pip install -q --python .venv/bin/python -e ".[dev]"
+    # --locked: a pyproject.toml changed without `uv lock` stops here instead of installing versions
+    # nobody reviewed. --extra dev: the test and lint tools; the project itself is installed editable.
+    UV_PROJECT_ENVIRONMENT="$PWD/.venv" "$uv" sync -q --locked --extra dev --no-python-downloads || {
+      echo "setup: uv.lock does not match pyproject.toml (or a package could not be fetched); after a change" \
+           "to the dependencies, update the lock with: $uv lock" >&2
+      exit 1
+    }
   else
     echo "setup: uv $UV_VERSION could not be installed: installing with pip"
     .venv/bin/python -m ensurepip >/dev/null

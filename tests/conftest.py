@@ -27,6 +27,10 @@ PROBLEMS = ROOT / "problems"
 # that compiles every problem's sources).
 SHARED_SESSION_FIXTURES = {"dstack_server": "dstack", "dstack_server_frozen": "dstack-frozen",
                            "browser": "browser", "emu_runtime": "emulator"}
+# Fixtures that cost tens of seconds of CPU before their first test can run (a dstack server, the
+# emulator's runtime, every problem's sources compiled): their users are marked `slow`, which
+# `make test-quick` leaves out (make test runs them).
+SLOW_FIXTURES = {"dstack_server", "dstack_server_frozen", "emu_runtime", "hip_builds", "cuda_builds"}
 
 
 def xdist_group(item: pytest.Item) -> str | None:
@@ -41,12 +45,19 @@ def xdist_group(item: pytest.Item) -> str | None:
     return None
 
 
+def uses_slow_fixture(item: pytest.Item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    return info is not None and not SLOW_FIXTURES.isdisjoint(info.name2fixturedefs)
+
+
 def pytest_itemcollected(item: pytest.Item) -> None:
     # Marked as each item is collected, before pytest-xdist reads the marks (pytest_collection_modifyitems).
     # tests/test_xdist_groups.py checks that the groups form (pytest 9.2 broke them: pyproject.toml).
     group = xdist_group(item)
     if group:
         item.add_marker(pytest.mark.xdist_group(group))
+    if uses_slow_fixture(item):
+        item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -8,6 +8,7 @@ import textwrap
 import pytest
 
 pytest_plugins = ["pytester"]
+pytestmark = pytest.mark.slow  # each test runs whole pytest sessions, plugins loaded, two or three times
 
 CONFTEST = """
 import pytest

@@ -7,6 +7,7 @@ It is built a piece at a time so that `close()`, called on every path, ends what
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +64,12 @@ class PhaseChild:
 
     def alive(self) -> bool:
         return self.watchdog is not None and self.watchdog.alive()
+
+    def limit_passed(self) -> bool:
+        """The watchdog ended the child (its wall clock, a cancel, the job's limit), or would have by
+        now had the child not exited first: how long the parent may wait on its own work."""
+        dog = self.watchdog
+        return dog is None or dog.fired or self.job.cancel.is_set() or time.monotonic() >= dog.deadline
 
     def close(self) -> bool:
         """Ends everything that exists: nothing of the child outlives it. True when the job's time

@@ -31,6 +31,7 @@ import numpy as np
 
 from agent.devices.base import DeviceAccess
 from agent.harness.calls import Caller, Refused
+from agent.judging.expected import PendingExpected
 from agent.judging.stats import summarize
 from agent.judging.timing_checks import MIN_RUNS, fresh_anomaly, gpu_times, implausible
 from agent.judging.verify import Mutation, check_outputs, modified_inputs
@@ -71,6 +72,10 @@ class BenchCase:
     # One timed call of the reference on the given inputs (ms), interleaved with the kernel's runs.
     partner: Callable[[dict[str, np.ndarray]], float] | None = None
     reveal_values: bool = True  # False: a wrong result is named by its place only (secret inputs)
+    # The ranked pass: each run's reference on a worker thread (agent.judging.expected), started after the
+    # partner's timed call and joined before the next timed call, beside the next run's generation.
+    expect_later: Callable[[dict[str, np.ndarray]], PendingExpected] | None = None
+    limit_passed: Callable[[], bool] = lambda: False
 
     @property
     def access(self) -> DeviceAccess:
@@ -146,8 +151,9 @@ class BenchCase:
         walls: list[float] = []
         events: list[float] = []
         partner: list[float] = []
+        upcoming = self.inputs("run0")
         for run in range(runs):
-            fresh = self.inputs(f"run{run}")
+            fresh = upcoming
             wall, event = self.timed_call(fresh=fresh)
             walls.append(wall)
             events.append(event)
@@ -156,7 +162,14 @@ class BenchCase:
                 raise Refused("WRONG_ANSWER", message)
             if self.partner is not None:
                 partner.append(self.partner(fresh))
-            if message := check_outputs(self.problem, self.case, fresh, outputs, reveal=self.reveal_values):
+            # No call is timed from here to the comparison: the reference may run beside the next
+            # run's generation (both the parent's work; neither the kernel's nor the partner's time).
+            pending = self.expect_later(fresh) if self.expect_later is not None else None
+            if run + 1 < runs:
+                upcoming = self.inputs(f"run{run + 1}")
+            expected = pending.result(self.limit_passed) if pending is not None else None
+            if message := check_outputs(self.problem, self.case, fresh, outputs, reveal=self.reveal_values,
+                                        expected=expected):
                 raise Refused("WRONG_ANSWER", f"a timed run gave a wrong result: {message}")
         return self._report(walls, events, [], partner)
 

@@ -26,6 +26,7 @@ from agent.harness.ending import Ending, threads_refused_note, verdict
 from agent.harness.phase_child import RUN_BOX_BYTES, PhaseChild
 from agent.harness.shared import BufferSpec
 from agent.judging.bench import BenchCase
+from agent.judging.expected import PendingExpected, job_over
 from agent.judging.timing_checks import overhead_bound
 from agent.judging.verify import check_outputs, modified_inputs
 from agent.problems.bundle import Case, Problem
@@ -106,10 +107,27 @@ class Phase:
         self._done: set[int] = set()
         self._job_limit_reached = False
         self._rng = np.random.default_rng(int.from_bytes(os.urandom(8), "little"))
+        self._child: PhaseChild | None = None
+        self._references: list[PendingExpected] = []  # started on worker threads (agent.judging.expected)
+        self._prepared: dict[int, tuple[dict[str, np.ndarray], PendingExpected]] = {}
 
     def _inputs(self, index: int, input_set: str) -> dict[str, np.ndarray]:
         rng = np.random.default_rng(case_seed(self.job.secret, self.kind, index, input_set))
         return self.job.problem.generate(self.cases[index], rng)
+
+    def _expect_later(self, index: int, inputs: dict[str, np.ndarray]) -> PendingExpected:
+        """The reference on `inputs`, started now on a worker thread (agent.judging.expected: never while a
+        call is timed); the phase waits for every one it started before it returns."""
+        pending = PendingExpected(self.job.problem, self.cases[index], inputs)
+        self._references = [p for p in self._references if p.running] + [pending]
+        return pending
+
+    def _prepare(self, index: int) -> tuple[dict[str, np.ndarray], PendingExpected]:
+        """A test case's inputs (set A) and its reference, started now unless started earlier."""
+        if index in self._prepared:
+            return self._prepared.pop(index)
+        inputs = self._inputs(index, "A")
+        return inputs, self._expect_later(index, inputs)
 
     def _fail(self, status: str, reason: str) -> None:
         if self.result.status is None:
@@ -117,8 +135,20 @@ class Phase:
 
     # ---- running ------------------------------------------------------------------------------
     def run(self) -> PhaseResult:
+        try:
+            if self.kind == "test" and self.cases:  # nothing of the test phase is timed: see agent.judging.expected
+                self._prepared[0] = self._prepare(0)  # beside the device's opening and the child's start
+            return self._run()
+        finally:
+            over = job_over(self.job.cancel, self.job.job_deadline)
+            for pending in self._references:
+                pending.settle(over)
+            self._references.clear()
+            self._prepared.clear()
+
+    def _run(self) -> PhaseResult:
         specs = [buffer_specs(self.job.problem, case) for case in self.cases]
-        child = PhaseChild(self.job, name=self.kind, specs=specs, limits=self._limits())
+        child = self._child = PhaseChild(self.job, name=self.kind, specs=specs, limits=self._limits())
         try:
             child.open_device()
         except DeviceError as exc:
@@ -207,13 +237,14 @@ class Phase:
 
     def _test_case(self, index: int, caller: Caller) -> None:
         case = self.cases[index]
-        inputs = self._inputs(index, "A")
+        inputs, expected = self._prepare(index)  # the reference runs beside the call from here on
         for name, values in inputs.items():
             caller.access.write(name, values)
         caller.poison()
         timing = caller.call(check_poison=False)  # the whole output is compared below
         outputs = caller.outputs_now()
-        message = modified_inputs(caller.access, inputs) or check_outputs(self.job.problem, case, inputs, outputs)
+        message = modified_inputs(caller.access, inputs) or check_outputs(
+            self.job.problem, case, inputs, outputs, expected=expected.result(self._limit_passed))
         payload = {"case": case.name, "index": index, "total": len(self.cases), "passed": message is None,
                    "message": message, "seconds": round(timing.ms / 1e3, 6)}
         self.result.cases.append(payload)
@@ -230,6 +261,9 @@ class Phase:
         payload = {"case": case.name, "index": index, "total": len(self.cases), **bench.run(self._rng)}
         self.result.cases.append(payload)
         self.job.emit("BENCHMARK_RESULT", payload)
+
+    def _limit_passed(self) -> bool:
+        return self._child is None or self._child.limit_passed()
 
     # ---- how the child ended ------------------------------------------------------------------
     def _said(self, exc: Exception) -> str:

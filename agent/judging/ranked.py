@@ -165,7 +165,9 @@ class RankedPhase(Phase):
         bench = BenchCase(caller=caller, problem=problem, case=case,
                           inputs=lambda input_set: self._inputs(index, input_set), device=self.job.kind,
                           budget_s=self.job.limits.case_budget_s, overhead_ms=overhead, reveal_values=False,
-                          partner=self.reference.timed if self.reference is not None else None)
+                          partner=self.reference.timed if self.reference is not None else None,
+                          expect_later=lambda inputs: self._expect_later(index, inputs),
+                          limit_passed=self._limit_passed)
         payload = {"case": case.name, "index": index, "total": len(self.cases),
                    **bench.run_fresh(self._rng, RANKED_RUNS)}
         payload.setdefault("reference_mean_ms", None)
@@ -178,6 +180,7 @@ class RankedPhase(Phase):
     def _twice(self, index: int, caller: Caller, inputs: dict[str, np.ndarray]) -> None:
         """The determinism check: two calls on the same inputs, the first checked against the reference."""
         case, problem = self.cases[index], self.job.problem
+        expected = self._expect_later(index, inputs)  # beside the first call: nothing here is timed
         runs = []
         for attempt in range(2):
             for name, values in inputs.items():
@@ -187,7 +190,8 @@ class RankedPhase(Phase):
             outputs = caller.outputs_now()
             if message := modified_inputs(caller.access, inputs, name=False):
                 raise Refused("WRONG_ANSWER", message)
-            if attempt == 0 and (message := check_outputs(problem, case, inputs, outputs, reveal=False)):
+            if attempt == 0 and (message := check_outputs(problem, case, inputs, outputs, reveal=False,
+                                                          expected=expected.result(self._limit_passed))):
                 raise Refused("WRONG_ANSWER", f"wrong result on the ranked inputs: {message}")
             runs.append(outputs)
         for name, first in runs[0].items():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import ml_dtypes
@@ -159,10 +159,13 @@ class Mutation:
 
 
 def check_outputs(problem: Problem, case: Case, inputs: dict[str, np.ndarray],
-                  outputs: dict[str, np.ndarray], *, reveal: bool = True) -> str | None:
+                  outputs: dict[str, np.ndarray], *, reveal: bool = True,
+                  expected: Mapping[str, np.ndarray] | None = None) -> str | None:
     """The first mismatch of the kernel's outputs (copies the parent made) against the reference
-    computed from the inputs the parent wrote, or None."""
-    expected = problem.expected(case, inputs)
+    computed from the inputs the parent wrote (or `expected`, the reference already computed on
+    them: agent.judging.expected), or None."""
+    if expected is None:
+        expected = problem.expected(case, inputs)
     for name, want in expected.items():
         message = compare(name, outputs[name], want, problem.tolerance, reveal=reveal)
         if message:

@@ -30,6 +30,7 @@ from dstack._internal.core.models.profiles import Profile, SpotPolicy
 VM_RUN_PREFIX = "hj-vm-"
 AGENT_TOKEN_ENV = "HIPJUDGE_AGENT_TOKEN"
 REDACTED = "***"
+CONTAINER_DIR = "/opt/hipjudge"  # where a VM's container holds the agent package (and its token file)
 _NAME = re.compile(r"^[a-z][a-z0-9-]{1,40}$")  # dstack's resource-name rule
 # name[:port]/path:tag@sha256:digest — both a tag (readable) and a digest (immutable) are required.
 _PINNED_IMAGE = re.compile(r"^[a-z0-9][a-z0-9._/:-]*:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}@sha256:[0-9a-f]{64}$")
@@ -100,7 +101,7 @@ class VmRunSettings:
     port: int = 8000
     user: str = "root"
     cpu_arch: str = "x86"
-    container_dir: str = "/opt/hipjudge"
+    container_dir: str = CONTAINER_DIR
     agent_args: tuple[str, ...] = ()  # extra `agent serve` flags, e.g. ("--device", "hip")
     # Shell commands run before the agent (install what the image lacks); empty: none.
     setup_commands: tuple[str, ...] = ()

@@ -7,4 +7,7 @@ def generate(params, rng):
 
 
 def reference(inputs, params):
-    return {"C": inputs["A"].astype(np.int64) @ inputs["B"].astype(np.int64)}
+    # Float64 BLAS, exact: each product is an integer of magnitude at most 2^14 and every partial sum,
+    # in whatever order BLAS adds, one of at most 2^14 K < 2^53, which a double holds. NumPy's integer
+    # matmul has no BLAS: single-threaded and unblocked, minutes for the 8192-cube benchmark.
+    return {"C": (inputs["A"].astype(np.float64) @ inputs["B"].astype(np.float64)).astype(np.int64)}

@@ -63,6 +63,7 @@ def test_a_forbidden_import_is_refused_whatever_the_source_spelled(tmp_path: Pat
         check_imports(load_problem(slug), "cpp", build(tmp_path, source))
 
 
+@pytest.mark.slow  # compiles every problem's solutions
 def test_the_catalogues_own_solutions_import_nothing_forbidden(tmp_path: Path) -> None:
     for solution in sorted(Path(__file__).resolve().parents[2].glob("problems/*/solutions/cpp.cpp")):
         library = build(tmp_path, solution.read_text(), f"{solution.parent.parent.name}.so")

@@ -43,11 +43,13 @@ def statuses(events: list[Any]) -> list[str]:
     return [e.data["status"] for e in events if e.kind == "STATUS"]
 
 
-# ---- every problem through the real pipeline -----------------------------------------------------
+# ---- a problem's own solutions through the real pipeline -------------------------------------------
+# Every problem's are judged by `manage.py problem check` (tests/submissions/test_problem_check.py):
+# its verdicts only. What a result says beyond its verdict is checked here, on vector-add.
 
 @pytest.mark.integration
-@pytest.mark.parametrize("slug", SLUGS)
-def test_every_problems_cpp_solution_is_accepted_on_the_host(slug, judge_run_job):
+def test_a_cpp_solution_is_accepted_on_the_host_with_every_benchmark_field(judge_run_job):
+    slug = "vector-add"
     problem = load_problem(slug)
     result, events = judge_run_job(problem, solution_source(slug, "cpp.cpp"), "cpp", "benchmark", FAST_BENCH)
     assert result["status"] == "ACCEPTED", result
@@ -81,8 +83,8 @@ def test_every_problems_cpp_solution_is_accepted_on_the_host(slug, judge_run_job
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("slug", SLUGS)
-def test_every_problems_wrong_solution_gets_wrong_answer_naming_the_first_mismatch(slug, judge_run_job):
+@pytest.mark.parametrize("slug", ["vector-add", "gemm-bf16"])
+def test_a_wrong_solution_gets_wrong_answer_naming_the_first_mismatch(slug, judge_run_job):
     problem = load_problem(slug)
     result, events = judge_run_job(problem, solution_source(slug, "wrong.cpp"), "cpp", "check")
     assert result["status"] == "WRONG_ANSWER", result

@@ -244,6 +244,7 @@ def test_the_pids_cap_binds_root_and_nothing_outlives_the_sandbox(box):
     assert not wait_until_no_process_mentions(str(box))  # setsid took them out of the process group
 
 
+@pytest.mark.slow  # health_info builds the emulator's runtime first
 def test_health_says_what_holds_the_memory_and_pids_caps(tmp_path):
     from agent.config import build_config, health_info
 

@@ -18,6 +18,7 @@ def test_without_a_shared_folder_the_builds_go_in_the_workdirs_cache(tmp_path: P
     assert config.build_dir == config.cache_dir == (tmp_path / "agent" / "cache").resolve()
 
 
+@pytest.mark.slow  # builds the emulator's runtime
 @pytest.mark.skipif(gxx_version() is None, reason="g++ builds the emulator")
 def test_agents_with_their_own_workdirs_use_one_build_of_the_emulator(tmp_path: Path, shared_agent_builds: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:

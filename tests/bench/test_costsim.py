@@ -27,7 +27,8 @@ from fleets.models import Fleet, VMInstance, VMState
 from submissions.models import Submission
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.usefixtures("problems_loaded")
+# Every test here simulates or replays hours of a pool: tens of seconds of CPU each.
+pytestmark = [pytest.mark.usefixtures("problems_loaded"), pytest.mark.slow]
 CENT = Decimal("0.01")
 ADAPTIVE, FIXED_10 = PolicySpec("adaptive", "adaptive"), PolicySpec("fixed-10", "fixed", idle_timeout_s=600)
 CLOUD = CloudSpec(cold_start_s=(300, 420), no_capacity_rate=0.1, tail_s=HOUR)

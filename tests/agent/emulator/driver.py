@@ -1,5 +1,5 @@
 """Compile kernels for the emulator, for the emulator's tests and bench/emulator.py (solutions on
-problems are judged through the agent itself: tests/agent/emulator/test_solutions.py).
+problems are judged through the agent itself: `manage.py problem check`, tests/submissions/test_problem_check.py).
 
 - `compile_library`: rewrite + g++ into a solution.so (unlinked, as the agent builds it);
 - `compile_program`: a test program with a main(), linked against libhjemu.so.

@@ -1,0 +1,49 @@
+"""Every catalogue problem through `manage.py problem check`'s own module (submissions.authoring.check):
+its cpp solution ACCEPTED on the host and CHECKED under more seeds, its wrong.cpp WRONG_ANSWER under
+each, its cpp starter compiling, and its hip and cuda solutions CHECKED on the emulated device within
+the emulator's budget, each through the agent's real judge (compiler, bubblewrap sandbox, harness).
+
+One test per problem, so pytest-xdist spreads the catalogue over its workers and a failure names the
+problem. The hip and cuda sources' compiles with hipcc and nvcc stay in
+tests/agent/test_problem_catalogue.py, where all of them share one translation unit per compiler.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.config import AgentConfig, build_config
+from agent.emulator.toolchain import emulator_runtime
+from agent.sandbox.modes import SandboxUnavailable, detect_sandbox
+from submissions.authoring.check import check_problem, format_table
+
+PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
+SLUGS = sorted(d.name for d in PROBLEMS.iterdir() if (d / "problem.yaml").is_file())
+DEVICES = ("host", "emulated")
+
+# db_agnostic: the outcome is the agent's alone, so the PostgreSQL pass does not repeat it.
+pytestmark = [pytest.mark.integration, pytest.mark.db_agnostic, pytest.mark.timeout(900)]
+
+
+@pytest.fixture(scope="session")
+def checking_agent(tmp_path_factory: pytest.TempPathFactory, shared_agent_builds: Path) -> AgentConfig:
+    """A host agent with the real bubblewrap sandbox; one per pytest-xdist worker (a session fixture
+    groups no tests), its emulator runtime the run's shared build."""
+    try:
+        sandbox = detect_sandbox(preferred="bwrap")
+    except SandboxUnavailable as exc:
+        pytest.skip(f"bubblewrap is not usable on this machine: {exc}")
+    config = build_config(workdir=tmp_path_factory.mktemp("problem-check"), device="host", allow_insecure=True)
+    config.sandbox = sandbox  # HIPJUDGE_SANDBOX must not swap the sandbox under test
+    if emulator_runtime(config.build_dir) is None:
+        pytest.skip("the emulator's runtime does not build here (g++ missing?)")
+    return config
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_problem_check_finds_no_surprise(slug: str, checking_agent: AgentConfig) -> None:
+    rows = check_problem(PROBLEMS / slug, checking_agent, DEVICES)
+    assert not any(row.surprise for row in rows), format_table(rows)
+    assert {row.device for row in rows} == set(DEVICES), format_table(rows)
