@@ -26,14 +26,14 @@ log = logging.getLogger(__name__)
 CAPACITY_FREED = (VMState.WARM, *ENDED_VM_STATES)
 
 
-def on_vm_lost(sender: Any, vm_id: Any, job_ref: str, reason: str, **kwargs: Any) -> None:
+def on_vm_lost(sender: Any, *, vm_id: Any, fleet_id: Any, job_ref: str, reason: str, no_capacity: bool,
+               **kwargs: Any) -> None:
     try:
         uuid.UUID(job_ref)
     except ValueError:
         return  # not a submission's job
-    if kwargs.get("no_capacity") and kwargs.get("fleet_id") is not None:
-        submissions_refuse_for_capacity(fleet_id=kwargs["fleet_id"], submission_id=job_ref, vm_id=vm_id,
-                                        reason=reason)
+    if no_capacity:
+        submissions_refuse_for_capacity(fleet_id=fleet_id, submission_id=job_ref, vm_id=vm_id, reason=reason)
         return
     submission_requeue_or_fail(submission_id=job_ref, vm_id=vm_id, reason=reason)
 
