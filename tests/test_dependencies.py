@@ -75,7 +75,7 @@ def test_the_drawn_graph_is_the_one_enforced() -> None:
 
 # Apps that only read submissions (their writes go through a signal submissions receives).
 READERS_OF_SUBMISSIONS = {
-    "billing": {"submissions.models", "submissions.selectors"},
+    "billing": {"submissions.models", "submissions.selectors", "submissions.vm_starts"},
     "limits": {"submissions.models", "submissions.selectors", "submissions.offers"},
 }
 
