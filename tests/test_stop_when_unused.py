@@ -1,4 +1,4 @@
-"""tests/stop_when_unused.py: a session fixture's server stops right after the last test of the
+"""tests/support/stop_when_unused.py: a session fixture's server stops right after the last test of the
 process that uses it, and lives to the end where this process does not run them all."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ pytest_plugins = ["pytester"]
 
 CONFTEST = """
 import pytest
-from tests.stop_when_unused import StopWhenUnused
+from tests.support.stop_when_unused import StopWhenUnused
 
 SERVERS = StopWhenUnused("server")
 EVENTS = []

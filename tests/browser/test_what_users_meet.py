@@ -13,7 +13,7 @@ import pytest
 
 from tests.browser.conftest import shot
 from tests.integration.conftest import Stack
-from tests.ranked import rank, ranked
+from tests.support.ranked import rank, ranked
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.timeout(180)]
 PHONE = {"width": 390, "height": 844}

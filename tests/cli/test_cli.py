@@ -147,7 +147,7 @@ def test_submit_to_the_leaderboard_then_read_the_leaderboard_and_the_rank(stack:
     """Against the scripted stand-in agent (fixed figures, so the output's form can be held exactly)."""
     from accounts.tokens import token_create
 
-    stack.env["HIPJUDGE_LOCAL_AGENT_MODULE"] = "tests.fake_agent"
+    stack.env["HIPJUDGE_LOCAL_AGENT_MODULE"] = "tests.support.fake_agent"
     url = stack.start_web()
     stack.start_worker()
     env = {**os.environ, "HIPJUDGE_CONFIG": str(tmp_path / "config.json"), "HIPJUDGE_SERVER": url,

@@ -19,7 +19,7 @@ from cli.watch import CLEAR_LINE, View
 from submissions.models import Submission
 from tests.cli.inprocess import InProcessClient
 from tests.conftest import finish
-from tests.ranked import submit
+from tests.support.ranked import submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool")
 

@@ -15,8 +15,8 @@ from fleets.models import VMInstance, VMState
 from submissions.dispatch import submission_dispatch_next
 from submissions.models import Status, Submission
 from submissions.runner import submission_run
-from tests import fake_agent
 from tests.conftest import read_source
+from tests.support import fake_agent
 
 log = logging.getLogger("tests.logs")
 

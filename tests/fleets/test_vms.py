@@ -13,8 +13,8 @@ from fleets.models import VMInstance, VMState
 from fleets.policy import AGENT_SILENCE_FLOOR_S, agent_silence_limit_s
 from fleets.services import vm_acquire, vm_fail, vm_provision, vm_reap_idle, vm_release, vms_reconcile
 from fleets.signals import vm_lost, vm_state_changed
-from tests import fake_agent
 from tests.fleets.conftest import StandInBackend
+from tests.support import fake_agent
 
 
 @pytest.fixture

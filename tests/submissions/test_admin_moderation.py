@@ -11,7 +11,7 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 
 from submissions.models import Judging, QueueClass, Review, Submission
-from tests.ranked import rank, ranked
+from tests.support.ranked import rank, ranked
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
 CHANGELIST = "/admin/submissions/submission/"

@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 
 from submissions.models import Judging, QueueClass, Submission
 from submissions.moderation import submission_invalidate, submission_update
-from tests.ranked import ranked, submit
+from tests.support.ranked import ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
 

@@ -14,8 +14,8 @@ from fleets.services import fleet_ensure
 from submissions.dispatch import submission_dispatch_next
 from submissions.models import Status, Submission
 from submissions.runner import submission_run
-from tests import fake_agent
 from tests.conftest import finish, read_source
+from tests.support import fake_agent
 
 pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool")
 URL = "/api/v1/submissions"

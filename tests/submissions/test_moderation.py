@@ -18,7 +18,7 @@ from submissions.moderation import (
     submission_update,
 )
 from submissions.selectors import leaderboard_rows, submission_rank, submission_standing
-from tests.ranked import ranked, submit
+from tests.support.ranked import ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
 # vector-add's host ranked case moves 12 * 3000017 bytes: 0.36 ms at the host's default 100 GB/s.

@@ -11,7 +11,7 @@ import pytest
 from submissions.models import Judging
 from submissions.moderation import submission_invalidate, submission_update
 from submissions.rejudge import submissions_rejudge
-from tests.ranked import ranked, submit
+from tests.support.ranked import ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
 BOARD = "/api/v1/problems/vector-add/leaderboard"

@@ -17,8 +17,8 @@ from submissions.models import Judging, RankedCaseResult, Review, Status, Submis
 from submissions.rejudge import submission_confirm_record
 from submissions.runner import submission_run
 from submissions.selectors import submission_rank, submission_standing
-from tests import fake_agent
-from tests.ranked import HOST_CASE, end, ranked, submit
+from tests.support import fake_agent
+from tests.support.ranked import HOST_CASE, end, ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
 

@@ -17,7 +17,7 @@ from submissions.rejudge import submission_confirm_record
 from submissions.selectors import submission_rank, submission_standing
 from submissions.services import submission_cancel, submission_requeue_or_fail
 from submissions.sweep import submissions_sweep
-from tests.ranked import end, rank, ranked, submit
+from tests.support.ranked import end, rank, ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
 
@@ -127,7 +127,7 @@ def test_a_lost_vm_requeues_a_leaderboard_job_with_a_new_secret_seed(owner: Any,
 
 
 def fake_result(mean_ms: float) -> dict[str, Any]:
-    from tests import fake_agent
-    from tests.ranked import HOST_CASE
+    from tests.support import fake_agent
+    from tests.support.ranked import HOST_CASE
 
     return fake_agent.leaderboard_script([(HOST_CASE, mean_ms, mean_ms)])[-1][1]

@@ -33,10 +33,10 @@ from submissions.selectors import (
 )
 from submissions.services import submission_cancel
 from submissions.sweep import submissions_sweep
-from tests import fake_agent
 from tests.billing.conftest import T0, move
 from tests.conftest import finish
-from tests.ranked import end, rank, ranked, submit
+from tests.support import fake_agent
+from tests.support.ranked import end, rank, ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
 

@@ -17,7 +17,7 @@ from submissions.leases import lease_claim
 from submissions.models import Status, Submission
 from submissions.runner import submission_run
 from submissions.services import EventIn, append_events_locked, submission_create
-from tests import fake_agent
+from tests.support import fake_agent
 from tests.conftest import finish, read_source
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")

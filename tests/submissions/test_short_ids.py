@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.ranked import submit
+from tests.support.ranked import submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool")
 

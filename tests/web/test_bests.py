@@ -14,7 +14,7 @@ from cli.main import cmd_problems
 from cli.output import Printer
 from fleets.services import fleet_ensure
 from tests.cli.inprocess import InProcessClient
-from tests.ranked import end, ranked, submit
+from tests.support.ranked import end, ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
 

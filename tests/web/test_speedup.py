@@ -11,8 +11,8 @@ from django.urls import reverse
 
 from cli.output import speedup
 from submissions.speedup import speedup_of
-from tests import fake_agent
-from tests.ranked import HOST_CASE, end_confirmed, submit
+from tests.support import fake_agent
+from tests.support.ranked import HOST_CASE, end_confirmed, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool")
 
