@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
 import sys
-import time
 import uuid
 from typing import Any
 
@@ -20,6 +18,7 @@ from django.urls import reverse
 
 from core.ratelimit import blocked, client_address, hit
 from tests.conftest import ROOT
+from tests.support.start_together import start_together
 
 TOKEN_URL = "/api/v1/auth/token"
 PASSWORD = "correct horse battery"
@@ -174,13 +173,11 @@ def _redis_answers() -> bool:
 
 
 COUNTER = r"""
-import os, sys, time
+import sys
 import django
 django.setup()
 from core.ratelimit import hit
-start_at = float(sys.argv[1])
-while time.time() < start_at:
-    time.sleep(0.005)
+print("ready", flush=True); sys.stdin.readline()  # tests.support.start_together
 print(sum(hit("cross-process", "one-client", (25, 86400)) is None for _ in range(20)))
 """
 
@@ -195,9 +192,7 @@ def test_processes_sharing_redis_count_together(tmp_path: Any) -> None:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "HIPJUDGE_CACHE_URL": url,
            "HIPJUDGE_CACHE_PREFIX": prefix, "HIPJUDGE_VAR_DIR": str(tmp_path), "DATABASE_URL": "",
            "DJANGO_SECRET_KEY": django_settings.SECRET_KEY}
-    start_at = time.time() + 3.0  # every process is set up and waiting before they start counting
-    procs = [subprocess.Popen([sys.executable, "-c", COUNTER, str(start_at)], cwd=ROOT, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    procs = start_together([[sys.executable, "-c", COUNTER] for _ in range(2)], cwd=ROOT, env=env)
     try:
         outputs = [proc.communicate(timeout=60) for proc in procs]
     finally:

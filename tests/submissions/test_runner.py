@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import json
-import time
+import threading
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from django.utils import timezone
 
 from fleets.models import VMInstance, VMState
 from submissions.dispatch import submission_dispatch_next
-from submissions.leases import lease_claim
+from submissions.leases import LeaseHeartbeat, lease_claim
 from submissions.models import Status, Submission
 from submissions.runner import submission_run
 from submissions.services import EventIn, append_events_locked, submission_create
-from tests.support import fake_agent
 from tests.conftest import finish, read_source
+from tests.support import fake_agent
+from tests.support.clock import stepped_clock
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
 
@@ -189,35 +189,63 @@ def test_a_database_blip_mid_job_leaves_the_job_to_be_resumed_not_requeued(owner
     assert list(agent.jobs) == [f"{submission.pk}-1"]  # judged once
 
 
+class SteppedHeartbeat(LeaseHeartbeat):
+    """Beats when the test steps it: `waiting` is released each time the thread waits for its next beat."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.waiting, self.step = threading.Semaphore(0), threading.Semaphore(0)
+
+    def wait_next_beat(self) -> bool:
+        self.waiting.release()
+        self.step.acquire()
+        return self._stop.is_set()
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self.step.release()
+        super().__exit__(*exc)
+
+
 @pytest.mark.django_db(transaction=True)  # the heartbeat thread must see the rows
 def test_a_cold_start_holds_a_short_lease_renewed_all_along(owner: Any, local_pool: Any, agent: fake_agent.FakeAgent,
                                                             settings: Any, monkeypatch: Any) -> None:
     """A lease taken for the whole start-up would outlive a worker killed mid-way: the sweep could
     not resume the job before the reaper failed the VM for starting too slowly, and the job would cost
     an attempt (the fault test saw it). The lease is one poll lease long, renewed while the VM starts."""
-    settings.HIPJUDGE_POLL_LEASE = 2
+    settings.HIPJUDGE_POLL_LEASE = 30
     local_pool.provision_timeout_s = 600
     local_pool.save()
     submission = submission_create(user=owner, problem="vector-add", language="cpp", source=read_source("cpp.cpp"))
     assert submission_dispatch_next(fleet=local_pool) is not None  # no warm VM: a cold start
+    heartbeats: list[SteppedHeartbeat] = []
     seen: list[tuple[datetime, datetime]] = []
 
+    def heartbeat(**kwargs: Any) -> SteppedHeartbeat:
+        heartbeats.append(SteppedHeartbeat(**kwargs))
+        return heartbeats[-1]
+
     def slow_start(*, vm: VMInstance) -> VMInstance:
-        deadline = time.monotonic() + 20
-        while len({until for _, until in seen}) < 4 and time.monotonic() < deadline:
-            until = Submission.objects.values_list("lease_expires_at", flat=True).get(pk=submission.pk)
-            seen.append((timezone.now(), until))
-            time.sleep(0.1)
+        [beating] = heartbeats  # the runner beats while the VM starts
+        for beat in range(5):
+            assert beating.waiting.acquire(timeout=30), f"beat {beat} never came"
+            seen.append((clock.now, Submission.objects.values_list("lease_expires_at", flat=True).get(
+                pk=submission.pk)))
+            clock.advance(10)  # a third of the lease: the next beat is due
+            beating.step.release()
         VMInstance.objects.filter(pk=vm.pk).update(state=VMState.BUSY, base_url=agent.url, token=fake_agent.TOKEN)
         vm.refresh_from_db()
         return vm
 
     monkeypatch.setattr("submissions.runner.vm_provision", slow_start)
-    submission_run(submission_id=str(submission.pk))
-    assert len({until for _, until in seen}) >= 4, "the lease was not renewed while the VM started"
-    assert all(until <= at + timedelta(seconds=2.5) for at, until in seen), "a lease longer than one poll lease"
+    monkeypatch.setattr("submissions.runner.LeaseHeartbeat", heartbeat)
+    with stepped_clock() as clock:
+        submission_run(submission_id=str(submission.pk))
+    # Each time, the lease ends one poll lease after the last beat: renewed, never start-up long.
+    assert [until - at for at, until in seen] == [timedelta(seconds=30)] * 5
     submission.refresh_from_db()
-    assert submission.status == Status.ACCEPTED and submission.attempt == 1
+    assert submission.status == Status.ACCEPTED
+    assert submission.attempt == 1
 
 
 # ---- what the platform stores of what a job said ------------------------------------------------
