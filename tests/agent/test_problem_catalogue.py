@@ -107,8 +107,10 @@ def test_catalogue_loads_with_templates_and_solutions() -> None:
         assert p.statement.strip(), p.slug
         for which in SOLUTION_FILES:
             assert solution_path(p.slug, which).is_file(), f"{p.slug}: no solutions/{SOLUTION_FILES[which]}"
-        assert p.cases("test", "host") and p.cases("test", "gpu"), p.slug
-        assert p.cases("bench", "host") and p.cases("bench", "gpu"), p.slug
+        assert p.cases("test", "host"), p.slug
+        assert p.cases("test", "gpu"), p.slug
+        assert p.cases("bench", "host"), p.slug
+        assert p.cases("bench", "gpu"), p.slug
         # The bundle the platform ships survives a JSON round trip with the same hash.
         assert problem_from_bundle(p.to_bundle()).content_hash == p.content_hash
 
@@ -180,7 +182,8 @@ def first_mismatch(problem: Problem, got: dict[str, np.ndarray], want: dict[str,
     """The judge's own comparison (agent.verify), type by type."""
     for name, w in want.items():
         g = got[name]
-        assert g.shape == w.shape and g.dtype == w.dtype
+        assert g.shape == w.shape
+        assert g.dtype == w.dtype
         message = compare(name, g, w, problem.tolerance)
         if message:
             return message

@@ -130,7 +130,8 @@ def test_the_layout_survives_killed_processes_a_redis_restart_and_a_database_out
     assert not results.exists(), list(results.values_list("pk", "n"))
 
     # ---- no VM held by two jobs -----------------------------------------------------------------
-    assert sampler.samples > 50 and not sampler.violations, sampler.violations
+    assert sampler.samples > 50, sampler.violations
+    assert not sampler.violations, sampler.violations
     assert not vm_holdings_overlap()
     assert not agent_jobs_match(stack.agent_root)
 
@@ -172,7 +173,8 @@ def test_the_layout_survives_killed_processes_a_redis_restart_and_a_database_out
     # (One asked just before the database came back may be answered once it is back.)
     outage = next(f for f in timeline.faults if f.name.startswith("database"))
     answers = [a for a in timeline.outage_answers if a.ended <= outage.end]
-    assert answers and all(a.status == 503 and a.retry_after and a.error_shape for a in answers), answers
+    assert answers, answers
+    assert all(a.status == 503 and a.retry_after and a.error_shape for a in answers), answers
     assert all(a.status in (200, 503) for a in timeline.outage_answers), timeline.outage_answers
 
     # ---- /readyz reported each outage and recovered ---------------------------------------------

@@ -83,11 +83,13 @@ def test_one_click_suspend_cancels_the_users_work_and_stops_new_submissions(
     client.force_login(staff_with(make_user, "ops", "billing.view_ledgerentry", "limits.add_suspension"))
     assert "Suspend</button>" in client.get(TOP).content.decode()
     response = client.post(reverse("admin:limits_suspend"), {"user": owner.pk, "reason": "Looping empty jobs."})
-    assert response.status_code == 302 and response["Location"] == TOP
+    assert response.status_code == 302
+    assert response["Location"] == TOP
     assert Suspension.objects.get(user=owner).reason == "Looping empty jobs."
     assert Submission.objects.get(pk=queued.pk).status == Status.CANCELLED
     refused = submit(api_as(owner), "local")
-    assert refused.status_code == 403 and "(Looping empty jobs)" in refused.json()["message"]
+    assert refused.status_code == 403
+    assert "(Looping empty jobs)" in refused.json()["message"]
     assert "suspended: Looping empty jobs." in client.get(TOP).content.decode()
 
 
@@ -120,7 +122,8 @@ def test_the_suspension_admin_goes_through_the_services(admin_client: Any, admin
     assert Suspension.objects.get(user=owner).created_by == admin_user
     assert Submission.objects.get(pk=queued.pk).status == Status.CANCELLED
     refused = admin_client.post(reverse("admin:limits_suspension_add"), {"user": admin_user.pk, "reason": "x"})
-    assert refused.status_code == 200 and "You cannot suspend yourself." in refused.content.decode()
+    assert refused.status_code == 200
+    assert "You cannot suspend yourself." in refused.content.decode()
     admin_client.post(reverse("admin:limits_suspension_delete", args=[owner.pk]), {"post": "yes"})
     assert not Suspension.objects.exists()
 

@@ -47,16 +47,23 @@ def test_it_copies_the_agents_events_and_ends_with_its_result(owner: Any, local_
     submission = dispatched(owner, local_pool, agent.url)
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
-    assert submission.status == Status.ACCEPTED and submission.status_reason == "all 1 tests passed"
-    assert submission.score_ms == 1.5 and submission.summary == {"tests": 1}
-    assert submission.started_at and submission.finished_at and submission.lease_owner == ""
+    assert submission.status == Status.ACCEPTED
+    assert submission.status_reason == "all 1 tests passed"
+    assert submission.score_ms == 1.5
+    assert submission.summary == {"tests": 1}
+    assert submission.started_at
+    assert submission.finished_at
+    assert submission.lease_owner == ""
     assert [t for t, _ in agent_events(submission)] == [t for t, _ in agent.script]
     seqs = list(submission.events.values_list("seq", flat=True))
-    assert seqs == list(range(1, len(seqs) + 1)) and submission.last_seq == seqs[-1]
+    assert seqs == list(range(1, len(seqs) + 1))
+    assert submission.last_seq == seqs[-1]
     job = agent.jobs[f"{submission.pk}-1"]
-    assert job["problem"] == submission.problem_version.bundle and job["mode"] == "benchmark"
+    assert job["problem"] == submission.problem_version.bundle
+    assert job["mode"] == "benchmark"
     vm = VMInstance.objects.get()
-    assert vm.state == VMState.WARM and vm.job_ref == ""
+    assert vm.state == VMState.WARM
+    assert vm.job_ref == ""
     detail_results = submission.events.filter(type="TEST_RESULT").count()
     assert detail_results == 1
 
@@ -84,7 +91,8 @@ def test_it_resumes_after_the_last_agent_event_it_stored(owner: Any, local_pool:
                                   for i, (t, p) in enumerate(agent.script[:3], start=1)])
     submission_run(submission_id=str(submission.pk))
     polls = [path for method, path in agent.calls if method == "GET" and "/events" in path]
-    assert polls and "after=3" in polls[0]
+    assert polls
+    assert "after=3" in polls[0]
     assert [s for _, s in agent_events(submission)] == list(range(1, len(agent.script) + 1))
     submission.refresh_from_db()
     assert submission.status == Status.ACCEPTED
@@ -106,7 +114,8 @@ def test_an_unknown_final_status_becomes_error(owner: Any, local_pool: Any, agen
     submission = dispatched(owner, local_pool, agent.url)
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
-    assert submission.status == Status.ERROR and "unknown status 'MAYBE'" in submission.status_reason
+    assert submission.status == Status.ERROR
+    assert "unknown status 'MAYBE'" in submission.status_reason
 
 
 def test_a_lost_job_is_requeued_once_then_ends_in_error(owner: Any, local_pool: Any,
@@ -115,7 +124,8 @@ def test_a_lost_job_is_requeued_once_then_ends_in_error(owner: Any, local_pool: 
     submission = dispatched(owner, local_pool, agent.url)
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
-    assert submission.status == Status.IN_QUEUE and submission.vm is None
+    assert submission.status == Status.IN_QUEUE
+    assert submission.vm is None
     assert submission.events.filter(type="REQUEUED").count() == 1
     assert VMInstance.objects.get().state == VMState.FAILED
     # Second attempt on a fresh VM, lost again: now it ends, with the reason.
@@ -123,7 +133,8 @@ def test_a_lost_job_is_requeued_once_then_ends_in_error(owner: Any, local_pool: 
     submission_dispatch_next(fleet=local_pool)
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
-    assert submission.status == Status.ERROR and submission.attempt == 2
+    assert submission.status == Status.ERROR
+    assert submission.attempt == 2
     assert submission.status_reason == "The agent lost the job (it restarted?). Gave up after 2 attempts."
 
 
@@ -142,7 +153,8 @@ def test_a_leased_submission_is_left_to_its_runner(owner: Any, local_pool: Any,
     submission_run(submission_id=str(submission.pk))
     assert agent.calls == []
     submission.refresh_from_db()
-    assert submission.status == Status.COMPILING and submission.lease_owner == "someone-else"
+    assert submission.status == Status.COMPILING
+    assert submission.lease_owner == "someone-else"
 
 
 def test_a_cancel_before_the_job_starts_never_reaches_the_agent(owner: Any, local_pool: Any,
@@ -151,7 +163,8 @@ def test_a_cancel_before_the_job_starts_never_reaches_the_agent(owner: Any, loca
     Submission.objects.filter(pk=submission.pk).update(cancel_requested=True)
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
-    assert submission.status == Status.CANCELLED and agent.jobs == {}
+    assert submission.status == Status.CANCELLED
+    assert agent.jobs == {}
     assert VMInstance.objects.get().state == VMState.WARM
 
 
@@ -178,13 +191,16 @@ def test_a_database_blip_mid_job_leaves_the_job_to_be_resumed_not_requeued(owner
     agent.events_per_poll = 2  # the job's events come in several polls
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
-    assert submission.status in (Status.COMPILING, Status.CHECKING) and submission.attempt == 1
+    assert submission.status in (Status.COMPILING, Status.CHECKING)
+    assert submission.attempt == 1
     assert not submission.events.filter(type="REQUEUED").exists()
-    assert submission.lease_owner == "" and VMInstance.objects.get().state == VMState.BUSY
+    assert submission.lease_owner == ""
+    assert VMInstance.objects.get().state == VMState.BUSY
 
     submission_run(submission_id=str(submission.pk))  # what the sweep starts once the lease lapsed
     submission.refresh_from_db()
-    assert submission.status == Status.ACCEPTED and submission.attempt == 1
+    assert submission.status == Status.ACCEPTED
+    assert submission.attempt == 1
     assert [s for _, s in agent_events(submission)] == list(range(1, len(agent.script) + 1))
     assert list(agent.jobs) == [f"{submission.pk}-1"]  # judged once
 
@@ -297,5 +313,6 @@ def test_a_runner_that_finds_the_result_stored_gives_the_vm_back_at_once(owner: 
     assert VMInstance.objects.get().state == VMState.BUSY
     submission_run(submission_id=str(submission.pk))
     vm = VMInstance.objects.get()
-    assert vm.state == VMState.WARM and vm.job_ref == ""
+    assert vm.state == VMState.WARM
+    assert vm.job_ref == ""
     assert not agent.jobs  # nothing was sent to the agent again
