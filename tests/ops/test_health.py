@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from django.db import OperationalError
 from django.test import Client
-from django.utils import timezone
 
 from core.heartbeat import heartbeat_beat
 from fleets.models import Backend, Fleet
 from ops import readiness
+from tests.support.clock import stepped_clock
 
 # Checks run in threads with their own connections: the rows they read must be committed.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -64,9 +64,10 @@ def test_ready_when_the_database_broker_and_a_worker_answer() -> None:
 
 @pytest.mark.parametrize(("age", "words"), [(None, "no worker has reported yet"), (600, "600 s old")])
 def test_not_ready_without_a_recent_worker_heartbeat(age: int | None, words: str) -> None:
-    if age is not None:
-        heartbeat_beat(name="host:1", now=timezone.now() - timedelta(seconds=age))
-    status, body = ready()
+    with stepped_clock() as clock:
+        if age is not None:
+            heartbeat_beat(name="host:1", now=clock.now - timedelta(seconds=age))
+        status, body = ready()
     assert status == 503
     assert body["failing"] == ["worker_heartbeat"]
     assert words in body["checks"]["worker_heartbeat"]["error"]
