@@ -73,12 +73,20 @@ def test_the_drawn_graph_is_the_one_enforced() -> None:
     assert ALLOWED["core"] == set()
 
 
-def test_billing_only_reads_submissions() -> None:
+# Apps that only read submissions (their writes go through a signal submissions receives).
+READERS_OF_SUBMISSIONS = {
+    "billing": {"submissions.models", "submissions.selectors", "submissions.vm_starts"},
+    "limits": {"submissions.models", "submissions.selectors", "submissions.offers"},
+}
+
+
+@pytest.mark.parametrize("package", sorted(READERS_OF_SUBMISSIONS))
+def test_billing_and_limits_only_read_submissions(package: str) -> None:
     writes = []
-    for path in modules("billing"):
+    for path in modules(package):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("submissions."):
-                if node.module not in ("submissions.models", "submissions.selectors"):
+                if node.module not in READERS_OF_SUBMISSIONS[package]:
                     writes.append(f"{path.relative_to(ROOT)}: from {node.module}")
     assert writes == []
 

@@ -17,7 +17,7 @@ from submissions.rejudge import submission_confirm_record
 from submissions.selectors import submission_rank, submission_standing
 from submissions.services import submission_cancel, submission_requeue_or_fail
 from submissions.sweep import submissions_sweep
-from tests.ranked import end, rank, ranked, submit
+from tests.support.ranked import end, rank, ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
 
@@ -35,22 +35,28 @@ def pool_best(make_user: Any, local_pool: Any) -> Any:
 
 def test_a_result_slower_than_the_pools_best_ranks_at_once_from_one_judging(owner: Any, pool_best: Any) -> None:
     submission = ranked(owner, 2.5)
-    assert submission.judgings.count() == 1 and submission_rank(submission=submission) == 2
+    assert submission.judgings.count() == 1
+    assert submission_rank(submission=submission) == 2
 
 
 def test_a_record_ranks_with_the_slower_of_two_agreeing_judgings(owner: Any, pool_best: Any) -> None:
     submission = rank(submit(owner), 1.50, confirmed_at=1.52)
-    assert submission.judgings.count() == 2 and submission.review == Review.NONE
-    assert submission.ranked_score_ms == pytest.approx(1.52) and submission_rank(submission=submission) == 1
+    assert submission.judgings.count() == 2
+    assert submission.review == Review.NONE
+    assert submission.ranked_score_ms == pytest.approx(1.52)
+    assert submission_rank(submission=submission) == 1
 
 
 def test_forged_once_the_record_waits_for_staff_with_both_results(owner: Any, pool_best: Any) -> None:
     """The ratchet of the old hold rule: 1.9x better than the pool's best, under its 2x hold, forged on
     one judging. The second judging, on inputs the first never saw, shows the kernel's real speed."""
     submission = rank(submit(owner), 2.0 / 1.9, confirmed_at=2.1)
-    assert submission.review == Review.HELD and submission_rank(submission=submission) is None
+    assert submission.review == Review.HELD
+    assert submission_rank(submission=submission) is None
     reason = submission_standing(submission=submission).reason
-    assert "its record was not confirmed" in reason and "1.05263 ms" in reason and "2.1 ms" in reason
+    assert "its record was not confirmed" in reason
+    assert "1.05263 ms" in reason
+    assert "2.1 ms" in reason
     assert submission.ranked_score_ms == pytest.approx(2.1)  # what staff would approve: the slower one
 
 
@@ -60,7 +66,8 @@ def test_a_kernel_that_fails_the_second_judging_does_not_rank(owner: Any, pool_b
     first = end(submit(owner), fake_result(0.5))
     assert submission_confirm_record(submission_id=first.pk, judging_id=first.judging_id)
     first = end(first, {"status": "WRONG_ANSWER", "reason": "ranked pass: ranked case 'n=3000017': wrong result"})
-    assert first.ranked_score_ms is None and submission_standing(submission=first).state == "not_ranked"
+    assert first.ranked_score_ms is None
+    assert submission_standing(submission=first).state == "not_ranked"
     assert submission_rank(submission=submission) == 1  # the owner's earlier result still stands
 
 
@@ -68,7 +75,8 @@ def test_a_confirmation_the_platform_failed_waits_for_staff_with_the_first_resul
     submission = end(submit(owner), fake_result(1.0))
     assert submission_confirm_record(submission_id=submission.pk, judging_id=submission.judging_id)
     submission = end(submission, {"status": "ERROR", "reason": "The agent could not be reached."})
-    assert submission.review == Review.HELD and submission.ranked_score_ms == pytest.approx(1.0)
+    assert submission.review == Review.HELD
+    assert submission.ranked_score_ms == pytest.approx(1.0)
     assert "awaits a confirmation that ended without a verdict" in submission.review_reason
 
 
@@ -77,9 +85,11 @@ def test_beating_ones_own_best_by_more_than_the_noise_is_a_record_within_it_is_n
     ranked(make_user("fastest"), 1.0)
     ranked(owner, 3.0)
     within = end(submit(owner), fake_result(2.95))  # intervals of +-2 %: overlaps 3.0's
-    assert within.judgings.count() == 1 and within.ranked_score_ms == pytest.approx(2.95)
+    assert within.judgings.count() == 1
+    assert within.ranked_score_ms == pytest.approx(2.95)
     beyond = end(submit(owner), fake_result(2.0))
-    assert beyond.ranked_score_ms is None and "beats its owner's best" in beyond.ranked_reason
+    assert beyond.ranked_score_ms is None
+    assert "beats its owner's best" in beyond.ranked_reason
 
 
 def test_its_owner_cannot_cancel_the_confirmation_to_keep_the_first_result(owner: Any, pool_best: Any) -> None:
@@ -110,9 +120,11 @@ def test_the_second_judging_prefers_another_warm_vm(local_pool: Any) -> None:
     other = VMInstance.objects.create(fleet=local_pool, state=VMState.WARM)
     VMInstance.objects.filter(pk=first.pk).update(last_used_at="2026-12-02T12:00:00Z")  # the warmest
     acquired = vm_acquire(fleet=local_pool, job_ref="x", avoid_vm=first.pk)
-    assert acquired is not None and acquired[0].pk == other.pk
+    assert acquired is not None
+    assert acquired[0].pk == other.pk
     alone = vm_acquire(fleet=local_pool, job_ref="y", avoid_vm=other.pk)  # only the avoided one is left warm
-    assert alone is not None and alone[0].pk == first.pk
+    assert alone is not None
+    assert alone[0].pk == first.pk
 
 
 def test_a_lost_vm_requeues_a_leaderboard_job_with_a_new_secret_seed(owner: Any, local_pool: Any) -> None:
@@ -123,11 +135,12 @@ def test_a_lost_vm_requeues_a_leaderboard_job_with_a_new_secret_seed(owner: Any,
     type(submission).objects.filter(pk=submission.pk).update(status=Status.RANKING, vm=vm, attempt=1)
     assert submission_requeue_or_fail(submission_id=submission.pk, reason="The VM was lost.")
     again = Judging.objects.get(submission=submission).ranked_seed
-    assert again is not None and again != seed
+    assert again is not None
+    assert again != seed
 
 
 def fake_result(mean_ms: float) -> dict[str, Any]:
-    from tests import fake_agent
-    from tests.ranked import HOST_CASE
+    from tests.support import fake_agent
+    from tests.support.ranked import HOST_CASE
 
     return fake_agent.leaderboard_script([(HOST_CASE, mean_ms, mean_ms)])[-1][1]

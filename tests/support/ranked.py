@@ -11,8 +11,8 @@ from django.db import transaction
 from submissions.models import Status, Submission
 from submissions.rejudge import submission_confirm_record
 from submissions.services import EventIn, append_events_locked, finish_locked, lock_submission, submission_create
-from tests import fake_agent
 from tests.conftest import read_source
+from tests.support import fake_agent
 
 HOST_CASE = "n=3000017"  # vector-add's ranked case on the host device class
 
