@@ -5,6 +5,7 @@ from rest_framework.permissions import AllowAny
 
 from accounts.apis import TokenCreateApi
 from core.schema_view import DocsView, SchemaView
+from leaderboard.apis import LeaderboardApi
 from limits.apis import PoolListApi
 from submissions.apis import (
     MeApi,
@@ -14,7 +15,6 @@ from submissions.apis import (
     SubmissionDetailApi,
     SubmissionListCreateApi,
 )
-from submissions.ranked_apis import LeaderboardApi
 from submissions.sse import events_stream
 
 urlpatterns = [

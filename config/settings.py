@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "accounts",
     "fleets",
     "submissions",
+    "leaderboard",
     "billing",
     "limits",
     "web",

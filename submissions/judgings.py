@@ -16,6 +16,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from core.queue import enqueue
+from leaderboard.records import Result, agree, record_reasons
 from submissions.models import VERDICT_STATUSES, Judging, Mode, QueueClass, RankedCaseResult, Review, Status, Submission
 from submissions.ranking import (
     BadRankedResult,
@@ -25,7 +26,6 @@ from submissions.ranking import (
     ranked_result_parse,
     review_reasons,
 )
-from submissions.records import Result, agree, record_reasons
 from submissions.selectors import listed_results
 
 SEED_BOUND = 2**63  # the seed is an int in [0, 2**63): a signed 64-bit column holds it
@@ -94,7 +94,7 @@ def _standing_from(submission: Submission, ranked: RankedResult | None) -> list[
     """Set the submission's ranked fields from its judging's end; returns the fields changed.
     A verdict replaces the standing (ranked or not, with the judge's reason); a judging that reached
     no verdict (cancelled, rejected, a judge error) leaves an earlier ranked result in place. A record
-    ranks only once a second judging confirms it (submissions.records)."""
+    ranks only once a second judging confirms it (leaderboard.records)."""
     if submission.mode != Mode.LEADERBOARD:
         return []
     confirmed = _confirmed_judging(submission)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fleets.models import Fleet
-from submissions.speed_of_light import case_floor
+from leaderboard.speed_of_light import case_floor
 
 BEAT_FACTOR = 2.0
 FLOOR_FACTOR = 1.5

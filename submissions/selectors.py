@@ -14,6 +14,7 @@ from django.db.models import Count, F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 
 from core import clock
+from leaderboard.speedup import ranked_speedups, speedup_of
 from submissions.models import (
     ACTIVE_STATUSES,
     Judging,
@@ -27,7 +28,6 @@ from submissions.models import (
     Submission,
     SubmissionEvent,
 )
-from submissions.speedup import ranked_speedups, speedup_of
 
 
 def user_quota(*, user_id: Any, now: datetime | None = None) -> dict[str, int]:
@@ -216,7 +216,7 @@ def listed_results(*, problem_id: Any, fleet_id: Any) -> QuerySet[Submission]:
 
 def leaderboard_rows(*, problem_id: Any, fleet_id: Any, limit: int = 100) -> list[Submission]:
     """Each user's best shown ranked result, fastest first; equal scores rank by who submitted first,
-    each with its `speedup_view` (submissions.speedup). Two queries; the position in the list is the rank."""
+    each with its `speedup_view` (leaderboard.speedup). Two queries; the position in the list is the rank."""
     best = (listed_results(problem_id=problem_id, fleet_id=fleet_id)
             .annotate(user_rank=Window(RowNumber(), partition_by=[F("user_id")],
                                        order_by=[F("ranked_score_ms").asc(), F("created_at").asc(), F("id").asc()]))
@@ -267,7 +267,7 @@ class Standing:
 
 
 def record_awaits_confirmation(*, submission: Submission) -> bool:
-    """Its judging ended with a record whose second judging is not queued yet (submissions.records):
+    """Its judging ended with a record whose second judging is not queued yet (leaderboard.records):
     the page goes on following it."""
     return submission.mode == Mode.LEADERBOARD and submission.status == Status.ACCEPTED and \
         submission.judging_id is not None and Judging.objects.filter(pk=submission.judging_id, record=True).exists()

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from leaderboard.rejudge import submission_confirm_record
 from submissions.dispatch import fleet_dispatch
-from submissions.rejudge import submission_confirm_record
 from submissions.runner import submission_cancel_job, submission_run
 from submissions.sweep import submissions_sweep
 

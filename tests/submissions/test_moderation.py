@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 
 from core.exceptions import ApplicationError, ConflictError, NotFoundError
-from submissions.models import Review, Submission
-from submissions.moderation import (
+from leaderboard.moderation import (
     submission_approve,
     submission_invalidate,
     submission_restore,
     submission_update,
 )
+from submissions.models import Review, Submission
 from submissions.selectors import leaderboard_rows, submission_rank, submission_standing
 from tests.ranked import ranked, submit
 

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from fleets.models import VMInstance, VMState
+from leaderboard.rejudge import submission_confirm_record
 from submissions.dispatch import submission_dispatch_next
 from submissions.models import Judging, RankedCaseResult, Review, Status, Submission
-from submissions.rejudge import submission_confirm_record
 from submissions.runner import submission_run
 from submissions.selectors import submission_rank, submission_standing
 from tests import fake_agent

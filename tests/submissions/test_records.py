@@ -1,4 +1,4 @@
-"""Records are confirmed before they rank (submissions.records): a result that would beat the pool's
+"""Records are confirmed before they rank (leaderboard.records): a result that would beat the pool's
 best, or its owner's own by more than the noise, is judged a second time on a new secret seed
 (another VM where the pool has one) and ranks only when both agree; the attacks on that rule, each
 with what it gets."""
@@ -12,8 +12,8 @@ import pytest
 from core.exceptions import ConflictError
 from fleets.models import VMInstance, VMState
 from fleets.services import vm_acquire
+from leaderboard.rejudge import submission_confirm_record
 from submissions.models import Judging, Review, Status
-from submissions.rejudge import submission_confirm_record
 from submissions.selectors import submission_rank, submission_standing
 from submissions.services import submission_cancel, submission_requeue_or_fail
 from submissions.sweep import submissions_sweep

@@ -17,10 +17,10 @@ from billing.services import ledger_accrue
 from core.exceptions import ApplicationError, ConflictError
 from fleets.models import VMInstance, VMState
 from fleets.services import vm_release
+from leaderboard.moderation import submission_approve
+from leaderboard.rejudge import submission_confirm_record, submissions_rejudge
 from submissions.dispatch import submission_dispatch_next
 from submissions.models import Judging, ProblemVersion, QueueClass, Review, Status, Submission
-from submissions.moderation import submission_approve
-from submissions.rejudge import submission_confirm_record, submissions_rejudge
 from submissions.runner import submission_run
 from submissions.selectors import (
     leaderboard_rows,

@@ -15,9 +15,10 @@ from billing.selectors import submission_cost_parts
 from core.auth import request_user
 from core.exceptions import ApplicationError, NotFoundError
 from fleets.models import Fleet
+from leaderboard.moderation import submission_update
+from leaderboard.speed_of_light import submission_light
 from submissions.event_visibility import event_payload
 from submissions.models import Status, Submission
-from submissions.moderation import submission_update
 from submissions.offers import EMULATED_TAG
 from submissions.selectors import (
     problem_list,
@@ -30,7 +31,6 @@ from submissions.selectors import (
     submission_standing,
 )
 from submissions.services import submission_cancel
-from submissions.speed_of_light import submission_light
 from web.charts import benchmark_chart
 from web.forms import HistoryFilterForm
 from web.progress import submission_progress

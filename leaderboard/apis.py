@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 
 from core.exceptions import NotFoundError
 from fleets.models import Fleet
+from leaderboard.speed_of_light import leaderboard_light, submission_light
 from submissions.models import Judging, RankedCaseResult, Submission
 from submissions.ranking import SCORING
 from submissions.selectors import (
@@ -25,7 +26,6 @@ from submissions.selectors import (
     submission_ranked,
     submission_standing,
 )
-from submissions.speed_of_light import leaderboard_light, submission_light
 
 MAX_ROWS = 100
 
