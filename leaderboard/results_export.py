@@ -13,8 +13,8 @@ from django.db.models import Prefetch
 
 from core.exceptions import ApplicationError
 from fleets.models import Fleet
+from leaderboard.selectors import LISTED
 from submissions.models import Judging, Problem, RankedCaseResult, Review, Submission
-from submissions.selectors import LISTED
 
 
 class Writable(Protocol):

@@ -25,6 +25,7 @@ from core.schema import error_responses
 from leaderboard.apis import RankedDetailFields, SpeedOfLightOutput
 from leaderboard.bests import BENCHMARK, RANKED, user_bests
 from leaderboard.moderation import submission_update
+from leaderboard.review import SCORING
 from leaderboard.speed_of_light import best_light, submission_light
 from limits.apis import LimitsOutput
 from limits.selectors import user_limits
@@ -37,7 +38,6 @@ from submissions.browse import (
     solved_counts,
 )
 from submissions.models import Language, Mode, Submission
-from submissions.ranking import SCORING
 from submissions.results import submission_results
 from submissions.selectors import (
     problem_get,

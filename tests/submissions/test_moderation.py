@@ -16,8 +16,8 @@ from leaderboard.moderation import (
     submission_restore,
     submission_update,
 )
+from leaderboard.selectors import leaderboard_rows, submission_rank, submission_standing
 from submissions.models import Review, Submission
-from submissions.selectors import leaderboard_rows, submission_rank, submission_standing
 from tests.ranked import ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")

@@ -13,8 +13,8 @@ from core.exceptions import ConflictError
 from fleets.models import VMInstance, VMState
 from fleets.services import vm_acquire
 from leaderboard.rejudge import submission_confirm_record
+from leaderboard.selectors import submission_rank, submission_standing
 from submissions.models import Judging, Review, Status
-from submissions.selectors import submission_rank, submission_standing
 from submissions.services import submission_cancel, submission_requeue_or_fail
 from submissions.sweep import submissions_sweep
 from tests.ranked import end, rank, ranked, submit
@@ -94,13 +94,13 @@ def test_a_record_is_confirmed_only_once_its_vm_was_given_back_and_the_sweep_que
     """Until the VM is released its time is booked to whoever the submission's class names: the
     second judging waits, so the first stays the owner's to pay."""
     queued: list[tuple[str, ...]] = []
-    monkeypatch.setattr("submissions.judgings.enqueue", lambda func, *args, **kw: queued.append((func, *args)))
+    monkeypatch.setattr("leaderboard.records.enqueue", lambda func, *args, **kw: queued.append((func, *args)))
     submission = end(submit(owner), fake_result(1.0))
     VMInstance.objects.create(fleet=local_pool, state=VMState.BUSY, job_ref=str(submission.pk))
     assert not submission_confirm_record(submission_id=submission.pk, judging_id=submission.judging_id)
     VMInstance.objects.filter(job_ref=str(submission.pk)).update(state=VMState.WARM, job_ref="")
     assert submissions_sweep()["records"] == 1
-    assert queued == [("submissions.tasks.confirm_record", str(submission.pk), str(submission.judging_id))]
+    assert queued == [("leaderboard.tasks.confirm_record", str(submission.pk), str(submission.judging_id))]
     assert submission_confirm_record(submission_id=submission.pk, judging_id=submission.judging_id)
     assert submissions_sweep()["records"] == 0
 

@@ -19,18 +19,11 @@ from fleets.models import VMInstance, VMState
 from fleets.services import vm_release
 from leaderboard.moderation import submission_approve
 from leaderboard.rejudge import submission_confirm_record, submissions_rejudge
+from leaderboard.selectors import leaderboard_rows, submission_rank, submission_ranked, submission_standing
 from submissions.dispatch import submission_dispatch_next
 from submissions.models import Judging, ProblemVersion, QueueClass, Review, Status, Submission
 from submissions.runner import submission_run
-from submissions.selectors import (
-    leaderboard_rows,
-    queue_order,
-    queue_position,
-    submission_rank,
-    submission_ranked,
-    submission_standing,
-    user_quota,
-)
+from submissions.selectors import queue_order, queue_position, user_quota
 from submissions.services import submission_cancel
 from submissions.sweep import submissions_sweep
 from tests import fake_agent

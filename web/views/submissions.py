@@ -16,6 +16,7 @@ from core.auth import request_user
 from core.exceptions import ApplicationError, NotFoundError
 from fleets.models import Fleet
 from leaderboard.moderation import submission_update
+from leaderboard.selectors import submission_ranked, submission_standing
 from leaderboard.speed_of_light import submission_light
 from submissions.event_visibility import event_payload
 from submissions.models import Status, Submission
@@ -27,8 +28,6 @@ from submissions.selectors import (
     submission_get,
     submission_history,
     submission_list,
-    submission_ranked,
-    submission_standing,
 )
 from submissions.services import submission_cancel
 from web.charts import benchmark_chart
