@@ -16,10 +16,11 @@ from rest_framework.views import APIView
 
 from core.exceptions import NotFoundError
 from fleets.models import Fleet
+from leaderboard.models import RankedCaseResult
 from leaderboard.review import SCORING
 from leaderboard.selectors import leaderboard_rows, submission_ranked, submission_standing
 from leaderboard.speed_of_light import leaderboard_light, submission_light
-from submissions.models import Judging, RankedCaseResult, Submission
+from submissions.models import Judging, Submission
 from submissions.selectors import problem_get, submission_history
 
 MAX_ROWS = 100

@@ -10,8 +10,9 @@ from typing import Any
 from django.db.models import F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 
+from leaderboard.models import RankedCaseResult
 from leaderboard.speedup import ranked_speedups, speedup_of
-from submissions.models import ACTIVE_STATUSES, Judging, Mode, RankedCaseResult, Review, Status, Submission
+from submissions.models import ACTIVE_STATUSES, Judging, Mode, Review, Status, Submission
 
 # A ranked result shows unless it waits for review, staff invalidated it or its owner withdrew it.
 # An emulated run never ranks (the pool refuses mode leaderboard for it; this holds whatever an agent says).

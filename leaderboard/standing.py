@@ -9,10 +9,11 @@ from dataclasses import replace
 
 from django.utils import timezone
 
+from leaderboard.models import RankedCaseResult
 from leaderboard.records import Result, agree, record_reasons
 from leaderboard.review import review_reasons
 from leaderboard.selectors import listed_results
-from submissions.models import VERDICT_STATUSES, Judging, Mode, RankedCaseResult, Review, Status, Submission
+from submissions.models import VERDICT_STATUSES, Judging, Mode, Review, Status, Submission
 from submissions.ranking import RankedResult
 
 

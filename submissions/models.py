@@ -291,28 +291,3 @@ class Judging(models.Model):
 
     def __str__(self) -> str:
         return f"{str(self.submission_id)[:8]} #{self.number} {self.status}"
-
-
-class RankedCaseResult(models.Model):
-    """One ranked case of a judging, as the agent's RANKED_RESULT reported it."""
-
-    judging = models.ForeignKey(Judging, on_delete=models.CASCADE, related_name="ranked_cases")
-    case = models.CharField(max_length=200)
-    index = models.PositiveSmallIntegerField()
-    runs = models.PositiveIntegerField()
-    mean_ms = models.FloatField()
-    median_ms = models.FloatField()
-    ci95_lo_ms = models.FloatField()
-    ci95_hi_ms = models.FloatField()
-    reference_mean_ms = models.FloatField(null=True, blank=True)
-    reference_ci95_lo_ms = models.FloatField(null=True, blank=True)
-    reference_ci95_hi_ms = models.FloatField(null=True, blank=True)
-    speedup = models.FloatField(null=True, blank=True)
-    gflops = models.FloatField(null=True, blank=True)
-    gbps = models.FloatField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["judging", "index"]
-
-    def __str__(self) -> str:
-        return f"{self.judging} {self.case}"
