@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth.models import User
 
@@ -88,7 +88,7 @@ def judging_close_locked(*, submission: Submission, ranked: RankedResult | None)
             ranked_ci95_lo_ms=ranked.ci95_ms[0] if ranked and ranked.ci95_ms else None,
             ranked_ci95_hi_ms=ranked.ci95_ms[1] if ranked and ranked.ci95_ms else None)
     responses = judging_closed.send(sender=Submission, submission=submission, ranked=ranked)
-    return [field for _, changed in responses for field in changed]
+    return [field for _, changed in responses for field in cast(list[str], changed)]
 
 
 def finish_outcome(*, submission: Submission, status: str, reason: str,

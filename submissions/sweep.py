@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime, timedelta
+from typing import cast
 
 from django.conf import settings
 from django.db import transaction
@@ -45,7 +46,7 @@ def submissions_sweep() -> dict[str, int]:
     released = _release_orphaned_vms(now)
     # The leaderboard queues what waits for a judging's end (a record's second judging), in case the
     # runner's own signal was lost.
-    records = sum(queued for _, queued in judgings_released.send(sender=Submission, submission_ids=None))
+    records = sum(cast(int, queued) for _, queued in judgings_released.send(sender=Submission, submission_ids=None))
     return {"resumed": resumed, "expired": expired, "vms_released": released, "records": records,
             "pools": queues_dispatch()}
 
