@@ -1,6 +1,6 @@
 """Reads of the leaderboard: what shows on it (LISTED), each user's best per problem and pool,
-where a submission stands, and the ranked result that counts; every lookup is scoped by the caller's
-own reads (these take rows or ids the caller already may see)."""
+where a submission stands, and the ranked result that counts. They take rows or ids the caller has
+already looked up with its own scoping (submissions.selectors.submission_get and the like)."""
 
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.utils.module_loading import import_string
 
 from core.exceptions import ConflictError
 from fleets.models import VMInstance, VMState
@@ -103,6 +104,16 @@ def test_a_record_is_confirmed_only_once_its_vm_was_given_back_and_the_sweep_que
     assert queued == [("leaderboard.tasks.confirm_record", str(submission.pk), str(submission.judging_id))]
     assert submission_confirm_record(submission_id=submission.pk, judging_id=submission.judging_id)
     assert submissions_sweep()["records"] == 0
+
+
+@pytest.mark.parametrize("path", ["leaderboard.tasks.confirm_record", "submissions.tasks.confirm_record"])
+def test_a_confirmation_queued_by_either_dotted_path_judges_the_record_again(owner: Any, pool_best: Any,
+                                                                              path: str) -> None:
+    """The queue stores a task by its dotted path: one queued before the task moved to the
+    leaderboard app still runs."""
+    submission = end(submit(owner), fake_result(1.0))
+    assert import_string(path)(str(submission.pk), str(submission.judging_id))
+    assert Judging.objects.filter(submission=submission, confirms_id=submission.judging_id).exists()
 
 
 def test_the_second_judging_prefers_another_warm_vm(local_pool: Any) -> None:
