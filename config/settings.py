@@ -75,6 +75,7 @@ INSTALLED_APPS = [
     "accounts",
     "fleets",
     "submissions",
+    "leaderboard",
     "billing",
     "limits",
     "web",

@@ -38,7 +38,7 @@ def test_leaderboards_stay_whole_and_the_home_page_fits_a_phone(web: str, page: 
     from playwright.sync_api import expect
 
     from fleets.services import fleet_ensure
-    from submissions.rejudge import submissions_rejudge
+    from leaderboard.rejudge import submissions_rejudge
 
     fleet_ensure(name="demo", backend="local", device="host", max_vms=1, idle_timeout_s=60)  # sorts before "local"
     ranked(other_user, 2.0)

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
+from leaderboard.moderation import submission_invalidate, submission_update
 from submissions.models import Judging, QueueClass, Submission
-from submissions.moderation import submission_invalidate, submission_update
 from tests.support.ranked import ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")

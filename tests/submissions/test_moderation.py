@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 
 from core.exceptions import ApplicationError, ConflictError, NotFoundError
-from submissions.models import Review, Submission
-from submissions.moderation import (
+from leaderboard.moderation import (
     submission_approve,
     submission_invalidate,
     submission_restore,
     submission_update,
 )
-from submissions.selectors import leaderboard_rows, submission_rank, submission_standing
+from leaderboard.selectors import leaderboard_rows, submission_rank, submission_standing
+from submissions.models import Review, Submission
 from tests.support.ranked import ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from leaderboard.moderation import submission_invalidate, submission_update
+from leaderboard.rejudge import submissions_rejudge
 from submissions.models import Judging
-from submissions.moderation import submission_invalidate, submission_update
-from submissions.rejudge import submissions_rejudge
 from tests.support.ranked import ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")

@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 
 from fleets.models import VMInstance, VMState
+from leaderboard.models import RankedCaseResult
+from leaderboard.rejudge import submission_confirm_record
+from leaderboard.selectors import submission_rank, submission_standing
 from submissions.dispatch import submission_dispatch_next
-from submissions.models import Judging, RankedCaseResult, Review, Status, Submission
-from submissions.rejudge import submission_confirm_record
+from submissions.models import Judging, Review, Status, Submission
 from submissions.runner import submission_run
-from submissions.selectors import submission_rank, submission_standing
 from tests.support import fake_agent
 from tests.support.ranked import HOST_CASE, end, ranked, submit
 

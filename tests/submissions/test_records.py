@@ -1,4 +1,4 @@
-"""Records are confirmed before they rank (submissions.records): a result that would beat the pool's
+"""Records are confirmed before they rank (leaderboard.records): a result that would beat the pool's
 best, or its owner's own by more than the noise, is judged a second time on a new secret seed
 (another VM where the pool has one) and ranks only when both agree; the attacks on that rule, each
 with what it gets."""
@@ -8,13 +8,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.utils.module_loading import import_string
 
 from core.exceptions import ConflictError
 from fleets.models import VMInstance, VMState
 from fleets.services import vm_acquire
+from leaderboard.rejudge import submission_confirm_record
+from leaderboard.selectors import submission_rank, submission_standing
 from submissions.models import Judging, Review, Status
-from submissions.rejudge import submission_confirm_record
-from submissions.selectors import submission_rank, submission_standing
 from submissions.services import submission_cancel, submission_requeue_or_fail
 from submissions.sweep import submissions_sweep
 from tests.support.ranked import end, rank, ranked, submit
@@ -104,15 +105,25 @@ def test_a_record_is_confirmed_only_once_its_vm_was_given_back_and_the_sweep_que
     """Until the VM is released its time is booked to whoever the submission's class names: the
     second judging waits, so the first stays the owner's to pay."""
     queued: list[tuple[str, ...]] = []
-    monkeypatch.setattr("submissions.judgings.enqueue", lambda func, *args, **kw: queued.append((func, *args)))
+    monkeypatch.setattr("leaderboard.records.enqueue", lambda func, *args, **kw: queued.append((func, *args)))
     submission = end(submit(owner), fake_result(1.0))
     VMInstance.objects.create(fleet=local_pool, state=VMState.BUSY, job_ref=str(submission.pk))
     assert not submission_confirm_record(submission_id=submission.pk, judging_id=submission.judging_id)
     VMInstance.objects.filter(job_ref=str(submission.pk)).update(state=VMState.WARM, job_ref="")
     assert submissions_sweep()["records"] == 1
-    assert queued == [("submissions.tasks.confirm_record", str(submission.pk), str(submission.judging_id))]
+    assert queued == [("leaderboard.tasks.confirm_record", str(submission.pk), str(submission.judging_id))]
     assert submission_confirm_record(submission_id=submission.pk, judging_id=submission.judging_id)
     assert submissions_sweep()["records"] == 0
+
+
+@pytest.mark.parametrize("path", ["leaderboard.tasks.confirm_record", "submissions.tasks.confirm_record"])
+def test_a_confirmation_queued_by_either_dotted_path_judges_the_record_again(owner: Any, pool_best: Any,
+                                                                              path: str) -> None:
+    """The queue stores a task by its dotted path: one queued before the task moved to the
+    leaderboard app still runs."""
+    submission = end(submit(owner), fake_result(1.0))
+    assert import_string(path)(str(submission.pk), str(submission.judging_id))
+    assert Judging.objects.filter(submission=submission, confirms_id=submission.judging_id).exists()
 
 
 def test_the_second_judging_prefers_another_warm_vm(local_pool: Any) -> None:

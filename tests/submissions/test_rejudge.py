@@ -17,20 +17,13 @@ from billing.services import ledger_accrue
 from core.exceptions import ApplicationError, ConflictError
 from fleets.models import VMInstance, VMState
 from fleets.services import vm_release
+from leaderboard.moderation import submission_approve
+from leaderboard.rejudge import submission_confirm_record, submissions_rejudge
+from leaderboard.selectors import leaderboard_rows, submission_rank, submission_ranked, submission_standing
 from submissions.dispatch import submission_dispatch_next
 from submissions.models import Judging, ProblemVersion, QueueClass, Review, Status, Submission
-from submissions.moderation import submission_approve
-from submissions.rejudge import submission_confirm_record, submissions_rejudge
 from submissions.runner import submission_run
-from submissions.selectors import (
-    leaderboard_rows,
-    queue_order,
-    queue_position,
-    submission_rank,
-    submission_ranked,
-    submission_standing,
-    user_quota,
-)
+from submissions.selectors import queue_order, queue_position, user_quota
 from submissions.services import submission_cancel
 from submissions.sweep import submissions_sweep
 from tests.billing.conftest import T0, move

@@ -12,8 +12,9 @@ from django.core.exceptions import ValidationError
 
 from agent.roofline import H100_SXM, MI300X, Peaks
 from fleets.models import Fleet
+from leaderboard.review import review_reasons
 from submissions.models import Problem
-from submissions.ranking import RankedCase, RankedResult, review_reasons
+from submissions.ranking import RankedCase, RankedResult
 from tests.support.ranked import benchmarked, ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")

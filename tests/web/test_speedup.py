@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from cli.output import speedup
-from submissions.speedup import speedup_of
+from leaderboard.speedup import speedup_of
 from tests.support import fake_agent
 from tests.support.ranked import HOST_CASE, end_confirmed, submit
 
