@@ -26,6 +26,7 @@ COPY cli cli
 COPY config config
 COPY core core
 COPY fleets fleets
+COPY leaderboard leaderboard
 COPY limits limits
 COPY ops ops
 COPY submissions submissions

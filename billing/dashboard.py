@@ -11,7 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Max, Min, Q, Sum
+from django.db.models import Max, Min, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -22,7 +22,7 @@ from billing.models import LedgerEntry, Phase, ReconciliationReport
 from billing.selectors import budget_status
 from core.units import format_duration
 from fleets.models import Backend
-from submissions.models import Submission, VMStartKind
+from submissions.vm_starts import VMStarts, vm_starts_by_day
 
 DAYS = 30
 TOP = 10
@@ -82,11 +82,7 @@ def dashboard_data(*, now: datetime | None = None) -> dict[str, Any]:
         totals["idle"] = quantize_usd(totals["idle"] or ZERO)
         totals["label"] = pool_label(totals["fleet__name"], totals["fleet__backend"])
     vms = _vm_rows(recent)
-    starts = {kind: [0] * DAYS for kind in VMStartKind.values}
-    for started in (Submission.objects.filter(dispatched_at__gte=window_start).exclude(vm_start="")
-                    .annotate(day=TruncDate("dispatched_at", tzinfo=UTC)).values("day", "vm_start")
-                    .annotate(n=Count("pk"))):
-        starts[started["vm_start"]][(started["day"] - first_day).days] = started["n"]
+    starts = vm_starts_by_day(since=window_start)
 
     y_max = budget_axis_top(credit=_f(status.credit), cumulative=cumulative)
     thresholds = settings.HIPJUDGE_BUDGET_ALERT_THRESHOLDS
@@ -118,7 +114,8 @@ def dashboard_data(*, now: datetime | None = None) -> dict[str, Any]:
             "users": {"labels": [u["user__username"] for u in users], "cost": [_f(u["cost"]) for u in users]},
             "fleets": {"labels": [f["label"] for f in fleets], "cost": [_f(f["cost"]) for f in fleets],
                        "idle": [_f(f["idle"]) for f in fleets]},
-            "starts": {"cold": starts[VMStartKind.COLD_START], "warm": starts[VMStartKind.WARM_REUSE]},
+            "starts": {"cold": [starts.get(day, VMStarts()).cold for day in days],
+                       "warm": [starts.get(day, VMStarts()).warm for day in days]},
         },
     }
 

@@ -13,7 +13,8 @@ from billing.amounts import ZERO, quantize_usd
 from billing.models import LedgerEntry, Phase, Source
 from billing.selectors import BudgetStatus, budget_status
 from fleets.models import LIVE_VM_STATES, VMInstance
-from submissions.models import VERDICT_STATUSES, Submission, VMStartKind
+from submissions.models import VERDICT_STATUSES, Submission
+from submissions.vm_starts import VM_START_COUNTS, VMStarts
 
 BURN_WINDOW = timedelta(days=7)
 
@@ -54,14 +55,14 @@ def metrics_get(*, now: datetime | None = None, status: BudgetStatus | None = No
     ledger = LedgerEntry.objects.aggregate(total=Sum("amount"), idle=Sum("amount", filter=Q(phase=Phase.IDLE)),
                                            fault=Sum("amount", filter=PLATFORM_FAULT_Q))
     counts = Submission.objects.aggregate(
-        cold=Count("pk", filter=Q(vm_start=VMStartKind.COLD_START)),
-        warm=Count("pk", filter=Q(vm_start=VMStartKind.WARM_REUSE)),
+        **VM_START_COUNTS,
         completed=Count("pk", filter=Q(status__in=VERDICT_STATUSES)),
         queue_wait=Avg(ExpressionWrapper(F("dispatched_at") - F("queued_at"), output_field=DurationField()),
                        filter=Q(dispatched_at__isnull=False, queued_at__isnull=False)),
     )
     cold_start = VMInstance.objects.filter(ready_at__isnull=False).aggregate(
         avg=Avg(ExpressionWrapper(F("ready_at") - F("created_at"), output_field=DurationField())))["avg"]
+    starts = VMStarts.of(counts)
     burn = burn_rate(now=now)
     exhaustion = projected_exhaustion(status=status, burn=burn, now=now)
     return {
@@ -72,8 +73,8 @@ def metrics_get(*, now: datetime | None = None, status: BudgetStatus | None = No
         "spent_against_credit_usd": quantize_usd(status.spent),
         "paid_pools_stopped": status.exhausted,
         "tasks_completed": counts["completed"],
-        "cold_starts": counts["cold"],
-        "warm_reuses": counts["warm"],
+        "cold_starts": starts.cold,
+        "warm_reuses": starts.warm,
         "active_vms": VMInstance.objects.filter(state__in=LIVE_VM_STATES).count(),
         "idle_cost_usd": quantize_usd(ledger["idle"] or ZERO),
         "platform_fault_cost_usd": quantize_usd(ledger["fault"] or ZERO),

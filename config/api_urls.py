@@ -14,7 +14,6 @@ from submissions.apis import (
     SubmissionDetailApi,
     SubmissionListCreateApi,
 )
-from submissions.ranked_apis import LeaderboardApi
 from submissions.sse import events_stream
 
 urlpatterns = [
@@ -24,7 +23,7 @@ urlpatterns = [
     path("submissions/<uuid:submission_id>/events", events_stream, name="api-submission-events"),
     path("problems", ProblemListApi.as_view(), name="api-problems"),
     path("problems/<slug:slug>", ProblemDetailApi.as_view(), name="api-problem"),
-    path("problems/<slug:slug>/leaderboard", LeaderboardApi.as_view(), name="api-leaderboard"),
+    path("", include("leaderboard.api_urls")),  # a problem's leaderboard
     path("pools", PoolListApi.as_view(), name="api-pools"),
     path("auth/token", TokenCreateApi.as_view(), name="api-token"),
     path("me", MeApi.as_view(), name="api-me"),

@@ -16,7 +16,6 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from agent.protocol import MAX_SOURCE_BYTES as AGENT_MAX_SOURCE_BYTES
 from config.env import (
     env_bool,
     env_float,
@@ -28,8 +27,6 @@ from config.env import (
     env_rate,
     env_str,
 )
-from ops.schema import OPS_PATHS
-from submissions.sse_schema import EVENTS_STREAM_OPERATION
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("HIPJUDGE_VAR_DIR", str(BASE_DIR / "var")))
@@ -78,6 +75,7 @@ INSTALLED_APPS = [
     "accounts",
     "fleets",
     "submissions",
+    "leaderboard",
     "billing",
     "limits",
     "web",
@@ -268,11 +266,14 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    # The SSE endpoint is a plain async Django view (DRF is sync), so it is described by hand.
-    "APPEND_PATHS": {
-        "/api/v1/submissions/{id}/events": {"get": EVENTS_STREAM_OPERATION},
-        **OPS_PATHS,  # /healthz, /readyz, /metrics: answered by ops.middleware, described here
-    },
+    # Paths outside DRF, described by hand by the app that answers them: the SSE endpoint (a plain async
+    # Django view) and /healthz, /readyz, /metrics (answered by ops.middleware). Named by dotted path so
+    # that settings import no app.
+    "POSTPROCESSING_HOOKS": [
+        "submissions.sse_schema.append_events_stream_path",
+        "ops.schema.append_ops_paths",
+        "drf_spectacular.hooks.postprocess_schema_enums",  # drf-spectacular's default
+    ],
 }
 
 # ---- static files -----------------------------------------------------------------------------
@@ -321,12 +322,9 @@ HIPJUDGE_DEFAULT_POOL = env_str("HIPJUDGE_DEFAULT_POOL", "local")
 HIPJUDGE_SPEEDUP_NOISE = env_float("HIPJUDGE_SPEEDUP_NOISE", 1.1, minimum=1.0, maximum=10.0)
 HIPJUDGE_QUOTA_DAILY = env_int("HIPJUDGE_QUOTA_DAILY", 100, minimum=0)
 HIPJUDGE_QUOTA_CONCURRENT = env_int("HIPJUDGE_QUOTA_CONCURRENT", 2, minimum=0)
-# The default is the agents' own limit (agent.protocol.MAX_SOURCE_BYTES; a test keeps the two equal).
-HIPJUDGE_MAX_SOURCE_BYTES = env_int("HIPJUDGE_MAX_SOURCE_BYTES", AGENT_MAX_SOURCE_BYTES, minimum=1)
-if HIPJUDGE_MAX_SOURCE_BYTES > AGENT_MAX_SOURCE_BYTES:  # accepted here, every job would then end ERROR
-    raise ImproperlyConfigured(
-        f"HIPJUDGE_MAX_SOURCE_BYTES={HIPJUDGE_MAX_SOURCE_BYTES}: the agents refuse sources above "
-        f"{AGENT_MAX_SOURCE_BYTES} bytes (agent.protocol.MAX_SOURCE_BYTES); set it to at most that.")
+# The default is the agents' own limit (agent.protocol.MAX_SOURCE_BYTES; a test keeps the two equal);
+# a larger value stops the process at start-up (submissions.apps).
+HIPJUDGE_MAX_SOURCE_BYTES = env_int("HIPJUDGE_MAX_SOURCE_BYTES", 64 * 1024, minimum=1)
 # Seconds a web process reuses the problem and pool rows it read for a new submission (0: never).
 # Edits made in the same process apply at once; edits made elsewhere after at most this long.
 HIPJUDGE_LOOKUP_CACHE_TTL = env_float("HIPJUDGE_LOOKUP_CACHE_TTL", 2.0, minimum=0)

@@ -13,8 +13,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db.models import Max
-from django.utils import timezone
 
+from core import clock
 from core.models import WorkerHeartbeat
 
 log = logging.getLogger(__name__)
@@ -27,7 +27,7 @@ def cluster_name() -> str:
 
 
 def heartbeat_beat(*, name: str | None = None, now: datetime | None = None) -> None:
-    now = now or timezone.now()
+    now = now or clock.now()
     WorkerHeartbeat.objects.update_or_create(name=name or cluster_name(), defaults={"at": now})
     WorkerHeartbeat.objects.filter(at__lt=now - KEEP).delete()
 

@@ -10,18 +10,18 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from core.exceptions import ApplicationError, ConflictError, NotFoundError
+from core.exceptions import ApplicationError, NotFoundError
 from core.locks import locked
 from limits.models import Suspension
-from submissions.models import ACTIVE_STATUSES, Submission
-from submissions.services import submission_cancel
+from limits.signals import user_suspended
 
 log = logging.getLogger(__name__)
 
 
 def user_suspend(*, user_id: Any, reason: str, by: User) -> Suspension:
     """Suspend a user (again: the reason is replaced). Their row is locked like a new submission's,
-    so a submission in flight either commits first (and is cancelled here) or sees the suspension."""
+    so a submission in flight either commits first (and is cancelled by the receivers of
+    user_suspended, sent once the suspension is written) or sees the suspension."""
     if str(user_id) == str(by.pk):
         raise ApplicationError("You cannot suspend yourself.")
     reason = reason.strip() or "Suspended by the staff."
@@ -30,15 +30,8 @@ def user_suspend(*, user_id: Any, reason: str, by: User) -> Suspension:
             raise NotFoundError("No such user.")
         suspension, _ = Suspension.objects.update_or_create(user_id=user_id,
                                                             defaults={"reason": reason, "created_by": by})
-    cancelled = 0
-    for submission_id in Submission.objects.filter(user_id=user_id, status__in=ACTIVE_STATUSES).values_list(
-            "pk", flat=True):
-        try:
-            submission_cancel(user=by, submission_id=submission_id)
-            cancelled += 1
-        except (ConflictError, NotFoundError):
-            continue  # it ended meanwhile
-    log.warning("user %s suspended by %s (%s); %d active submission(s) cancelled", user_id, by.pk, reason, cancelled)
+    log.warning("user %s suspended by %s (%s)", user_id, by.pk, reason)
+    user_suspended.send(sender=Suspension, user_id=user_id, by=by)
     return suspension
 
 

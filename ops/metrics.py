@@ -1,13 +1,15 @@
 """Prometheus metrics (/metrics), computed from the database at scrape time.
 
 Several web and worker processes on several hosts share one database, and every series here is a
-fact about rows in it: queue depth, VMs by state, cold starts (VM rows) and warm reuses (their jobs),
-verdicts, the wait and job-duration histograms (timestamps of submissions), spend and credit (the
-ledger and grants), budget alerts, and dstack call errors (core.models.EventCounter, written by
-whichever process saw the error). So any web process answers a scrape with the whole platform's
-numbers, Prometheus scrapes one target (the load balancer) instead of every process, and no
-multi-process bookkeeping can drift or be lost when a process dies. A counter can only go down when
-rows are deleted (a user removed), which Prometheus reads as a counter reset.
+fact about rows in it: queue depth, VMs by state, cold starts and warm reuses (submissions.vm_starts,
+the dashboard's definition), verdicts, the wait and job-duration histograms (timestamps of
+submissions), spend and credit (the ledger and grants), budget alerts, and dstack call errors
+(core.models.EventCounter, written by whichever process saw the error). So any web process answers a
+scrape with the whole platform's numbers, Prometheus scrapes one target (the load balancer) instead
+of every process, and no multi-process bookkeeping can drift or be lost when a process dies. A
+counter can only go down when rows are deleted (a user removed), or, for cold starts and warm
+reuses, when a submission dispatched again (re-queued or rejudged) gets its new VM the other way;
+Prometheus reads that as a counter reset.
 
 One scrape costs about ten aggregate queries; the two histograms scan the dispatched submissions.
 """
@@ -30,6 +32,7 @@ from core.counters import DSTACK_CALL_ERRORS, counter_values
 from core.heartbeat import heartbeat_latest
 from fleets.models import Fleet, VMInstance, VMState
 from submissions.models import RUNNING_STATUSES, TERMINAL_STATUSES, Status, Submission
+from submissions.vm_starts import vm_starts_by_pool
 
 # Seconds; a wait covers a cold start (minutes on dstack), a job a compile plus a benchmark.
 WAIT_BUCKETS = (0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600)
@@ -91,20 +94,19 @@ class PlatformCollector:
 
     def _vms(self, pools: dict[Any, str]) -> Iterator[Metric]:
         states = GaugeMetricFamily("hipjudge_vms", "VMs by state.", labels=["pool", "state"])
-        cold = CounterMetricFamily("hipjudge_vm_cold_starts", "VMs started for a job (each one a cold start).",
+        cold = CounterMetricFamily("hipjudge_vm_cold_starts", "Submissions handed to a VM started for them.",
                                    labels=["pool"])
-        warm = CounterMetricFamily("hipjudge_vm_warm_reuses", "Jobs given to a VM that was already warm.",
+        warm = CounterMetricFamily("hipjudge_vm_warm_reuses", "Submissions handed to a VM that was already up.",
                                    labels=["pool"])
         by_state = {(fleet_id, state): n for fleet_id, state, n in VMInstance.objects.values_list(
             "fleet_id", "state").annotate(n=Count("pk")).order_by()}
         for fleet_id, pool in pools.items():
             for state in VMState.values:
                 states.add_metric([pool, state], by_state.get((fleet_id, state), 0))
-        jobs = VMInstance.objects.values("fleet_id").annotate(vms=Count("pk"), jobs=Sum("jobs_started")).order_by()
-        for row in jobs:
-            pool = pools.get(row["fleet_id"], str(row["fleet_id"]))
-            cold.add_metric([pool], row["vms"])
-            warm.add_metric([pool], max((row["jobs"] or 0) - row["vms"], 0))
+        for fleet_id, starts in vm_starts_by_pool().items():
+            pool = pools.get(fleet_id, str(fleet_id))
+            cold.add_metric([pool], starts.cold)
+            warm.add_metric([pool], starts.warm)
         yield from (states, cold, warm)
 
     def _histograms(self, pools: dict[Any, str]) -> Iterator[Metric]:

@@ -27,8 +27,8 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connections
-from django.utils import timezone
 
+from core import clock
 from core.heartbeat import heartbeat_latest
 from fleets.models import Backend, Fleet
 
@@ -89,7 +89,7 @@ def _heartbeat() -> dict[str, Any]:
     latest = heartbeat_latest()
     if latest is None:
         raise NotReady("no worker has reported yet")
-    age = (timezone.now() - latest).total_seconds()
+    age = (clock.now() - latest).total_seconds()
     limit = settings.HIPJUDGE_HEARTBEAT_MAX_AGE
     if age > limit:
         raise NotReady(f"the last worker heartbeat is {age:.0f} s old (limit {limit} s)")

@@ -1,5 +1,5 @@
 """OpenAPI descriptions of the operations endpoints (answered by ops.middleware, outside DRF), merged
-into the API schema by SPECTACULAR_SETTINGS["APPEND_PATHS"]. Plain data: settings import it."""
+into the API schema by append_ops_paths, a post-processing hook SPECTACULAR_SETTINGS names."""
 
 from typing import Any
 
@@ -38,3 +38,9 @@ OPS_PATHS: dict[str, Any] = {
                      "403": {"description": "not an allowed address, no valid token",
                              "content": {_JSON: {"schema": _ERROR}}}}),
 }
+
+
+def append_ops_paths(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular post-processing hook: the generated schema, with OPS_PATHS added."""
+    result["paths"].update(OPS_PATHS)
+    return result

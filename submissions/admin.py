@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, path
 
 from core.auth import request_user
-from submissions.admin_moderation import SubmissionModeration, rejudge_problems
+from leaderboard.admin_moderation import SubmissionModeration, rejudge_problems
 from submissions.admin_summary import submission_admin_summary
 from submissions.models import ACTIVE_STATUSES, Judging, Problem, ProblemVersion, Submission, SubmissionEvent
 from submissions.services import submission_cancel

@@ -11,10 +11,10 @@ from typing import Any
 
 from billing.amounts import ZERO
 from billing.selectors import submission_cost_parts
+from leaderboard.selectors import Standing, submission_ranked, submission_standing
+from leaderboard.speed_of_light import case_floor
 from submissions.models import Submission
 from submissions.results import submission_results
-from submissions.selectors import Standing, submission_ranked, submission_standing
-from submissions.speed_of_light import case_floor
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,13 @@ from core.exceptions import NotFoundError
 from core.fields import StrictBooleanField, StrictCharField
 from core.parsers import LimitedJSONParser
 from core.schema import error_responses
+from leaderboard.apis import RankedDetailFields, SpeedOfLightOutput
+from leaderboard.bests import BENCHMARK, RANKED, user_bests
+from leaderboard.moderation import submission_update
+from leaderboard.review import SCORING
+from leaderboard.speed_of_light import best_light, submission_light
 from limits.apis import LimitsOutput
 from limits.selectors import user_limits
-from submissions.bests import BENCHMARK, RANKED, user_bests
 from submissions.browse import (
     DIFFICULTIES,
     FILTER_VALUE_HELP,
@@ -34,9 +38,6 @@ from submissions.browse import (
     solved_counts,
 )
 from submissions.models import Language, Mode, Submission
-from submissions.moderation import submission_update
-from submissions.ranked_apis import RankedDetailFields, SpeedOfLightOutput
-from submissions.ranking import SCORING
 from submissions.results import submission_results
 from submissions.selectors import (
     problem_get,
@@ -48,7 +49,6 @@ from submissions.selectors import (
     user_quota,
 )
 from submissions.services import source_from_upload, submission_cancel, submission_create
-from submissions.speed_of_light import best_light, submission_light
 
 
 class Pagination(PageNumberPagination):

@@ -53,9 +53,14 @@ class LeaseHeartbeat:
         self._stop.set()
         self._thread.join()
 
+    def wait_next_beat(self) -> bool:
+        """Wait a third of the lease (so two beats may fail before it lapses); True once the runner is
+        done. Tests step the beats here, on their own clock, instead of waiting."""
+        return self._stop.wait(self.seconds / 3)
+
     def _beat(self) -> None:
         try:
-            while not self._stop.wait(self.seconds / 3):
+            while not self.wait_next_beat():
                 try:
                     if not lease_claim(submission_id=self.submission_id, owner=self.owner, seconds=self.seconds):
                         return  # lost (cancelled, finished, taken over): the runner finds out itself

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import copy
 import threading
-import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from django.conf import settings
 
+from core import clock
 from fleets.models import Fleet
 from submissions.models import Problem
 
@@ -39,7 +39,7 @@ def _cached(key: tuple[str, str], load: Callable[[], T | None]) -> T | None:
     ttl = settings.HIPJUDGE_LOOKUP_CACHE_TTL
     if ttl <= 0:
         return load()
-    now = time.monotonic()
+    now = clock.monotonic()
     entry = _entries.get(key)
     if entry is not None and entry[0] > now:
         return copy.copy(entry[1])

@@ -267,11 +267,11 @@ class Judging(models.Model):
     ranked_seed = models.BigIntegerField(null=True, blank=True, editable=False)
     first_attempt = models.PositiveSmallIntegerField(help_text="The submission's first attempt for this judging.")
     confirms = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
-                                 help_text="The judging whose record this one confirms (submissions.records).")
+                                 help_text="The judging whose record this one confirms (leaderboard.records).")
     avoid_vm = models.UUIDField(null=True, blank=True,
                                 help_text="A VM this judging should not run on where the pool has another.")
     record = models.BooleanField(default=False, help_text="Its ranked result is a record: it ranks once a second "
-                                                          "judging confirms it (submissions.records).")
+                                                          "judging confirms it (leaderboard.records).")
     status = models.CharField(max_length=24, choices=Status.choices, default=Status.IN_QUEUE)
     status_reason = models.TextField(blank=True)
     score_ms = models.FloatField(null=True, blank=True)
@@ -291,28 +291,3 @@ class Judging(models.Model):
 
     def __str__(self) -> str:
         return f"{str(self.submission_id)[:8]} #{self.number} {self.status}"
-
-
-class RankedCaseResult(models.Model):
-    """One ranked case of a judging, as the agent's RANKED_RESULT reported it."""
-
-    judging = models.ForeignKey(Judging, on_delete=models.CASCADE, related_name="ranked_cases")
-    case = models.CharField(max_length=200)
-    index = models.PositiveSmallIntegerField()
-    runs = models.PositiveIntegerField()
-    mean_ms = models.FloatField()
-    median_ms = models.FloatField()
-    ci95_lo_ms = models.FloatField()
-    ci95_hi_ms = models.FloatField()
-    reference_mean_ms = models.FloatField(null=True, blank=True)
-    reference_ci95_lo_ms = models.FloatField(null=True, blank=True)
-    reference_ci95_hi_ms = models.FloatField(null=True, blank=True)
-    speedup = models.FloatField(null=True, blank=True)
-    gflops = models.FloatField(null=True, blank=True)
-    gbps = models.FloatField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["judging", "index"]
-
-    def __str__(self) -> str:
-        return f"{self.judging} {self.case}"

@@ -1,8 +1,9 @@
-"""Reactions to fleets' and billing's signals (they stay ignorant of submissions; we listen), and
+"""Reactions to fleets', billing's and limits' signals (they never write submissions; we listen), and
 the edits that empty the lookup cache."""
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Any
 
@@ -12,24 +13,27 @@ from billing.signals import credit_granted
 from core.queue import enqueue
 from fleets.models import ENDED_VM_STATES, Fleet, VMState
 from fleets.signals import vm_lost, vm_state_changed
+from limits.signals import user_suspended
 from submissions.capacity import submissions_refuse_for_capacity
 from submissions.dispatch import queues_dispatch
 from submissions.lookups import lookups_clear
 from submissions.models import Problem, ProblemVersion
-from submissions.services import submission_requeue_or_fail
+from submissions.services import submission_requeue_or_fail, user_submissions_cancel
+
+log = logging.getLogger(__name__)
 
 # A VM in one of these states just made room in its pool (or is ready for the next job).
 CAPACITY_FREED = (VMState.WARM, *ENDED_VM_STATES)
 
 
-def on_vm_lost(sender: Any, vm_id: Any, job_ref: str, reason: str, **kwargs: Any) -> None:
+def on_vm_lost(sender: Any, *, vm_id: Any, fleet_id: Any, job_ref: str, reason: str, no_capacity: bool,
+               **kwargs: Any) -> None:
     try:
         uuid.UUID(job_ref)
     except ValueError:
         return  # not a submission's job
-    if kwargs.get("no_capacity") and kwargs.get("fleet_id") is not None:
-        submissions_refuse_for_capacity(fleet_id=kwargs["fleet_id"], submission_id=job_ref, vm_id=vm_id,
-                                        reason=reason)
+    if no_capacity:
+        submissions_refuse_for_capacity(fleet_id=fleet_id, submission_id=job_ref, vm_id=vm_id, reason=reason)
         return
     submission_requeue_or_fail(submission_id=job_ref, vm_id=vm_id, reason=reason)
 
@@ -43,6 +47,11 @@ def on_credit_granted(sender: Any, **kwargs: Any) -> None:
     queues_dispatch(paid_only=True)  # paid pools may hand out VMs again
 
 
+def on_user_suspended(sender: Any, user_id: Any, by: Any, **kwargs: Any) -> None:
+    cancelled = user_submissions_cancel(user_id=user_id, by=by)
+    log.warning("user %s suspended: %d active submission(s) cancelled", user_id, cancelled)
+
+
 vm_lost.connect(on_vm_lost, dispatch_uid="submissions.on_vm_lost")
 # An edit to a problem or a pool in this process empties the submission lookups' cache at once.
 for _model in (Problem, ProblemVersion, Fleet):
@@ -50,3 +59,4 @@ for _model in (Problem, ProblemVersion, Fleet):
     post_delete.connect(lookups_clear, sender=_model, dispatch_uid=f"submissions.lookups.delete.{_model.__name__}")
 vm_state_changed.connect(on_vm_state_changed, dispatch_uid="submissions.on_vm_state_changed")
 credit_granted.connect(on_credit_granted, dispatch_uid="submissions.on_credit_granted")
+user_suspended.connect(on_user_suspended, dispatch_uid="submissions.on_user_suspended")

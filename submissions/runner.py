@@ -26,7 +26,6 @@ from fleets.backends import CapacityError, ProvisionError, get_backend
 from fleets.models import VMInstance, VMState
 from fleets.services import vm_fail, vm_provision, vm_release
 from submissions.capacity import submissions_refuse_for_capacity
-from submissions.judgings import records_confirm_soon
 from submissions.leases import LeaseHeartbeat, lease_claim, lease_release
 from submissions.models import (
     AGENT_FINAL_STATUSES,
@@ -46,6 +45,7 @@ from submissions.services import (
     log_status,
     submission_requeue_or_fail,
 )
+from submissions.signals import judgings_released
 
 log = logging.getLogger(__name__)
 
@@ -167,7 +167,7 @@ class Runner:
         self._post_job()
         self._poll()
         vm_release(vm=self.vm, job_ref=str(self.submission.pk))
-        records_confirm_soon(submission_ids=[self.submission_id])
+        judgings_released.send(sender=Submission, submission_ids=[self.submission_id])
 
     # ---- steps -------------------------------------------------------------------------------
     def _provision(self) -> None:

@@ -276,6 +276,19 @@ def submission_cancel(*, user: User, submission_id: uuid.UUID | str) -> Submissi
     return submission
 
 
+def user_submissions_cancel(*, user_id: Any, by: User) -> int:
+    """Staff suspended `user_id`: cancel each of their active submissions as `by`; how many were."""
+    cancelled = 0
+    for submission_id in Submission.objects.filter(user_id=user_id, status__in=ACTIVE_STATUSES).values_list(
+            "pk", flat=True):
+        try:
+            submission_cancel(user=by, submission_id=submission_id)
+            cancelled += 1
+        except (ConflictError, NotFoundError):
+            continue  # it ended meanwhile
+    return cancelled
+
+
 # ---- VM lost, re-queue -------------------------------------------------------------------------
 def submission_requeue_or_fail(*, submission_id: uuid.UUID | str, reason: str,
                                vm_id: uuid.UUID | str | None = None, attempt: int | None = None,

@@ -1,4 +1,5 @@
-"""The OpenAPI description of `GET /api/v1/submissions/{id}/events` (plain data: settings import it).
+"""The OpenAPI description of `GET /api/v1/submissions/{id}/events`, added to the API schema by
+append_events_stream_path, a post-processing hook SPECTACULAR_SETTINGS names.
 
 The stream is a plain async Django view, which drf-spectacular cannot read. Each item of the
 text/event-stream is described as one Server-Sent Event (`event`, `id`, `data`). Its `data` is a
@@ -54,3 +55,9 @@ EVENTS_STREAM_OPERATION: dict[str, Any] = {
     },
     "security": [{"tokenAuth": []}, {"cookieAuth": []}],
 }
+
+
+def append_events_stream_path(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular post-processing hook: the generated schema, with the events stream added."""
+    result["paths"]["/api/v1/submissions/{id}/events"] = {"get": EVENTS_STREAM_OPERATION}
+    return result

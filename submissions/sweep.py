@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime, timedelta
+from typing import cast
 
 from django.conf import settings
 from django.db import transaction
@@ -13,9 +14,9 @@ from core.queue import enqueue
 from fleets.models import VMInstance, VMState
 from fleets.services import vm_release
 from submissions.dispatch import queues_dispatch
-from submissions.judgings import records_confirm_soon
 from submissions.models import RUNNING_STATUSES, TERMINAL_STATUSES, QueueClass, Status, Submission
 from submissions.services import finish_locked, lock_submission
+from submissions.signals import judgings_released
 
 
 def submissions_sweep() -> dict[str, int]:
@@ -43,7 +44,10 @@ def submissions_sweep() -> dict[str, int]:
                     "please submit again later."))
                 expired += 1
     released = _release_orphaned_vms(now)
-    return {"resumed": resumed, "expired": expired, "vms_released": released, "records": records_confirm_soon(),
+    # The leaderboard queues what waits for a judging's end (a record's second judging), in case the
+    # runner's own signal was lost.
+    records = sum(cast(int, queued) for _, queued in judgings_released.send(sender=Submission, submission_ids=None))
+    return {"resumed": resumed, "expired": expired, "vms_released": released, "records": records,
             "pools": queues_dispatch()}
 
 

@@ -1,4 +1,4 @@
-"""tests/stop_when_unused.py: a session fixture's server stops right after the last test of the
+"""tests/support/stop_when_unused.py: a session fixture's server stops right after the last test of the
 process that uses it, and lives to the end where this process does not run them all."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ pytestmark = pytest.mark.slow  # each test runs whole pytest sessions, plugins l
 
 CONFTEST = """
 import pytest
-from tests.stop_when_unused import StopWhenUnused
+from tests.support.stop_when_unused import StopWhenUnused
 
 SERVERS = StopWhenUnused("server")
 EVENTS = []

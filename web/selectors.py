@@ -17,13 +17,13 @@ from django.db.models import Count, Q
 from billing.selectors import fleet_is_paid
 from fleets.models import Fleet, VMInstance
 from fleets.selectors import fleet_list
+from leaderboard.bests import Best, user_bests
+from leaderboard.selectors import leaderboard_rows
+from leaderboard.speed_of_light import PoolLight, best_light, leaderboard_light
 from limits.selectors import PoolAccess, Standing, pools_offered
-from submissions.bests import Best, user_bests
 from submissions.browse import ProblemFilters, problems_filtered, solved_counts
 from submissions.models import SOLVED_STATUSES, Problem, Submission
 from submissions.offers import LanguageOffer, pool_offers
-from submissions.selectors import leaderboard_rows
-from submissions.speed_of_light import PoolLight, best_light, leaderboard_light
 
 
 @dataclass

@@ -8,6 +8,7 @@ It is built a piece at a time so that `close()`, called on every path, ends what
 from __future__ import annotations
 
 import time
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,10 @@ if TYPE_CHECKING:
 # The run phase's private /box (a tmpfs only its sandbox sees): the child writes no file of the
 # judge's, so this only bounds what user code writes there.
 RUN_BOX_BYTES = 64 * MIB
+# The judge's own work in one phase (generating inputs, waiting for references): the ranked pass
+# makes fresh inputs and a reference for every timed run, which for the largest cases is minutes of
+# one core's work. Past this the phase ends as the judge's fault (ERROR), never the kernel's.
+JUDGE_WORK_S = 1800.0
 
 
 class PhaseChild:
@@ -51,7 +56,7 @@ class PhaseChild:
         self.proc = self._spawn(fresh_box(self.job.job_dir, f"{self.name}-box"), child_sock, self.access)
         child_sock.close()
         self.watchdog = Watchdog(self.proc, wall_s=self.limits.wall_s, cancel=self.job.cancel,
-                                 job_deadline=self.job.job_deadline).start()
+                                 job_deadline=self.job.job_deadline, judge_work_s=JUDGE_WORK_S).start()
         self.channel = ch.ParentChannel(parent_sock, ch.stamped_sender(self.job.native_helper))
         return self.channel
 
@@ -69,7 +74,20 @@ class PhaseChild:
         """The watchdog ended the child (its wall clock, a cancel, the job's limit), or would have by
         now had the child not exited first: how long the parent may wait on its own work."""
         dog = self.watchdog
-        return dog is None or dog.fired or self.job.cancel.is_set() or time.monotonic() >= dog.deadline
+        return dog is None or dog.fired or self.job.cancel.is_set() or time.monotonic() >= dog.deadline \
+            or dog.over_budget()
+
+    def judge_work(self) -> AbstractContextManager[None]:
+        """The parent's own work (inputs, references): not counted against the child's wall clock."""
+        return self.watchdog.judge_work() if self.watchdog is not None else nullcontext()
+
+    @property
+    def judge_overran(self) -> bool:
+        return self.watchdog is not None and self.watchdog.judge_overran
+
+    @property
+    def judge_work_s(self) -> float:
+        return self.watchdog.judge_work_s if self.watchdog is not None else JUDGE_WORK_S
 
     def close(self) -> bool:
         """Ends everything that exists: nothing of the child outlives it. True when the job's time

@@ -24,6 +24,7 @@ import math
 import statistics
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,6 +77,8 @@ class BenchCase:
     # partner's timed call and joined before the next timed call, beside the next run's generation.
     expect_later: Callable[[dict[str, np.ndarray]], PendingExpected] | None = None
     limit_passed: Callable[[], bool] = lambda: False
+    # The judge's own waits, which the child's wall clock does not count (agent.sandbox.watchdog).
+    judge_work: Callable[[], AbstractContextManager[None]] = nullcontext
 
     @property
     def access(self) -> DeviceAccess:
@@ -167,7 +170,8 @@ class BenchCase:
             pending = self.expect_later(fresh) if self.expect_later is not None else None
             if run + 1 < runs:
                 upcoming = self.inputs(f"run{run + 1}")
-            expected = pending.result(self.limit_passed) if pending is not None else None
+            with self.judge_work():
+                expected = pending.result(self.limit_passed) if pending is not None else None
             if message := check_outputs(self.problem, self.case, fresh, outputs, reveal=self.reveal_values,
                                         expected=expected):
                 raise Refused("WRONG_ANSWER", f"a timed run gave a wrong result: {message}")

@@ -12,6 +12,7 @@ import hashlib
 import os
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -112,8 +113,19 @@ class Phase:
         self._prepared: dict[int, tuple[dict[str, np.ndarray], PendingExpected]] = {}
 
     def _inputs(self, index: int, input_set: str) -> dict[str, np.ndarray]:
-        rng = np.random.default_rng(case_seed(self.job.secret, self.kind, index, input_set))
-        return self.job.problem.generate(self.cases[index], rng)
+        return self._generate(index, case_seed(self.job.secret, self.kind, index, input_set))
+
+    def _generate(self, index: int, seed: int) -> dict[str, np.ndarray]:
+        with self._judge_work():
+            return self.job.problem.generate(self.cases[index], np.random.default_rng(seed))
+
+    def _judge_work(self) -> AbstractContextManager[None]:
+        """The judge's own work, which the child's wall clock does not count (agent.sandbox.watchdog)."""
+        return self._child.judge_work() if self._child is not None else nullcontext()
+
+    def _expected(self, pending: PendingExpected) -> dict[str, np.ndarray]:
+        with self._judge_work():
+            return pending.result(self._limit_passed)
 
     def _expect_later(self, index: int, inputs: dict[str, np.ndarray]) -> PendingExpected:
         """The reference on `inputs`, started now on a worker thread (agent.judging.expected: never while a
@@ -174,6 +186,10 @@ class Phase:
                 child.proc.wait_exit(EXIT_WAIT_SECONDS)
         finally:  # every path, exceptions of our own included: nothing of the child outlives the phase
             self._job_limit_reached = child.close()
+        if child.judge_overran:
+            self._fail("ERROR", f"the judge's own work (inputs and references) took over {child.judge_work_s:g} s "
+                       f"during {PHASE_NAMES[self.kind]}{self._where()}: a fault of the judge, not the "
+                       "kernel's")
         if child.proc is not None:
             outcome = child.proc.outcome()
             self.result.output = outcome.output
@@ -244,7 +260,7 @@ class Phase:
         timing = caller.call(check_poison=False)  # the whole output is compared below
         outputs = caller.outputs_now()
         message = modified_inputs(caller.access, inputs) or check_outputs(
-            self.job.problem, case, inputs, outputs, expected=expected.result(self._limit_passed))
+            self.job.problem, case, inputs, outputs, expected=self._expected(expected))
         payload = {"case": case.name, "index": index, "total": len(self.cases), "passed": message is None,
                    "message": message, "seconds": round(timing.ms / 1e3, 6)}
         self.result.cases.append(payload)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -145,8 +145,16 @@ class RankedPhase(Phase):
         return result
 
     def _inputs(self, index: int, input_set: str) -> dict[str, np.ndarray]:
-        rng = np.random.default_rng(case_seed(self.secret, "ranked", index, input_set))
-        return self.job.problem.generate(self.cases[index], rng)
+        return self._generate(index, case_seed(self.secret, "ranked", index, input_set))
+
+    @contextmanager
+    def _judge_work(self) -> Iterator[None]:
+        """Both children's wall clocks stand still while the judge works: the partner's too."""
+        with ExitStack() as stack:
+            stack.enter_context(super()._judge_work())
+            if self.reference is not None:
+                stack.enter_context(self.reference.child.judge_work())
+            yield
 
     def _drive(self, channel: ch.ParentChannel, access: DeviceAccess, specs: list[list[BufferSpec]],
                child: PhaseChild) -> None:
@@ -167,7 +175,7 @@ class RankedPhase(Phase):
                           budget_s=self.job.limits.case_budget_s, overhead_ms=overhead, reveal_values=False,
                           partner=self.reference.timed if self.reference is not None else None,
                           expect_later=lambda inputs: self._expect_later(index, inputs),
-                          limit_passed=self._limit_passed)
+                          limit_passed=self._limit_passed, judge_work=self._judge_work)
         payload = {"case": case.name, "index": index, "total": len(self.cases),
                    **bench.run_fresh(self._rng, RANKED_RUNS)}
         payload.setdefault("reference_mean_ms", None)
@@ -191,7 +199,7 @@ class RankedPhase(Phase):
             if message := modified_inputs(caller.access, inputs, name=False):
                 raise Refused("WRONG_ANSWER", message)
             if attempt == 0 and (message := check_outputs(problem, case, inputs, outputs, reveal=False,
-                                                          expected=expected.result(self._limit_passed))):
+                                                          expected=self._expected(expected))):
                 raise Refused("WRONG_ANSWER", f"wrong result on the ranked inputs: {message}")
             runs.append(outputs)
         for name, first in runs[0].items():

@@ -23,17 +23,21 @@ pytestmark = pytest.mark.django_db
 def test_only_a_digest_and_a_prefix_are_stored(owner: Any) -> None:
     issued = token_create(user=owner)
     row = ApiToken.objects.get()
-    assert len(issued.key) == 40 and row.prefix == issued.key[:8] and row.digest == key_digest(issued.key)
+    assert len(issued.key) == 40
+    assert row.prefix == issued.key[:8]
+    assert row.digest == key_digest(issued.key)
     assert issued.key not in str(list(ApiToken.objects.values()))
     assert token_user(key=issued.key) == owner
 
 
 def test_each_token_works_until_it_is_revoked(owner: Any, other_user: Any) -> None:
     first, second = token_create(user=owner), token_create(user=owner)
-    assert token_user(key=first.key) == owner and token_user(key=second.key) == owner
+    assert token_user(key=first.key) == owner
+    assert token_user(key=second.key) == owner
     assert token_revoke(user=other_user, token_id=first.token.pk) is False  # not theirs
     assert token_revoke(user=owner, token_id=first.token.pk) is True
-    assert token_user(key=first.key) is None and token_user(key=second.key) == owner
+    assert token_user(key=first.key) is None
+    assert token_user(key=second.key) == owner
     assert token_revoke(user=owner, token_id="not-a-uuid") is False
 
 
@@ -41,7 +45,8 @@ def test_an_expired_token_is_refused(owner: Any) -> None:
     issued = token_create(user=owner, expires_at=timezone.now() + timedelta(hours=1))
     assert token_user(key=issued.key) == owner
     ApiToken.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
-    assert token_user(key=issued.key) is None and not token_list(user=owner).exists()
+    assert token_user(key=issued.key) is None
+    assert not token_list(user=owner).exists()
 
 
 @pytest.mark.parametrize("how", ["set_password", "queryset_update"])
@@ -104,11 +109,15 @@ def test_drf_keys_of_before_are_hashed_and_keep_working(owner: Any) -> None:
     assert "authtoken_token" not in connection.introspection.table_names()
     assert token_user(key=old_key) == owner
     row = ApiToken.objects.get()
-    assert row.prefix == old_key[:8] and row.digest != old_key and (timezone.now() - row.created_at).days == 3
+    assert row.prefix == old_key[:8]
+    assert row.digest != old_key
+    assert (timezone.now() - row.created_at).days == 3
 
 
 def test_the_admin_lists_tokens_without_their_keys(admin_client: Any, owner: Any) -> None:
     issued = token_create(user=owner)
     page = admin_client.get("/admin/accounts/apitoken/").content.decode()
-    assert issued.key[:8] in page and issued.key not in page and key_digest(issued.key) not in page
+    assert issued.key[:8] in page
+    assert issued.key not in page
+    assert key_digest(issued.key) not in page
     assert admin_client.get("/admin/authtoken/tokenproxy/").status_code == 404  # DRF's key list is gone

@@ -85,7 +85,8 @@ def run_job(problem: Problem, source: str, language: str = "cpp", mode: str = "b
     judge(spec, config, lambda kind, data: events.append(JudgeEvent(kind, data, time.monotonic())),
           threading.Event())
     results = [e for e in events if e.kind == "RESULT"]
-    assert len(results) == 1 and events[-1].kind == "RESULT", [e.kind for e in events]
+    assert len(results) == 1, [e.kind for e in events]
+    assert events[-1].kind == "RESULT", [e.kind for e in events]
     return results[0].data, events
 
 

@@ -85,13 +85,17 @@ def test_summarize_reports_runs_mean_median_spread_and_throughput():
     assert (stats.runs, stats.mean_ms, stats.median_ms, stats.min_ms, stats.max_ms) == (4, 2.5, 2.5, 1.0, 4.0)
     assert stats.std_ms == pytest.approx(statistics.stdev([1, 2, 3, 4]))
     assert stats.rel_stderr == pytest.approx(stats.std_ms / 2 / 2.5)
-    assert stats.gflops == pytest.approx(0.8) and stats.gbps == pytest.approx(1.6)
+    assert stats.gflops == pytest.approx(0.8)
+    assert stats.gbps == pytest.approx(1.6)
     assert set(stats.as_dict()) >= {"runs", "mean_ms", "median_ms", "std_ms", "min_ms", "max_ms", "gflops", "gbps"}
 
 
 def test_summarize_handles_one_run_no_flops_and_no_runs():
     one = summarize([2.0], flops=0, nbytes=8e6)
-    assert one.std_ms == 0.0 and one.rel_stderr == 0.0 and one.gflops is None and one.gbps == pytest.approx(4.0)
+    assert one.std_ms == 0.0
+    assert one.rel_stderr == 0.0
+    assert one.gflops is None
+    assert one.gbps == pytest.approx(4.0)
     with pytest.raises(ValueError):
         summarize([], flops=1, nbytes=1)
 

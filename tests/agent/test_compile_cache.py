@@ -37,7 +37,8 @@ def test_the_least_recently_used_entries_go_first_when_the_bytes_run_out(tmp_pat
     assert cache.get(KEYS[0], target)  # used now: the newest
     cache.put(KEYS[3], library(tmp_path, 1000))
     present = {p.stem for p in (tmp_path / "builds").glob("*.so")}
-    assert present == {KEYS[0], KEYS[2], KEYS[3]} and cache.total_bytes() == 3000
+    assert present == {KEYS[0], KEYS[2], KEYS[3]}
+    assert cache.total_bytes() == 3000
 
 
 def test_a_build_larger_than_the_whole_cache_is_not_kept_and_evicts_nothing(tmp_path):
@@ -65,14 +66,16 @@ def test_an_older_agents_unscoped_builds_are_removed_at_start(tmp_path):
     legacy.write_bytes(b"old build")
     helper.write_bytes(b"our helper")
     build_config(workdir=tmp_path / "agent", device="host", allow_insecure=True)
-    assert not legacy.exists() and helper.exists()
+    assert not legacy.exists()
+    assert helper.exists()
 
 
 def test_the_scope_is_part_of_the_key():
     def key(scope: str) -> str:
         return CompileCache.key(scope=scope, language="cpp", version="v", flags=[], source="int x;")
 
-    assert key("user-a") != key("user-b") and key("user-a") == key("user-a")
+    assert key("user-a") != key("user-b")
+    assert key("user-a") == key("user-a")
 
 
 @pytest.mark.parametrize("scope", ["", "a" * 129, "has space", "../x", 7])
@@ -105,7 +108,8 @@ def test_whether_a_build_was_cached_is_never_shown_across_users(judge_config: Ag
     assert cached(first_user) is False
     assert cached(first_user) is True  # the author's own rebuild is served from the cache
     assert cached(second_user) is False  # another user learns nothing: a real compile
-    assert cached(None) is False and cached(None) is False  # no scope (agent run): never cached
+    assert cached(None) is False
+    assert cached(None) is False  # no scope (agent run): never cached
 
 
 def test_the_hip_target_probe_is_remembered_per_hipcc_in_the_build_folder(tmp_path, monkeypatch):
@@ -117,17 +121,21 @@ def test_the_hip_target_probe_is_remembered_per_hipcc_in_the_build_folder(tmp_pa
     monkeypatch.setattr(compiler, "_probe_hip_arch", lambda tc: probes.append(tc.version) or "gfx90a")
     compiler.newest_hip_arch.cache_clear()
     try:
-        assert compiler.newest_hip_arch(tmp_path) == "gfx90a" and probes == ["HIP 6.1"]
+        assert compiler.newest_hip_arch(tmp_path) == "gfx90a"
+        assert probes == ["HIP 6.1"]
         compiler.newest_hip_arch.cache_clear()  # a new agent process
-        assert compiler.newest_hip_arch(tmp_path) == "gfx90a" and probes == ["HIP 6.1"]  # read, not probed
+        assert compiler.newest_hip_arch(tmp_path) == "gfx90a"
+        assert probes == ["HIP 6.1"]  # read, not probed
 
         (remembered,) = tmp_path.glob("hip-arch-*.txt")
         remembered.write_text("gfx1337; rm -rf /")  # not a name the agent would have written: probed again
         compiler.newest_hip_arch.cache_clear()
-        assert compiler.newest_hip_arch(tmp_path) == "gfx90a" and len(probes) == 2
+        assert compiler.newest_hip_arch(tmp_path) == "gfx90a"
+        assert len(probes) == 2
 
         monkeypatch.setattr(compiler, "toolchain", lambda language: compiler.Toolchain("hip", "hipcc", "HIP 6.2"))
         compiler.newest_hip_arch.cache_clear()  # another hipcc: its own probe
-        assert compiler.newest_hip_arch(tmp_path) == "gfx90a" and probes[-1] == "HIP 6.2"
+        assert compiler.newest_hip_arch(tmp_path) == "gfx90a"
+        assert probes[-1] == "HIP 6.2"
     finally:
         compiler.newest_hip_arch.cache_clear()

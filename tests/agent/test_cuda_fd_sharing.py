@@ -70,7 +70,8 @@ def test_buffers_carry_as_many_descriptors_as_asked_for_and_they_reach_the_paren
     parent, child = channels
     send_memfds(child, ch.BUFFERS, 2)
     message = parent.expect(ch.BUFFERS, max_fds=2)
-    assert len(message.fds) == 2 and message.body == bytes(2 * IPC_HANDLE_BYTES)
+    assert len(message.fds) == 2
+    assert message.body == bytes(2 * IPC_HANDLE_BYTES)
     assert [os.pread(fd, 64, 0) for fd in message.fds] == [b"buffer 0", b"buffer 1"]
     ch.close_fds(message.fds)
 
@@ -107,7 +108,8 @@ class _Entry:
         self.driver, self.name, self.argtypes = driver, name, cast(list[Any] | None, None)
 
     def __call__(self, *args: Any) -> int:
-        assert self.argtypes is not None and len(self.argtypes) == len(args), self.name
+        assert self.argtypes is not None, self.name
+        assert len(self.argtypes) == len(args), self.name
         for argtype, arg in zip(self.argtypes, args, strict=True):
             argtype.from_param(arg)
         self.driver.calls.append(self.name)
@@ -177,7 +179,8 @@ class FakeCuda:
         assert self.mapped.pop(address)[0] == size
 
     def _cuMemAddressFree(self, address: int, size: int) -> None:
-        assert address not in self.mapped and self.reserved.pop(address) == size
+        assert address not in self.mapped
+        assert self.reserved.pop(address) == size
 
     def _cuMemRelease(self, handle: int) -> None:
         del self.handles[handle]
@@ -195,10 +198,12 @@ def test_allocations_are_rounded_up_to_the_granularity_and_exported_as_the_drive
     driver = FakeCuda(G)
     memory, binds = vmm(driver)
     pointers = [memory.allocate(n) for n in (0, 1, G, G + 1)]
-    assert [driver.mapped[p][0] for p in pointers] == [G, G, G, 2 * G] and len(binds) == 4
+    assert [driver.mapped[p][0] for p in pointers] == [G, G, G, 2 * G]
+    assert len(binds) == 4
     assert driver.calls.count("cuMemGetAllocationGranularity") == 1
     fd = memory.export(pointers[3])
-    assert fd == 1000 and driver.shared == {1000: 2 * G}
+    assert fd == 1000
+    assert driver.shared == {1000: 2 * G}
 
 
 def test_an_import_maps_the_rounded_size_asked_for_not_the_whole_allocation():
@@ -208,7 +213,9 @@ def test_an_import_maps_the_rounded_size_asked_for_not_the_whole_allocation():
     parent, binds = vmm(driver)
     ptr = parent.import_fd(fd, 2 * G + 1)
     size, handle = driver.mapped[ptr]
-    assert size == 3 * G and driver.handles[handle] == 4 * G and binds == [1]
+    assert size == 3 * G
+    assert driver.handles[handle] == 4 * G
+    assert binds == [1]
 
 
 @pytest.mark.parametrize("fail", [None, "cuMemSetAccess"], ids=["larger_than_shared", "access_refused"])
@@ -234,10 +241,14 @@ def test_free_and_free_all_unmap_free_the_range_and_release_everything_mapped():
     parent, _ = vmm(driver)
     imported = [parent.import_fd(child.export(p), n) for p, n in ((first, 10), (second, 3 * G))]
     parent.free(imported[0])
-    assert imported[0] not in driver.mapped and imported[1] in driver.mapped and len(driver.handles) == 3
+    assert imported[0] not in driver.mapped
+    assert imported[1] in driver.mapped
+    assert len(driver.handles) == 3
     parent.free_all()
     child.free_all()
-    assert driver.handles == {} and driver.reserved == {} and driver.mapped == {}
+    assert driver.handles == {}
+    assert driver.reserved == {}
+    assert driver.mapped == {}
 
 
 # ---- GpuAccess and Caller --------------------------------------------------------------------------
@@ -342,7 +353,8 @@ def test_setup_closes_the_passed_fds_whether_or_not_the_attach_succeeds(channels
         caller.setup_case(SPECS, [])
     except DeviceError:
         assert fails
-    assert access.texts == [b"buffer 0", b"buffer 1"] and open_fds() == before
+    assert access.texts == [b"buffer 0", b"buffer 1"]
+    assert open_fds() == before
     for fd in access.seen:
         with pytest.raises(OSError):
             os.fstat(fd)
@@ -356,7 +368,8 @@ def test_a_device_that_shares_no_fds_refuses_buffers_that_carry_some(channels):
     caller = Caller(parent, cast(DeviceAccess, access), lambda: True, np.random.default_rng(0))
     with pytest.raises(ch.ProtocolError):
         caller.setup_case(SPECS, [])
-    assert access.seen == () and open_fds() == before
+    assert access.seen == ()
+    assert open_fds() == before
 
 
 # ---- the toolchain's PATH and the sandbox's links ----------------------------------------------------
@@ -405,11 +418,13 @@ def test_a_linked_optional_tree_is_bound_at_its_real_path_and_linked_again(trees
                                           layout=None, handoff=None)
     ch.close_fds(fds)
     pairs = {(args[i], args[i + 1], args[i + 2]) for i in range(len(args) - 2)}
-    assert ("--ro-bind", str(real), str(real)) in pairs and ("--symlink", str(real), str(link)) in pairs
+    assert ("--ro-bind", str(real), str(real)) in pairs
+    assert ("--symlink", str(real), str(link)) in pairs
     assert ("--ro-bind", str(plain), str(plain)) in pairs
     assert str(link.parent.parent / "none") not in args
     # plain/lib is visible through the bind of plain: neither bound again nor linked over
-    assert str(plain / "lib") not in args and str(plain / "lib-1") not in args
+    assert str(plain / "lib") not in args
+    assert str(plain / "lib-1") not in args
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")

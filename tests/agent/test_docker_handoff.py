@@ -154,7 +154,8 @@ def test_the_descriptors_arrive_under_their_numbers_and_the_offer_is_taken_once(
         assert parent_end.recv(64) == b"got sealed library bytes"
         again = subprocess.run([sys.executable, "-m", "agent.sandbox.fd_handoff", path, "--", "true"], cwd=ROOT,
                                capture_output=True, text=True, timeout=60)
-        assert again.returncode == 3 and "did not arrive" in again.stderr  # the socket is gone
+        assert again.returncode == 3
+        assert "did not arrive" in again.stderr  # the socket is gone
     assert not handoff.directory.exists()
 
 
@@ -165,7 +166,8 @@ def test_another_user_of_the_machine_gets_nothing_and_the_container_still_does()
         # The system's python: the checkout need not be readable by that user.
         intruder = subprocess.run(["/usr/bin/python3", "-c", INTRUDER, path], capture_output=True, text=True,
                                   timeout=60, user=65534, group=65534, cwd="/")
-        assert intruder.returncode == 0 and intruder.stdout.split() == ["65534", "0"], intruder.stderr
+        assert intruder.returncode == 0, intruder.stderr
+        assert intruder.stdout.split() == ["65534", "0"], intruder.stderr
         done = receive(path, handoff)
         assert done.returncode == 0, done.stderr
         assert parent_end.recv(64) == b"got inputs"
@@ -187,8 +189,11 @@ def test_a_job_is_judged_through_the_docker_sandboxs_command_line(docker_config:
     calls = [json.loads(line) for line in (engine / "calls.jsonl").read_text().splitlines()]
     runs = [c for c in calls if c[0] == "run"]
     phases = 2 if mode == "check" else 3  # compile, tests (, benchmark)
-    assert len(runs) == phases and "agent.sandbox.fd_handoff" not in runs[0] and "agent.sandbox.fd_handoff" in runs[1]
+    assert len(runs) == phases
+    assert "agent.sandbox.fd_handoff" not in runs[0]
+    assert "agent.sandbox.fd_handoff" in runs[1]
     volumes = [runs[1][i + 1] for i, a in enumerate(runs[1]) if a == "-v"]
     offered = [v.split(":")[0] for v in volumes if v.endswith(f":{HANDOFF_DIR}:ro")]
-    assert len(offered) == 1 and not Path(offered[0]).exists()  # withdrawn with the container
+    assert len(offered) == 1
+    assert not Path(offered[0]).exists()  # withdrawn with the container
     assert not wait_until_no_process_mentions(job_dir_name(job_id))

@@ -10,13 +10,16 @@ from agent.judging.jobs import EVENT_DEPTH, EVENT_LIST_ITEMS, EVENT_REASON_CHARS
 def test_a_reason_is_cut_to_a_sentence_and_says_how_much_was_cut():
     reason = json_safe({"reason": "case 'n=1': " + "x" * 5_000_000})["reason"]
     assert len(reason) <= EVENT_REASON_CHARS
-    assert reason.startswith("case 'n=1': xxx") and reason.endswith("more characters cut]")
+    assert reason.startswith("case 'n=1': xxx")
+    assert reason.endswith("more characters cut]")
 
 
 def test_output_keeps_its_tail_where_a_crash_is_explained():
     output = json_safe({"summary": {"output": "x" * 1_000_000 + "\nSegmentation fault"}})["summary"]["output"]
-    assert len(output) <= EVENT_TEXT_CHARS and output.endswith("Segmentation fault")
-    assert output.startswith("[… ") and "earlier characters cut]" in output
+    assert len(output) <= EVENT_TEXT_CHARS
+    assert output.endswith("Segmentation fault")
+    assert output.startswith("[… ")
+    assert "earlier characters cut]" in output
 
 
 def test_cutting_twice_changes_nothing():
@@ -37,4 +40,5 @@ def test_lists_and_nesting_are_bounded():
         deep = [deep]
     safe = json_safe({"times_ms": list(range(10 * EVENT_LIST_ITEMS)), "deep": deep})
     assert len(safe["times_ms"]) == EVENT_LIST_ITEMS
-    assert "nested too deeply" in json.dumps(safe["deep"]) and json.dumps(safe).count("[") <= EVENT_DEPTH + 2
+    assert "nested too deeply" in json.dumps(safe["deep"])
+    assert json.dumps(safe).count("[") <= EVENT_DEPTH + 2

@@ -22,7 +22,8 @@ SPECS = [BufferSpec("a", np.dtype(np.float32), (250,), False), BufferSpec("c", n
 @pytest.fixture
 def helper(tmp_path: Path) -> Path:
     built = build_evict_helper(tmp_path / "cache")
-    assert built is not None and built.is_file()
+    assert built is not None
+    assert built.is_file()
     return built
 
 

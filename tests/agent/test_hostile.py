@@ -221,7 +221,9 @@ def _ranked_pass_failed_after_the_public_benchmark(t: Target, result: dict[str, 
     assert len([e for e in events if e.kind == "BENCHMARK_RESULT"]) == 2
     assert not [e for e in events if e.kind == "RANKED_RESULT"]
     ranked = result["summary"]["ranked"]
-    assert ranked["passed"] is False and ranked["score_ms"] is None and ranked["reason"] in result["reason"]
+    assert ranked["passed"] is False
+    assert ranked["score_ms"] is None
+    assert ranked["reason"] in result["reason"]
     assert "expected" not in result["reason"]
 
 
@@ -229,7 +231,8 @@ def _values_withheld(t: Target, result: dict[str, Any], events: list[JudgeEvent]
     """Nothing the kernel could choose by looking at the secret inputs: no element, no count."""
     _ranked_pass_failed_after_the_public_benchmark(t, result, events)
     assert "withheld" in result["reason"]
-    assert "[" not in result["reason"] and not re.search(r"\d+ of \d+", result["reason"]), result["reason"]
+    assert "[" not in result["reason"], result["reason"]
+    assert not re.search(r"\d+ of \d+", result["reason"]), result["reason"]
 
 
 def _nothing_printed_is_shown(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
@@ -239,7 +242,8 @@ def _nothing_printed_is_shown(t: Target, result: dict[str, Any], events: list[Ju
 
 def _tests_passed_before(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
     tests = result["summary"]["tests"]
-    assert tests and all(case["passed"] for case in tests)  # caching only shows in the benchmark
+    assert tests
+    assert all(case["passed"] for case in tests)  # caching only shows in the benchmark
 
 
 def _stopped_by_a_compile_limit(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
@@ -279,14 +283,16 @@ def _how_it_failed_withheld(t: Target, result: dict[str, Any], events: list[Judg
 
 def _where_it_wrote_withheld(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
     _ranked_pass_failed_after_the_public_benchmark(t, result, events)
-    assert "byte" not in result["reason"] and "element" not in result["reason"], result["reason"]
+    assert "byte" not in result["reason"], result["reason"]
+    assert "element" not in result["reason"], result["reason"]
 
 
 def _no_single_run_is_shown(t: Target, result: dict[str, Any], events: list[JudgeEvent]) -> None:
     """Runs it paces by the secret inputs: their number is fixed beforehand, and neither the fastest,
     the slowest nor their spread is reported."""
     cases = [e.data for e in events if e.kind == "RANKED_RESULT"]
-    assert cases and all(c["runs"] == RANKED_RUNS for c in cases), cases
+    assert cases, cases
+    assert all(c["runs"] == RANKED_RUNS for c in cases), cases
     assert not [key for c in cases for key in ("min_ms", "max_ms", "std_ms", "rel_stderr") if key in c], cases
 
 

@@ -83,8 +83,12 @@ def test_jobspec_validation_names_the_bad_field(case):
 
 def test_jobspec_accepts_a_valid_request_and_clamps_limits_to_the_ceilings():
     spec = JobSpec.from_request(_body(limits={"check_s": 10_000, "nproc": 8}, seed=7))
-    assert spec.id == "job-1" and spec.language == "cpp" and spec.mode == "benchmark" and spec.seed == 7
-    assert spec.limits.check_s == CEILINGS["check_s"] and spec.limits.nproc == 8
+    assert spec.id == "job-1"
+    assert spec.language == "cpp"
+    assert spec.mode == "benchmark"
+    assert spec.seed == 7
+    assert spec.limits.check_s == CEILINGS["check_s"]
+    assert spec.limits.nproc == 8
     assert spec.limits.benchmark_s == ResourceLimits().benchmark_s
     with pytest.raises(JobSpecError, match="^body:"):
         JobSpec.from_request(["not", "an", "object"])

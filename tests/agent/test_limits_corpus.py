@@ -88,7 +88,8 @@ def _threads_bounded(result: dict[str, Any]) -> None:
 
 
 def _killed_at_the_memory_cap(result: dict[str, Any]) -> None:
-    assert "ran out of memory" in result["reason"] and "memory limit of 512 MiB" in result["reason"], result["reason"]
+    assert "ran out of memory" in result["reason"], result["reason"]
+    assert "memory limit of 512 MiB" in result["reason"], result["reason"]
 
 
 ENTRIES = [
@@ -156,7 +157,9 @@ def test_a_60_mib_error_line_reaches_no_event_uncut(judge_config: AgentConfig):
     assert reason == ("the program crashed in case 'n=1': aborted (SIGABRT), often an allocation beyond the "
                       "memory limit or a failed assertion"), reason
     output = state["result"]["summary"]["output"]  # the 60 MiB on stderr: only a capped tail of it
-    assert output.startswith("[… ") and output.endswith("x") and len(output) <= EVENT_TEXT_CHARS
+    assert output.startswith("[… ")
+    assert output.endswith("x")
+    assert len(output) <= EVENT_TEXT_CHARS
     for event in events:
         encoded = json.dumps(event["payload"])
         assert len(encoded) <= 2 * EVENT_TEXT_CHARS + 4 * EVENT_REASON_CHARS, (event["type"], len(encoded))
@@ -228,5 +231,6 @@ def test_a_checkout_under_usr_is_out_of_the_sandboxs_view(checkout: str, tmp_pat
     lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     results = [e["payload"] for e in lines if e["type"] == "RESULT"]
     assert f"agent from {checkout}/agent/__init__.py" in done.stdout, done.stdout[:2000]
-    assert results and results[0]["status"] == "CHECKED", (done.stdout[-2000:], done.stderr[-2000:])
+    assert results, (done.stdout[-2000:], done.stderr[-2000:])
+    assert results[0]["status"] == "CHECKED", (done.stdout[-2000:], done.stderr[-2000:])
     assert "platform-secret-key" not in done.stdout

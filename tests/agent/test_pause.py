@@ -36,7 +36,8 @@ def states(pid: int) -> list[str]:
 def spinning():
     """A process of four threads, three of them spinning (a watcher of the inputs would)."""
     proc = subprocess.Popen([sys.executable, "-c", THREADS], stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "ready"
     yield proc
     proc.kill()
     proc.wait()
@@ -59,7 +60,8 @@ def test_the_processes_below_the_sandboxs_first_are_found_by_their_parent_links(
             if len(found := descendants(shell.pid)) == 2:
                 break
             threading.Event().wait(0.01)
-        assert found[0] == shell.pid and len(found) == 2
+        assert found[0] == shell.pid
+        assert len(found) == 2
         assert spinning.pid not in found
         assert user_processes(shell.pid) == [found[1]]
     finally:

@@ -96,8 +96,10 @@ def test_catalogue_loads_with_templates_and_solutions() -> None:
         assert p.statement.strip(), p.slug
         for which in SOLUTION_FILES:
             assert solution_path(p.slug, which).is_file(), f"{p.slug}: no solutions/{SOLUTION_FILES[which]}"
-        assert p.cases("test", "host") and p.cases("test", "gpu"), p.slug
-        assert p.cases("bench", "host") and p.cases("bench", "gpu"), p.slug
+        assert p.cases("test", "host"), p.slug
+        assert p.cases("test", "gpu"), p.slug
+        assert p.cases("bench", "host"), p.slug
+        assert p.cases("bench", "gpu"), p.slug
         # The bundle the platform ships survives a JSON round trip with the same hash.
         assert problem_from_bundle(p.to_bundle()).content_hash == p.content_hash
 

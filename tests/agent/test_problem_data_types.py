@@ -38,7 +38,8 @@ def test_integers_of_one_width_share_a_name_and_floats_keep_theirs() -> None:
     assert all(len(names) == 1 for names in by_dtype.values()), by_dtype
     assert listed_name(TYPES["int"]) == listed_name(TYPES["int32"]) == "int32"
     floats = [listed_name(t) for t in TYPES.values() if t.is_float]
-    assert len(set(floats)) == len(floats) and {"float", "half", "bfloat16", "fp8_e4m3fnuz"} <= set(floats)
+    assert len(set(floats)) == len(floats)
+    assert {"float", "half", "bfloat16", "fp8_e4m3fnuz"} <= set(floats)
     # Names go into URLs (?type=) and the delimited index of Problem.labels.
     assert all(re.fullmatch(r"[a-z0-9_]+", listed_name(t)) for t in TYPES.values())
 

@@ -87,4 +87,5 @@ def test_a_problem_without_ranked_cases_still_loads_and_has_none() -> None:
     d = definition()
     del d["ranked"]
     problem = parse_definition(d, reference())
-    assert problem.ranked == () and problem.cases("ranked", "host") == []
+    assert problem.ranked == ()
+    assert problem.cases("ranked", "host") == []

@@ -19,5 +19,6 @@ def test_gemm_int8s_float64_reference_is_exact_at_the_extremes_of_its_largest_k(
     B[1::2, 2] = 127
     got = problem.module.reference({"A": A, "B": B}, {"M": 3, "N": 4, "K": K})["C"]
     exact = A.astype(np.int64) @ B.astype(np.int64)  # NumPy's own integer loop: exact, slow
-    assert got.dtype.kind == "i" and np.array_equal(got, exact)
+    assert got.dtype.kind == "i"
+    assert np.array_equal(got, exact)
     assert exact[0, 0] == 128 * 128 * K  # the largest sum the type rule allows for

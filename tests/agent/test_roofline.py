@@ -30,16 +30,20 @@ GEMM_BYTES = 3 * 8192 * 8192  # fp8 A and B, ... (small against the compute)
 
 def test_the_floor_is_the_compute_time_of_a_big_gemm_at_its_types_peak() -> None:
     found = floor(flops=GEMM, nbytes=GEMM_BYTES, flops_type="fp8", peaks=MI300X)
-    assert found is not None and found.bound == "compute" and found.peak_type == "fp8"
+    assert found is not None
+    assert found.bound == "compute"
+    assert found.peak_type == "fp8"
     assert found.floor_ms == pytest.approx(GEMM / 2_614.9e12 * 1e3)
     bf16 = floor(flops=GEMM, nbytes=GEMM_BYTES, flops_type="bf16", peaks=MI300X)
-    assert bf16 is not None and bf16.floor_ms == pytest.approx(2 * found.floor_ms, rel=1e-3)
+    assert bf16 is not None
+    assert bf16.floor_ms == pytest.approx(2 * found.floor_ms, rel=1e-3)
 
 
 def test_the_floor_is_the_memory_time_of_a_streaming_kernel() -> None:
     n = 1 << 28
     found = floor(flops=n, nbytes=12 * n, flops_type="fp32", peaks=MI300X)
-    assert found is not None and found.bound == "memory"
+    assert found is not None
+    assert found.bound == "memory"
     assert found.floor_ms == pytest.approx(12 * n / 5.3e12 * 1e3)
 
 
@@ -60,14 +64,19 @@ def test_nothing_to_bound_and_no_time_give_no_speed_of_light() -> None:
 def test_a_type_the_table_lacks_runs_at_the_fp32_rate() -> None:
     host = Peaks(gbps=50.0, gflops={"fp32": 1_000.0})
     assert host.compute("bf16") == 1_000.0
-    assert H100_SXM.compute("fp8") == 1_978_900.0 and H100_SXM.gbps == 3_350.0
+    assert H100_SXM.compute("fp8") == 1_978_900.0
+    assert H100_SXM.gbps == 3_350.0
 
 
 def test_a_score_floor_is_the_geometric_mean_of_the_case_floors() -> None:
     mixed = geometric_floor([Floor(1.0, "memory", "bf16"), Floor(4.0, "compute", "bf16")])
-    assert mixed is not None and mixed.floor_ms == pytest.approx(2.0) and mixed.bound == "mixed"
+    assert mixed is not None
+    assert mixed.floor_ms == pytest.approx(2.0)
+    assert mixed.bound == "mixed"
     same = geometric_floor([Floor(1.0, "memory", "fp32"), Floor(9.0, "memory", "fp32")])
-    assert same is not None and same.bound == "memory" and same.floor_ms == pytest.approx(3.0)
+    assert same is not None
+    assert same.bound == "memory"
+    assert same.floor_ms == pytest.approx(3.0)
     assert geometric_floor([]) is None
 
 
@@ -137,7 +146,8 @@ def test_an_fp8_gemm_at_60_percent_of_mi300x_is_plausible() -> None:
 
 def test_an_fp8_gemm_at_3x_the_peak_is_refused() -> None:
     said = implausible("hip", _ms_at(GEMM, 3 * MI300X.compute("fp8")), GEMM_BYTES, GEMM, flops_type="fp8")
-    assert said is not None and "GFLOPS in fp8, beyond any hip device" in said
+    assert said is not None
+    assert "GFLOPS in fp8, beyond any hip device" in said
 
 
 def test_bf16_and_int8_on_cuda_take_their_own_peaks() -> None:
@@ -149,7 +159,8 @@ def test_bf16_and_int8_on_cuda_take_their_own_peaks() -> None:
 
 
 def test_the_fp32_ceilings_are_what_they_were_and_an_override_keeps_the_ratios() -> None:
-    assert gflops_ceiling("hip") == 350_000.0 and gflops_ceiling("host", "fp64") == 20_000.0
+    assert gflops_ceiling("hip") == 350_000.0
+    assert gflops_ceiling("host", "fp64") == 20_000.0
     assert gflops_ceiling("hip", "fp8") > 2.5 * 2_614_000
     assert gflops_ceiling("hip", "fp32", override=100.0) == 100.0
     assert gflops_ceiling("hip", "fp8", override=100.0) == pytest.approx(100.0 * gflops_ceiling("hip", "fp8")

@@ -79,7 +79,8 @@ def test_a_private_box_is_a_sized_tmpfs_with_trusted_files_read_only(tmp_path, b
                      "echo result > /box/out/r.txt; ls /box | tr '\\n' ' '", layout=layout)
     assert outcome.output.split("\n")[:2] == ["library", "box=4"], outcome.output
     assert outcome.output.split("\n")[2].split() == ["fill", "out", "solution.so"]
-    assert trusted.read_bytes() == b"library" and (out_dir / "r.txt").read_text() == "result\n"
+    assert trusted.read_bytes() == b"library"
+    assert (out_dir / "r.txt").read_text() == "result\n"
     assert list(box.iterdir()) == []  # nothing of it reached the job's host directory
 
 
@@ -106,8 +107,9 @@ def test_the_repository_and_usr_src_are_out_of_view_and_the_child_python_comes_f
               f"test -e {sys.prefix}/pyvenv.cfg && echo VENV-VISIBLE"]
     probe = "import numpy, agent.harness.child; print(numpy.__file__); print(agent.harness.child.__file__)"
     outcome = run_in(box, "; ".join(checks) + f"; {PYTHON} -c '{probe}'")
-    assert outcome.ok and outcome.output.split() == ["/opt/hipjudge/site/numpy/__init__.py",
-                                                     "/opt/hipjudge/agent/harness/child.py"], outcome.output
+    assert outcome.ok, outcome.output
+    assert outcome.output.split() == ["/opt/hipjudge/site/numpy/__init__.py",
+                                      "/opt/hipjudge/agent/harness/child.py"], outcome.output
 
 
 def test_the_child_starts_without_site_and_imports_only_what_it_needs(box):
@@ -118,7 +120,8 @@ def test_the_child_starts_without_site_and_imports_only_what_it_needs(box):
              "heavy = {'site', 'json', 'dataclasses', 'pathlib', 'agent.harness.channel'}; "
              "print(sys.flags.no_site, sorted(heavy & set(sys.modules)))")
     outcome = run_in(box, f'{PYTHON} {flags} -c "{probe}"')
-    assert outcome.ok and outcome.output.strip() == "1 []", outcome.output
+    assert outcome.ok, outcome.output
+    assert outcome.output.strip() == "1 []", outcome.output
 
 
 def test_the_agent_copy_is_content_addressed_read_only_and_outside_the_repository():
@@ -144,7 +147,8 @@ def test_a_platform_tree_inside_a_bound_tree_is_masked(tmp_path, box, monkeypatc
     outcome = run_in(box, f"cat {tree}/beside.txt; cat {checkout}/var/secret_key 2>&1 || echo masked;"
                      f"ls -A {checkout} | wc -l")
     assert outcome.output.split("\n")[:2] == ["beside", f"cat: {checkout}/var/secret_key: No such file or directory"]
-    assert "masked" in outcome.output and "platform secret" not in outcome.output
+    assert "masked" in outcome.output
+    assert "platform secret" not in outcome.output
 
 
 UNSHARE_PROBE = """
@@ -218,8 +222,10 @@ def test_stdout_is_a_pipe_the_parent_drains_with_a_cap_not_a_host_file(box):
     outcome = sandbox().spawn([sys.executable, "/box/probe.py"], box=box,
                               limits=replace(LIMITS, file_bytes=8 * MIB, output_bytes=4096)).wait()
     # a pipe; fallocate refused; writes failed with EPIPE once the judge had read 8 MiB, the cap
-    assert outcome.returncode == 15 and outcome.output_overflowed, outcome
-    assert "earlier bytes of output cut" in outcome.output and len(outcome.output) < 4096 + 100
+    assert outcome.returncode == 15, outcome
+    assert outcome.output_overflowed, outcome
+    assert "earlier bytes of output cut" in outcome.output
+    assert len(outcome.output) < 4096 + 100
     assert not list(box.parent.glob("*.log"))  # no log file beside the box
 
 
@@ -227,20 +233,23 @@ def test_stdout_is_a_pipe_the_parent_drains_with_a_cap_not_a_host_file(box):
 def test_the_memory_cap_holds_for_the_process_and_what_it_writes_to_tmpfs_and_memfds(box):
     limits = replace(LIMITS, memory_bytes=None, ram_bytes=96 * MIB, tmp_bytes=1024 * MIB)
     allocate = run_in(box, f"{PYTHON} -c 'b = bytearray(512 << 20); print(\"ALLOCATED\")'", limits)
-    assert "ALLOCATED" not in allocate.output and allocate.oom_killed, allocate
+    assert "ALLOCATED" not in allocate.output, allocate
+    assert allocate.oom_killed, allocate
     fill = run_in(box, "dd if=/dev/zero of=/tmp/fill bs=1M count=512 2>/dev/null; echo FILLED", limits)
     assert fill.oom_killed, fill
     memfds = "import os\nfor i in range(64):\n    os.write(os.memfd_create(str(i)), bytes(8 << 20))\nprint('FILLED')"
     (box / "memfds.py").write_text(memfds)
     memfd = run_in(box, f"{PYTHON} /box/memfds.py", limits)
-    assert "FILLED" not in memfd.output and memfd.oom_killed, memfd
+    assert "FILLED" not in memfd.output, memfd
+    assert memfd.oom_killed, memfd
 
 
 @needs_cgroups
 def test_the_pids_cap_binds_root_and_nothing_outlives_the_sandbox(box):
     outcome = run_in(box, "i=0; while [ $i -lt 200 ]; do (setsid sleep 600 &) 2>/dev/null; i=$((i+1)); done;"
                      "echo started; sleep 600", replace(LIMITS, wall_s=3, nproc=16))
-    assert outcome.timed_out and outcome.pids_refused, outcome
+    assert outcome.timed_out, outcome
+    assert outcome.pids_refused, outcome
     assert not wait_until_no_process_mentions(str(box))  # setsid took them out of the process group
 
 
@@ -255,7 +264,8 @@ def test_health_says_what_holds_the_memory_and_pids_caps(tmp_path):
     if manager.usable:
         assert limits == {"memory": f"cgroup v{manager.version}", "pids": f"cgroup v{manager.version}"}
     else:
-        assert limits["memory"].startswith("rlimits") and manager.why_not in limits["pids"]
+        assert limits["memory"].startswith("rlimits")
+        assert manager.why_not in limits["pids"]
 
 
 # ---- the sandbox's process filter ----------------------------------------------------------------
@@ -263,5 +273,7 @@ def test_health_says_what_holds_the_memory_and_pids_caps(tmp_path):
 def test_the_no_new_processes_filter_is_a_whole_bpf_program_for_known_machines():
     for machine in ("x86_64", "aarch64"):
         program = no_new_processes_filter(machine)
-        assert program is not None and len(program) % 8 == 0 and 8 * 8 <= len(program) <= 64 * 8
+        assert program is not None
+        assert len(program) % 8 == 0
+        assert 8 * 8 <= len(program) <= 64 * 8
     assert no_new_processes_filter("riscv64") is None  # unknown: rely on RLIMIT_NPROC alone

@@ -132,18 +132,23 @@ class TestServedAgent:
     def test_health_reports_device_sandbox_toolchains_and_protocol(self, served):
         status, body, _ = call(served.base, "GET", "/v1/health")
         assert status == 200
-        assert body["device"] == "host" and body["protocol"] == 1 and body["busy"] is False
-        assert body["sandbox"] in ("bwrap", "docker") and body["insecure"] is False
+        assert body["device"] == "host"
+        assert body["protocol"] == 1
+        assert body["busy"] is False
+        assert body["sandbox"] in ("bwrap", "docker")
+        assert body["insecure"] is False
         assert "cpp" in body["toolchains"]
         # No GPU here: hip and cuda are checked on the emulated device, within its size budget.
-        assert body["emulated"] == ["hip", "cuda"] and body["emulator"] == {"max_case_bytes": 256 * 1024 * 1024}
+        assert body["emulated"] == ["hip", "cuda"]
+        assert body["emulator"] == {"max_case_bytes": 256 * 1024 * 1024}
 
     def test_hip_on_the_emulated_device_checks_and_refuses_benchmarks(self, served):
         hip = (ROOT / "problems" / "vector-add" / "solutions" / "hip.hip").read_text()
         for mode in ("benchmark", "leaderboard"):
             status, body, _ = call(served.base, "POST", "/v1/jobs",
                                    {**job_request(f"emu-{mode}", source=hip, mode=mode), "language": "hip"})
-            assert status == 400 and body["extra"]["field"] == "mode", body
+            assert status == 400, body
+            assert body["extra"]["field"] == "mode", body
             assert body["message"] == ("mode: benchmark mode needs a real GPU: the emulated device runs check mode "
                                        "only (emulated times mean nothing)")
         request = {**job_request("emu-check", source=hip, mode="check"), "language": "hip"}
@@ -155,16 +160,21 @@ class TestServedAgent:
 
     def test_a_real_vector_add_benchmark_is_accepted(self, served):
         status, job, _ = call(served.base, "POST", "/v1/jobs", job_request("real-bench", mode="benchmark"))
-        assert status == 202 and job["id"] == "real-bench"
+        assert status == 202
+        assert job["id"] == "real-bench"
         events = wait_for_result(served.base, "real-bench", 100)
         types = [e["type"] for e in events]
-        assert types[-1] == "RESULT" and types.count("RESULT") == 1
+        assert types[-1] == "RESULT"
+        assert types.count("RESULT") == 1
         result = events[-1]["payload"]
         assert result["status"] == "ACCEPTED", result
-        assert result["reason"] and result["score_ms"] > 0
-        assert "TEST_RESULT" in types and "BENCHMARK_RESULT" in types
+        assert result["reason"]
+        assert result["score_ms"] > 0
+        assert "TEST_RESULT" in types
+        assert "BENCHMARK_RESULT" in types
         statuses = [e["payload"]["status"] for e in events if e["type"] == "STATUS"]
-        assert statuses[:1] == ["COMPILING"] and "BENCHMARKING" in statuses
+        assert statuses[:1] == ["COMPILING"]
+        assert "BENCHMARKING" in statuses
         assert call(served.base, "GET", "/v1/jobs/real-bench")[1]["state"] == "finished"
 
     def test_busy_resume_idempotency_and_cancel_on_a_real_sandboxed_loop(self, served):
@@ -176,13 +186,16 @@ class TestServedAgent:
         assert sandboxed, "no sandboxed harness below the agent"
 
         status, body, _ = call(base, "POST", "/v1/jobs", job_request("real-other"))
-        assert status == 409 and body["extra"]["job_id"] == "real-loop"
+        assert status == 409
+        assert body["extra"]["job_id"] == "real-loop"
         status, body, _ = call(base, "POST", "/v1/jobs", request)
-        assert status == 200 and body["state"] == "running"
+        assert status == 200
+        assert body["state"] == "running"
 
         seen = call(base, "GET", "/v1/jobs/real-loop/events")[1]["events"]
         status, body, _ = call(base, "DELETE", "/v1/jobs/real-loop")
-        assert status in (200, 202) and body["cancel_requested"] is True
+        assert status in (200, 202)
+        assert body["cancel_requested"] is True
         assert wait_until(lambda: not any(alive(p) for p in sandboxed), 5), \
             f"still alive after cancel: {[p for p in sandboxed if alive(p)]}"
         events = wait_for_result(base, "real-loop", 10)
@@ -209,7 +222,8 @@ class TestServeStartup:
         try:
             base = agent.wait_listening()
             body = call(base, "GET", "/v1/health")[1]
-            assert body["insecure"] is True and body["sandbox"] == "none"
+            assert body["insecure"] is True
+            assert body["sandbox"] == "none"
             # The compile's and the run's private boxes are plain directories here (no mount namespace).
             assert call(base, "POST", "/v1/jobs", job_request("insecure-check"))[0] == 202
             result = wait_for_result(base, "insecure-check", 50)[-1]["payload"]
@@ -244,4 +258,6 @@ class TestServeStartup:
              "--workdir", str(tmp_path / "work")],
             cwd=ROOT, capture_output=True, text=True, timeout=30,
         )
-        assert result.returncode != 0 and "token file" in result.stderr and "listening" not in result.stdout
+        assert result.returncode != 0
+        assert "token file" in result.stderr
+        assert "listening" not in result.stdout

@@ -157,13 +157,17 @@ class TestAuth:
         for wrong in ("wrong", TOKEN[:-1] + "X", TOKEN + "X", ""):
             status, body, response = call(scripted.base, "GET", "/v1/health", token=wrong)
             assert status == 401, wrong
-            assert TOKEN not in json.dumps(body) and TOKEN not in str(response.getheaders())
+            assert TOKEN not in json.dumps(body)
+            assert TOKEN not in str(response.getheaders())
 
     def test_it_accepts_the_right_token(self, scripted):
         status, body, _ = call(scripted.base, "GET", "/v1/health")
         assert status == 200
-        assert body["protocol"] == 1 and body["busy"] is False and body["job"] is None
-        assert body["uptime_s"] >= 0 and body["device"] == "host"
+        assert body["protocol"] == 1
+        assert body["busy"] is False
+        assert body["job"] is None
+        assert body["uptime_s"] >= 0
+        assert body["device"] == "host"
 
 
 @pytest.mark.timeout(30)
@@ -172,42 +176,53 @@ class TestJobs:
         first = post_and_wait_running(scripted.base, "job-1")
         status, again, _ = call(scripted.base, "POST", "/v1/jobs", job_request("job-1", source="garbage"))
         assert status == 200
-        assert again["id"] == first["id"] and again["created_at"] == first["created_at"]
-        assert again["state"] == "running" and again["status"] == "CHECKING"
+        assert again["id"] == first["id"]
+        assert again["created_at"] == first["created_at"]
+        assert again["state"] == "running"
+        assert again["status"] == "CHECKING"
         scripted.judge.release.set()
         wait_until(lambda: call(scripted.base, "GET", "/v1/jobs/job-1")[1]["state"] == "finished", 10)
         status, finished, _ = call(scripted.base, "POST", "/v1/jobs", job_request("job-1"))
-        assert status == 200 and finished["state"] == "finished" and finished["result"]["status"] == "CHECKED"
+        assert status == 200
+        assert finished["state"] == "finished"
+        assert finished["result"]["status"] == "CHECKED"
         assert scripted.judge.calls == ["job-1"]
 
     def test_it_answers_409_while_busy_and_accepts_the_next_job_after(self, scripted):
         post_and_wait_running(scripted.base, "job-a")
         status, body, _ = call(scripted.base, "POST", "/v1/jobs", job_request("job-b"))
         assert status == 409
-        assert body["message"] == "busy with job job-a" and body["extra"]["job_id"] == "job-a"
+        assert body["message"] == "busy with job job-a"
+        assert body["extra"]["job_id"] == "job-a"
         health = call(scripted.base, "GET", "/v1/health")[1]
-        assert health["busy"] is True and health["job"] == "job-a"
+        assert health["busy"] is True
+        assert health["job"] == "job-a"
         scripted.judge.release.set()
         wait_for_result(scripted.base, "job-a", 10)
         status, body, _ = call(scripted.base, "POST", "/v1/jobs", job_request("job-b"))
-        assert status == 202 and body["id"] == "job-b"
+        assert status == 202
+        assert body["id"] == "job-b"
 
     def test_events_resume_after_n_with_only_later_events(self, scripted):
         post_and_wait_running(scripted.base, "job-r")
         status, body, _ = call(scripted.base, "GET", "/v1/jobs/job-r/events")
         first = body["events"]
-        assert status == 200 and [e["type"] for e in first[:3]] == ["STATUS", "COMPILE_RESULT", "STATUS"]
+        assert status == 200
+        assert [e["type"] for e in first[:3]] == ["STATUS", "COMPILE_RESULT", "STATUS"]
         assert all(set(e) == {"seq", "type", "payload", "at"} and e["at"].endswith("Z") for e in first)
         n = first[-1]["seq"]
         scripted.judge.release.set()
         events = first + wait_for_result(scripted.base, "job-r", 10)[n:]
         status, later, _ = call(scripted.base, "GET", f"/v1/jobs/job-r/events?after={n}")
         assert [e["seq"] for e in later["events"]] == list(range(n + 1, events[-1]["seq"] + 1))
-        assert later["events"][-1]["type"] == "RESULT" and later["job"]["state"] == "finished"
+        assert later["events"][-1]["type"] == "RESULT"
+        assert later["job"]["state"] == "finished"
         status, empty, _ = call(scripted.base, "GET", f"/v1/jobs/job-r/events?after={events[-1]['seq']}")
-        assert empty["events"] == [] and empty["job"]["last_seq"] == events[-1]["seq"]
+        assert empty["events"] == []
+        assert empty["job"]["last_seq"] == events[-1]["seq"]
         status, body, _ = call(scripted.base, "GET", "/v1/jobs/job-r/events?after=-1")
-        assert status == 400 and body["extra"]["field"] == "after"
+        assert status == 400
+        assert body["extra"]["field"] == "after"
 
     def test_a_long_poll_returns_as_soon_as_an_event_arrives(self, scripted):
         post_and_wait_running(scripted.base, "job-w")
@@ -217,7 +232,8 @@ class TestJobs:
         # (its socket timeout), so a poll that sat out its wait instead of returning on the new
         # event fails here, whatever the machine's load: nothing below measures time.
         body = call(scripted.base, "GET", f"/v1/jobs/job-w/events?after={last}&wait=30", timeout=25)[1]
-        assert body["events"] and all(e["seq"] > last for e in body["events"])
+        assert body["events"]
+        assert all(e["seq"] > last for e in body["events"])
 
     def test_heartbeats_arrive_while_a_job_runs(self, scripted):
         post_and_wait_running(scripted.base, "job-h")
@@ -227,16 +243,21 @@ class TestJobs:
     def test_delete_cancels_the_job(self, scripted):
         post_and_wait_running(scripted.base, "job-c")
         status, body, _ = call(scripted.base, "DELETE", "/v1/jobs/job-c")
-        assert status == 200 and body["state"] == "cancelled" and body["result"]["status"] == "CANCELLED"
+        assert status == 200
+        assert body["state"] == "cancelled"
+        assert body["result"]["status"] == "CANCELLED"
         assert call(scripted.base, "GET", "/v1/health")[1]["busy"] is False
         status, again, _ = call(scripted.base, "DELETE", "/v1/jobs/job-c")  # a repeat changes nothing
-        assert status == 200 and again["state"] == "cancelled"
+        assert status == 200
+        assert again["state"] == "cancelled"
 
     def test_a_cancel_the_judge_has_not_finished_yet_is_202_then_ends_cancelled(self, scripted):
         scripted.judge.ignore_cancel = True  # a judge busy killing a slow sandbox
         post_and_wait_running(scripted.base, "job-slow")
         status, body, _ = call(scripted.base, "DELETE", "/v1/jobs/job-slow")
-        assert status == 202 and body["state"] == "running" and body["cancel_requested"] is True
+        assert status == 202
+        assert body["state"] == "running"
+        assert body["cancel_requested"] is True
         scripted.judge.release.set()
         events = wait_for_result(scripted.base, "job-slow", 10)
         assert events[-1]["payload"]["status"] == "CANCELLED"  # the released judge sees cancel set
@@ -264,7 +285,8 @@ class TestJobs:
         for method, path in (("GET", "/v1/jobs/nope"), ("GET", "/v1/jobs/nope/events"),
                              ("DELETE", "/v1/jobs/nope")):
             status, body, _ = call(scripted.base, method, path)
-            assert status == 404 and "nope" in body["message"], (method, path)
+            assert status == 404, (method, path)
+            assert "nope" in body["message"], (method, path)
 
     def test_only_the_last_finished_jobs_are_kept(self, tmp_path):
         judge = ScriptedJudge()
@@ -272,7 +294,8 @@ class TestJobs:
         manager = JobManager(SimpleNamespace(), judge_fn=judge, keep_finished=2)  # type: ignore[arg-type]
         for i in range(4):
             job, created = manager.submit(job_request(f"k{i}"))
-            assert created and job.done.wait(5)
+            assert created
+            assert job.done.wait(5)
         manager.submit(job_request("k4"))[0].done.wait(5)
         assert [manager.get(f"k{i}") is not None for i in range(5)] == [False, False, False, True, True]
 
@@ -292,13 +315,15 @@ class TestBadRequests:
                     break
                 response += chunk
         head, _, payload = response.partition(b"\r\n\r\n")
-        assert head.startswith(b"HTTP/1.0 413") and b"application/json" in head
+        assert head.startswith(b"HTTP/1.0 413")
+        assert b"application/json" in head
         assert json.loads(payload)["extra"]["limit_bytes"] == 2 * 1024 * 1024
 
     def test_an_oversized_body_sent_in_full_gets_413_json(self, scripted):
         big = job_request("big", source="x" * (3 * 1024 * 1024))
         status, body, _ = call(scripted.base, "POST", "/v1/jobs", big)
-        assert status == 413 and "limit" in body["message"]
+        assert status == 413
+        assert "limit" in body["message"]
         assert scripted.judge.calls == []
 
     def test_a_missing_content_length_is_411(self, scripted):
@@ -311,7 +336,9 @@ class TestBadRequests:
     @pytest.mark.parametrize("raw", [b"{not json", b'{"id": "a",}', b"\xff\xfe", b'{"x": NaN}', b""])
     def test_malformed_json_is_400_json(self, scripted, raw):
         status, body, _ = call(scripted.base, "POST", "/v1/jobs", raw=raw)
-        assert status == 400 and body["message"].startswith("malformed JSON") and "extra" in body
+        assert status == 400
+        assert body["message"].startswith("malformed JSON")
+        assert "extra" in body
         assert "Traceback" not in json.dumps(body)
 
     @pytest.mark.parametrize("field", ["id", "problem", "language", "source"])
@@ -319,7 +346,8 @@ class TestBadRequests:
         request = job_request("fields")
         del request[field]
         status, body, _ = call(scripted.base, "POST", "/v1/jobs", request)
-        assert status == 400 and body["message"].startswith(f"{field}:"), body
+        assert status == 400, body
+        assert body["message"].startswith(f"{field}:"), body
         assert body["extra"]["field"] == field
         assert scripted.judge.calls == []
 
@@ -327,20 +355,25 @@ class TestBadRequests:
                                                   ("limits", {"check_s": -1}), ("id", "x" * 65)])
     def test_an_invalid_field_is_400_naming_it(self, scripted, field, value):
         status, body, _ = call(scripted.base, "POST", "/v1/jobs", job_request("fields", **{field: value}))
-        assert status == 400 and body["message"].startswith(field), body
+        assert status == 400, body
+        assert body["message"].startswith(field), body
 
     def test_a_body_that_is_not_an_object_is_400(self, scripted):
         status, body, _ = call(scripted.base, "POST", "/v1/jobs", [1, 2])
-        assert status == 400 and body["message"]
+        assert status == 400
+        assert body["message"]
 
     def test_unknown_paths_are_404_and_wrong_methods_405(self, scripted):
         assert call(scripted.base, "GET", "/v2/health")[0] == 404
         assert call(scripted.base, "GET", "/v1/jobs/a/b/c")[0] == 404
         status, body, response = call(scripted.base, "DELETE", "/v1/health")
-        assert status == 405 and response.getheader("Allow") == "GET" and body["extra"]["allowed"] == ["GET"]
+        assert status == 405
+        assert response.getheader("Allow") == "GET"
+        assert body["extra"]["allowed"] == ["GET"]
         assert call(scripted.base, "PUT", "/v1/jobs", {})[0] == 405
         status, body, _ = call(scripted.base, "BREW", "/v1/health")  # a method http.server does not know
-        assert status == 501 and body["message"]
+        assert status == 501
+        assert body["message"]
 
     def test_an_unexpected_error_is_500_json_without_a_traceback(self, scripted, monkeypatch):
         def explode(*_: Any, **__: Any) -> None:
@@ -349,4 +382,6 @@ class TestBadRequests:
         monkeypatch.setattr(scripted.manager, "describe", explode)
         status, body, _ = call(scripted.base, "GET", "/v1/jobs/any")
         text = json.dumps(body)
-        assert status == 500 and "secret internals" not in text and "Traceback" not in text
+        assert status == 500
+        assert "secret internals" not in text
+        assert "Traceback" not in text

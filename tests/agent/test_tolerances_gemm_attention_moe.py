@@ -62,9 +62,11 @@ def test_every_float32_partial_sum_of_the_grid_gemms_is_exact_on_every_case(slug
         a, b = grid_bits(K) if slug == "moe-grouped-gemm" else grid_bits(K, cap)
         # A keeps 8 bits (neither int8 nor fp8 holds it), both fit the type, and the worst partial
         # sum, K products of magnitude 1 in units of 2^-(a+b), is an integer float32 holds.
-        assert 8 <= a <= cap and 0 <= b <= cap, (case.name, a, b)
+        assert 8 <= a <= cap, (case.name, a, b)
+        assert 0 <= b <= cap, (case.name, a, b)
         assert a + b + math.ceil(math.log2(K)) <= 24, case.name
-    assert problem.tolerance.ulps == 1 and problem.tolerance.atol == 0
+    assert problem.tolerance.ulps == 1
+    assert problem.tolerance.atol == 0
 
 
 def test_a_left_to_right_float32_gemm_is_exact_on_the_grid() -> None:
@@ -80,7 +82,8 @@ def test_gemv_w4a16_sums_exactly_on_every_case() -> None:
     for case in every_case(problem):
         K = case.params["K"]
         bx, ms = problem.module.grid_bits(K)
-        assert bx <= 10 and 1 <= ms <= 8, case.name  # x and (q - 8) s exact in half
+        assert bx <= 10, case.name
+        assert 1 <= ms <= 8, case.name  # x and (q - 8) s exact in half
         assert bx + ms + 3 + math.ceil(math.log2(K)) <= 24, case.name
         assert K * 8 * 2.0**-6 < 65504, case.name  # |y| <= K * 8 * max s * max |x| fits half
 
@@ -90,7 +93,8 @@ def test_gemv_w4a16_sums_exactly_on_every_case() -> None:
 def test_fp8_blockwise_bound_holds_at_every_k_and_both_usual_orders_pass() -> None:
     problem = load_problem("gemm-fp8-blockwise")
     module = problem.module
-    assert problem.tolerance.atol == module.ATOL and problem.tolerance.ulps == 2
+    assert problem.tolerance.atol == module.ATOL
+    assert problem.tolerance.ulps == 2
     for case in every_case(problem):
         K = case.params["K"]
         bound = gamma(K + 3) * K * (2 * module.FP8_MAX * module.scale_base(K)) ** 2
@@ -146,7 +150,8 @@ def test_flash_attention_bound_holds_on_every_case_and_a_bf16_p_kernel_passes() 
     problem = load_problem("flash-attention-fwd")
     for case in every_case(problem):
         S, D, H, Hkv = (case.params[k] for k in ("S", "D", "H", "Hkv"))
-        assert D in (64, 128) and H % Hkv == 0, case.name
+        assert D in (64, 128), case.name
+        assert H % Hkv == 0, case.name
         assert attention_bound(S, 8 * math.sqrt(D)) <= problem.tolerance.atol, case.name
     case, inputs = case_named(problem, "b1-s130-h2-kv2-d128")
     S, D = case.params["S"], case.params["D"]
@@ -165,7 +170,8 @@ def test_flash_attention_bound_holds_on_every_case_and_a_bf16_p_kernel_passes() 
 def test_mla_decode_bound_holds_on_every_case_and_a_bf16_p_kernel_passes() -> None:
     problem = load_problem("mla-decode")
     for case in every_case(problem):
-        assert case.params["scale"] <= 0.14 and 64 * case.params["P"] <= 8192, case.name
+        assert case.params["scale"] <= 0.14, case.name
+        assert 64 * case.params["P"] <= 8192, case.name
         assert attention_bound(64 * case.params["P"], 0.14 * 2 * 576) <= problem.tolerance.atol, case.name
     case, inputs = case_named(problem, "b3-h16-p3")
     out = np.empty((3, 16, 512), dtype=F32)
@@ -182,7 +188,8 @@ def test_mla_decode_bound_holds_on_every_case_and_a_bf16_p_kernel_passes() -> No
 def test_routing_bound_holds_and_a_kernel_that_flushes_tiny_exps_passes_on_mixed_rows() -> None:
     problem = load_problem("moe-topk-routing")
     for case in every_case(problem):
-        assert case.params["E"] <= 256 and case.params["topk"] <= 8, case.name
+        assert case.params["E"] <= 256, case.name
+        assert case.params["topk"] <= 8, case.name
     assert 1141 * U <= problem.tolerance.rtol
     case, inputs = case_named(problem, "t64-e128-top8-renorm")
     # The benchmark's changes copy values between rows: a row may hold its own values and another

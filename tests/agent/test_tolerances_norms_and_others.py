@@ -65,7 +65,9 @@ def test_layernorm_bf16_rows_have_the_statistics_the_bound_assumes() -> None:
     problem = load_problem("layernorm-bf16")
     cols = largest("layernorm-bf16", "cols")
     z = problem.module._shape(cols)
-    assert abs(z.mean()) < 1e-12 and abs(np.sqrt(np.mean(z * z)) - 1) < 1e-12 and np.abs(z).max() <= 5.36
+    assert abs(z.mean()) < 1e-12
+    assert abs(np.sqrt(np.mean(z * z)) - 1) < 1e-12
+    assert np.abs(z).max() <= 5.36
     rng = np.random.default_rng(5)
     for _ in range(3):
         inputs = problem.module.generate({"rows": 64, "cols": cols}, rng)
@@ -177,7 +179,8 @@ def test_conv2d_and_spmv_grids_keep_every_float32_partial_sum_exact() -> None:
     spmv = load_problem("spmv-csr")
     assert spmv.module.MAX_ROW * 1 * 1 < 2**12
     lengths = spmv.module._row_lengths(20000, 20000, 2_000_000, np.random.default_rng(1))
-    assert lengths.sum() == 2_000_000 and lengths.max() <= spmv.module.MAX_ROW
+    assert lengths.sum() == 2_000_000
+    assert lengths.max() <= spmv.module.MAX_ROW
 
 
 def test_stencil_bound_covers_nine_float32_roundings_of_every_case() -> None:

@@ -56,7 +56,8 @@ def test_the_simulators_cost_is_the_ledgers_and_the_simulated_clouds_bill_to_the
     result = figures(run)
     assert result.cost_usd == ledger_total(f"sim-{policy.name}") > 0
     assert abs(result.cost_usd - result.cloud_bill_usd) < CENT  # what the (simulated) provider charged
-    assert result.done + result.rejected == len(run.trace.arrivals) and result.unfinished == 0
+    assert result.done + result.rejected == len(run.trace.arrivals)
+    assert result.unfinished == 0
     assert result.lower_bound_usd < result.cost_usd
     assert VMInstance.objects.filter(fleet__name=f"sim-{policy.name}", state=VMState.FAILED).exists()  # no capacity
     assert not VMInstance.objects.filter(fleet__name=f"sim-{policy.name}", state__in=("WARM", "BUSY")).exists()
@@ -115,7 +116,9 @@ def test_the_command_prints_the_table_as_json_with_a_replay_of_the_database(tran
     assert next(r for r in rows if r["trace"] == "from-db")["jobs"] == Submission.objects.filter(
         fleet__name="history").count()
     page = report.read_text()
-    assert "new Chart(" in page and "<script src" not in page and "VMs up" in page  # Chart.js inlined: no CDN
+    assert "new Chart(" in page
+    assert "<script src" not in page
+    assert "VMs up" in page  # Chart.js inlined: no CDN
     assert list(Fleet.objects.values_list("name", flat=True)) == ["history"]  # it replayed in a database of its own
 
 
@@ -128,13 +131,15 @@ def test_bad_options_are_refused_with_a_sentence(tmp_path: Path) -> None:
                          "the platform's database cannot be read")):
         done = subprocess.run([sys.executable, "bench/costsim.py", *args], cwd=ROOT, env=env, capture_output=True,
                               text=True, timeout=120, check=False)
-        assert done.returncode != 0 and words in done.stderr, (args, done.stderr[-2000:])
+        assert done.returncode != 0, (args, done.stderr[-2000:])
+        assert words in done.stderr, (args, done.stderr[-2000:])
 
 
 def test_the_offline_optimum_pays_each_gap_or_a_cold_start_whichever_is_less() -> None:
     """Ski rental, offline: per gap min(gap, C), with C uniform (its expectation); overlapping jobs
     merge into one busy stretch."""
-    assert expected_min(100, 300, 420) == 100 and expected_min(500, 300, 420) == 360
+    assert expected_min(100, 300, 420) == 100
+    assert expected_min(500, 300, 420) == 360
     assert expected_min(360, 300, 420) == pytest.approx(0.5 * 330 + 0.5 * 360)
     jobs = [Arrival(0, 0, "vector-add", "check", 30), Arrival(100, 0, "vector-add", "check", 30),  # gap 70
             Arrival(120, 1, "vector-add", "check", 30),  # overlaps: no gap
@@ -152,4 +157,5 @@ def test_at_the_steady_traces_rate_even_the_offline_optimum_is_far_from_the_busy
         trace = steady(rng=random.Random(1), lengths=lengths, span_s=DAY, rate_per_h=rate, users=5)
         busy = sum(a.duration_s for a in trace.arrivals)
         ratios[rate] = offline_seconds(trace, (300, 420)) / busy
-    assert ratios[8] > 5 and ratios[180] < 1.3
+    assert ratios[8] > 5
+    assert ratios[180] < 1.3

@@ -70,7 +70,8 @@ def test_a_whole_vm_life_costs_uptime_times_rate_to_the_cent_split_by_phase(
     assert VMAccrual.objects.get(pk=vm.pk).closed
     # The periods tile the VM's life exactly: no gap, no overlap.
     periods = sorted((e.period_start, e.period_end) for e in LedgerEntry.objects.all())
-    assert periods[0][0] == s(0) and periods[-1][1] == s(1105)
+    assert periods[0][0] == s(0)
+    assert periods[-1][1] == s(1105)
     assert all(a[1] == b[0] for a, b in zip(periods, periods[1:], strict=False))
 
 
@@ -134,7 +135,9 @@ def test_running_the_accrual_twice_never_charges_twice(paid_pool: Any, make_vm: 
     first = ledger_accrue(vm_id=vm.pk, now=s(120))
     again = ledger_accrue(vm_id=vm.pk, now=s(120))
     earlier = ledger_accrue(vm_id=vm.pk, now=s(60))
-    assert len(first) == 1 and again == [] and earlier == []
+    assert len(first) == 1
+    assert again == []
+    assert earlier == []
     assert sum(e.seconds for e in LedgerEntry.objects.all()) == Decimal(120)
     assert ledger_accrue_all(now=s(120)) == 0
 
@@ -173,7 +176,8 @@ def test_the_tick_accrues_every_live_vm_and_finishes_ended_ones(paid_pool: Any, 
     ledger_accrue_all(now=s(60))
     assert sum(e.seconds for e in LedgerEntry.objects.filter(vm=live)) == 60
     assert sum(e.seconds for e in LedgerEntry.objects.filter(vm=ended)) == 42
-    assert VMAccrual.objects.get(pk=ended.pk).closed and not VMAccrual.objects.get(pk=live.pk).closed
+    assert VMAccrual.objects.get(pk=ended.pk).closed
+    assert not VMAccrual.objects.get(pk=live.pk).closed
 
 
 def test_a_state_change_through_fleets_accrues_at_once(paid_pool: Any, grant: Any,
@@ -185,7 +189,8 @@ def test_a_state_change_through_fleets_accrues_at_once(paid_pool: Any, grant: An
         acquired = vm_acquire(fleet=paid_pool, job_ref="some-job")
         assert acquired is not None
         vm, cold = acquired
-    assert cold and VMAccrual.objects.filter(pk=vm.pk).exists()
+    assert cold
+    assert VMAccrual.objects.filter(pk=vm.pk).exists()
     with django_capture_on_commit_callbacks(execute=True):
         vm_fail(vm=vm, reason="test", notify=False)
     entries = list(LedgerEntry.objects.filter(vm=vm))
@@ -223,7 +228,8 @@ def test_concurrent_workers_on_postgresql_never_charge_twice(paid_pool: Any, mak
         thread.join()
     assert not errors
     periods = sorted((e.period_start, e.period_end) for e in LedgerEntry.objects.filter(vm=vm))
-    assert periods[0][0] == s(0) and periods[-1][1] == s(180)
+    assert periods[0][0] == s(0)
+    assert periods[-1][1] == s(180)
     assert all(a[1] == b[0] for a, b in zip(periods, periods[1:], strict=False)), "overlapping periods"
     assert sum(e.seconds for e in LedgerEntry.objects.filter(vm=vm)) == 180
     assert by_phase() == {Phase.PROVISIONING: Decimal(45), Phase.IDLE: Decimal(135)}

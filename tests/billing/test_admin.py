@@ -49,7 +49,9 @@ def test_the_budget_charts_axis_is_scaled_by_the_credit_and_the_spend_not_the_pr
     charts = admin_client.get(DASHBOARD).context["data"]["charts"]
     assert charts["y_max"] == pytest.approx(3.3)  # the $3 credit and a tenth of headroom
     projection = charts["projection"]["values"]
-    assert projection and max(projection) <= charts["y_max"] and projection[-1] == charts["y_max"]
+    assert projection
+    assert max(projection) <= charts["y_max"]
+    assert projection[-1] == charts["y_max"]
     assert len(projection) < 10  # it stops where it leaves the chart
 
 
@@ -69,9 +71,12 @@ def test_the_dashboard_renders_with_data_within_a_pinned_number_of_queries(
     assert {(u["user__username"], u["cost"]) for u in data["users"]} == {
         ("owner", Decimal("4.875501")), ("other", Decimal("4.875501"))}
     assert {f["fleet__name"] for f in data["fleets"]} == {"mi300x", "local"}
-    assert len(data["vms"]) == 10 and {vm["state"] for vm in data["vms"]} == {"STOPPED", "WARM"}
+    assert len(data["vms"]) == 10
+    assert {vm["state"] for vm in data["vms"]} == {"STOPPED", "WARM"}
     charts = data["charts"]
-    assert len(charts["days"]) == 30 and charts["credit"] == 100.0 and charts["alert_line"] == 80.0
+    assert len(charts["days"]) == 30
+    assert charts["credit"] == 100.0
+    assert charts["alert_line"] == 80.0
     assert sum(charts["starts"]["cold"]) + sum(charts["starts"]["warm"]) == 9
     assert charts["daily"]["correction"][-1] == 1.5
 
@@ -90,7 +95,8 @@ def test_the_dashboard_query_count_does_not_grow_with_the_data(admin_client: Any
 def test_the_dashboard_is_staff_only(client: Any, owner: Any) -> None:
     client.force_login(owner)
     response = client.get(DASHBOARD)
-    assert response.status_code == 302 and "/admin/login/" in response["Location"]
+    assert response.status_code == 302
+    assert "/admin/login/" in response["Location"]
 
 
 def test_the_admin_index_links_to_the_dashboard(admin_client: Any) -> None:
@@ -105,7 +111,8 @@ def test_every_admin_page_shows_a_banner_while_above_the_alert_threshold(admin_c
     spend(paid_pool, "2")
     for url in ("/admin/", "/admin/fleets/fleet/", DASHBOARD):
         html = admin_client.get(url).content.decode()
-        assert "budget-banner warn" in html and "81.00 % of the GPU credit is used" in html, url
+        assert "budget-banner warn" in html, url
+        assert "81.00 % of the GPU credit is used" in html, url
     spend(paid_pool, "19")
     assert "budget-banner bad" in admin_client.get("/admin/").content.decode()
     grant("100")
@@ -122,13 +129,15 @@ def test_the_admin_says_when_budget_alerts_reach_nobody(admin_client: Any, admin
     admin_user.email = ""
     admin_user.save()
     html = admin_client.get("/admin/").content.decode()
-    assert "budget-banner warn" in html and "Budget alerts reach nobody: no active staff user has an email" in html
+    assert "budget-banner warn" in html
+    assert "Budget alerts reach nobody: no active staff user has an email" in html
     assert 'data-testid="nobody-told"' in admin_client.get(DASHBOARD).content.decode()
 
     monkeypatch.setenv("HIPJUDGE_ADMIN_EMAIL", "ops@example.org")
     call_command("ensure_admin", username=admin_user.username)
     admin_user.refresh_from_db()
-    assert admin_user.email == "ops@example.org" and "email set from HIPJUDGE_ADMIN_EMAIL" in capsys.readouterr().out
+    assert admin_user.email == "ops@example.org"
+    assert "email set from HIPJUDGE_ADMIN_EMAIL" in capsys.readouterr().out
     assert "Budget alerts reach nobody" not in admin_client.get(DASHBOARD).content.decode()
     monkeypatch.setenv("HIPJUDGE_ADMIN_EMAIL", "not an address")
     with pytest.raises(Exception, match="HIPJUDGE_ADMIN_EMAIL is not an email address"):
@@ -140,7 +149,8 @@ def test_ledger_entries_cannot_be_added_edited_or_deleted_through_the_admin(admi
     entry = spend(paid_pool, "3")
     change = reverse("admin:billing_ledgerentry_change", args=[entry.pk])
     page = admin_client.get(change)
-    assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
+    assert page.status_code == 200
+    assert 'name="_save"' not in page.content.decode()
     assert admin_client.post(change, {"amount": "0", "note": "hide it"}).status_code == 403
     assert admin_client.get(reverse("admin:billing_ledgerentry_delete", args=[entry.pk])).status_code == 403
     assert admin_client.post(reverse("admin:billing_ledgerentry_delete", args=[entry.pk]),
@@ -150,7 +160,8 @@ def test_ledger_entries_cannot_be_added_edited_or_deleted_through_the_admin(admi
     response = admin_client.post(changelist, {"action": "delete_selected", "_selected_action": [entry.pk]})
     assert response.status_code in (200, 302)
     entry.refresh_from_db()
-    assert entry.amount == Decimal("3.000000") and LedgerEntry.objects.count() == 1
+    assert entry.amount == Decimal("3.000000")
+    assert LedgerEntry.objects.count() == 1
 
 
 def test_ledger_entries_cannot_be_changed_or_deleted_through_the_orm(paid_pool: Any, spend: Any) -> None:

@@ -25,12 +25,14 @@ def test_metrics_refuse_anonymous_callers(api_as: Any) -> None:
 
 def test_metrics_refuse_a_normal_user(owner: Any, api_as: Any) -> None:
     response = api_as(owner).get(METRICS)
-    assert response.status_code == 403 and set(response.json()) == {"message", "extra"}
+    assert response.status_code == 403
+    assert set(response.json()) == {"message", "extra"}
 
 
 def test_metrics_refuse_staff_who_may_not_read_the_ledger(staff_user: Any, api_as: Any) -> None:
     response = api_as(staff_user).get(METRICS)
-    assert response.status_code == 403 and "billing.view_ledgerentry" in response.json()["message"]
+    assert response.status_code == 403
+    assert "billing.view_ledgerentry" in response.json()["message"]
 
 
 def test_metrics_give_staff_the_figures_with_money_as_decimal_strings(
@@ -54,14 +56,16 @@ def test_metrics_give_staff_the_figures_with_money_as_decimal_strings(
                 "burn_rate_usd_per_day", "projected_exhaustion_date"}
     assert expected <= set(data)
     total = Decimal(data["total_cost_usd"])
-    assert isinstance(data["total_cost_usd"], str) and total == Decimal("10") + Decimal("3.98")  # 2 h × 1.99
+    assert isinstance(data["total_cost_usd"], str)
+    assert total == Decimal("10") + Decimal("3.98")  # 2 h × 1.99
     assert Decimal(data["remaining_credits_usd"]) == Decimal(100) - total
     assert data["credits_used_pct"] == "13.98"
     assert Decimal(data["idle_cost_usd"]) == Decimal("1.990000")
     assert (data["tasks_completed"], data["cold_starts"], data["warm_reuses"], data["active_vms"]) == (2, 1, 1, 1)
     assert data["avg_queue_wait_s"] == pytest.approx(10.0)
     assert data["avg_cold_start_s"] == pytest.approx(90.0)
-    assert Decimal(data["burn_rate_usd_per_day"]) > 0 and data["projected_exhaustion_date"]
+    assert Decimal(data["burn_rate_usd_per_day"]) > 0
+    assert data["projected_exhaustion_date"]
 
 
 def test_a_user_sees_their_own_usage_and_no_one_elses(owner: Any, other_user: Any, api_as: Any, paid_pool: Any,
@@ -69,9 +73,11 @@ def test_a_user_sees_their_own_usage_and_no_one_elses(owner: Any, other_user: An
     spend(paid_pool, "1.25", user=owner)
     spend(paid_pool, "7", user=other_user)
     data = api_as(owner).get(USAGE).json()
-    assert data["spent_usd"] == "1.250000" and data["monthly_cap_usd"] == "20.000000"  # the default cap
+    assert data["spent_usd"] == "1.250000"
+    assert data["monthly_cap_usd"] == "20.000000"  # the default cap
     assert data["by_pool"] == [{"pool": "mi300x", "cost_usd": "1.250000", "busy_seconds": "0.000"}]
-    assert data["daily_limit"] == 100 and data["concurrent_limit"] == 2
+    assert data["daily_limit"] == 100
+    assert data["concurrent_limit"] == 2
     assert api_as(None).get(USAGE).status_code in (401, 403)
 
 
@@ -87,7 +93,8 @@ def test_a_submission_shows_what_its_vm_time_cost(owner: Any, other_user: Any, a
     assert api_as(other_user).get(f"/api/v1/submissions/{sub.pk}").status_code == 404
     client.force_login(owner)
     page = client.get(f"/submissions/{sub.pk}/")
-    assert page.status_code == 200 and 'data-testid="cost">$0.9950<' in page.content.decode()
+    assert page.status_code == 200
+    assert 'data-testid="cost">$0.9950<' in page.content.decode()
 
 
 def test_a_submissions_cost_is_what_its_owners_caps_count_cold_start_and_idle_included(

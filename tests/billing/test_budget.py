@@ -40,12 +40,16 @@ def test_the_alert_fires_exactly_once_at_the_crossing(paid_pool: Any, grant: Any
     with caplog.at_level(logging.WARNING, logger="billing.alerts"):
         [alert] = budget_check()
     assert (alert.grant, alert.threshold, alert.used_pct) == (credit, 80, Decimal("80.01"))
-    assert len(mailoutbox) == 1 and mailoutbox[0].to == ["ops@example.com"]
-    assert "80.01 %" in mailoutbox[0].subject and "100 %" in mailoutbox[0].body
+    assert len(mailoutbox) == 1
+    assert mailoutbox[0].to == ["ops@example.com"]
+    assert "80.01 %" in mailoutbox[0].subject
+    assert "100 %" in mailoutbox[0].body
     assert "budget alert: 80.01 % of the GPU credit used" in caplog.text
     spend(paid_pool, "5")
-    assert budget_check() == [] and budget_check() == []
-    assert BudgetAlert.objects.count() == 1 and len(mailoutbox) == 1
+    assert budget_check() == []
+    assert budget_check() == []
+    assert BudgetAlert.objects.count() == 1
+    assert len(mailoutbox) == 1
 
 
 def test_a_new_grant_has_its_own_alerts(paid_pool: Any, grant: Any, spend: Any) -> None:
@@ -66,7 +70,8 @@ def test_the_hard_stop_rejects_paid_submissions_with_402_and_the_free_pool_goes_
     response = submit(api_as(owner), "mi300x")
     assert response.status_code == 402
     error = response.json()
-    assert "credit is used up" in error["message"] and "10.00 of 10.00 USD" in error["message"]
+    assert "credit is used up" in error["message"]
+    assert "10.00 of 10.00 USD" in error["message"]
     assert error["extra"] == {"status": "REJECTED", "limit": "credit"}
     assert not Submission.objects.exists()  # a refusal stores nothing
     assert submit(api_as(owner), "local").status_code == 201
@@ -118,7 +123,8 @@ def test_warm_paid_vms_drain_at_the_hard_stop_and_free_ones_stay(
     assert budget_enforce() == 1
     paid.refresh_from_db()
     free.refresh_from_db()
-    assert paid.state == VMState.STOPPED and "credit is used up" in paid.state_reason
+    assert paid.state == VMState.STOPPED
+    assert "credit is used up" in paid.state_reason
     assert free.state == VMState.WARM
 
 

@@ -48,14 +48,16 @@ def test_one_row_per_entry_of_the_month_with_exact_amounts(local_pool: Any, owne
     assert [row["amount_usd"] for row in rows] == ["0.000001", "123456789.123456", "-12.345678"]
     assert sum(Decimal(row["amount_usd"]) for row in rows) == Decimal("123456776.777779")
     row = rows[0]
-    assert row["entry_id"] == str(first.pk) and row["period_start"] == "2026-11-01T00:00:00+00:00"
+    assert row["entry_id"] == str(first.pk)
+    assert row["period_start"] == "2026-11-01T00:00:00+00:00"
     assert (row["pool"], row["vm"], row["user_id"], row["username"]) == ("local", str(vm.pk), str(owner.pk), "owner")
     assert (row["seconds"], row["rate_per_hour_usd"], row["source"], row["phase"]) == (
         "1.000001", "1.990000", Source.ACCRUAL, Phase.BUSY)
     correction = rows[2]
     assert (correction["note"], correction["source"], correction["vm"]) == (
         'reconciled, "dstack" said so', Source.ADJUSTMENT, "")
-    assert export("2026-10")[0]["amount_usd"] == "5.000000" and export("2026-12")[0]["amount_usd"] == "7.000000"
+    assert export("2026-10")[0]["amount_usd"] == "5.000000"
+    assert export("2026-12")[0]["amount_usd"] == "7.000000"
 
 
 def test_it_writes_a_file(local_pool: Any, tmp_path: Path) -> None:

@@ -104,7 +104,8 @@ def test_a_retried_job_charges_its_user_for_the_attempt_that_gave_the_result_onl
     assert seconds_of(source=Source.PLATFORM_FAULT, user__isnull=True) == 100  # the lost VM's whole life
     assert submission_cost(submission=job) == amount_of(user=owner)  # the second VM's cold start and job
     caps = user_caps(user=owner, now=s(300))
-    assert caps.daily_gpu_seconds.used == Decimal("90.25") and caps.monthly_usd.used == amount_of(user=owner)
+    assert caps.daily_gpu_seconds.used == Decimal("90.25")
+    assert caps.monthly_usd.used == amount_of(user=owner)
 
 
 def test_idle_time_past_the_pools_longest_wait_is_the_platforms(
@@ -198,7 +199,8 @@ def test_the_cost_dashboard_and_the_metrics_show_the_platforms_fault_cost_per_da
     assert platform_faults() == fault
 
     data = admin_client.get("/admin/billing/ledgerentry/dashboard/").context["data"]
-    assert data["faults_30d"] == fault and data["charts"]["faults"][-1] == pytest.approx(float(fault))
+    assert data["faults_30d"] == fault
+    assert data["charts"]["faults"][-1] == pytest.approx(float(fault))
     assert data["metrics"]["platform_fault_cost_usd"] == fault
     # The phases still add up to what the VM cost: the credit and the charge are both busy time.
     assert sum(data["charts"]["daily"]["busy"]) == pytest.approx(float(amount_of(phase=Phase.BUSY)))

@@ -62,27 +62,36 @@ def test_a_gap_over_one_percent_is_booked_once(dstack_pool: Any, two_hours_booke
     report = fleet_reconcile(fleet=dstack_pool, source=source, start=DAY, end=DAY + timedelta(days=1), now=NOW)
     assert report.ours == Decimal("3.980000")
     assert report.theirs == Decimal("5.074500")  # 2.55 h × 1.99
-    assert report.gap == Decimal("1.094500") and report.gap_pct == Decimal("21.57")
+    assert report.gap == Decimal("1.094500")
+    assert report.gap_pct == Decimal("21.57")
     entry = report.entry
-    assert entry is not None and entry.source == Source.RECONCILIATION and entry.amount == Decimal("1.094500")
-    assert entry.vm is None and entry.fleet == dstack_pool and "dstack billed 5.074500 USD" in entry.note
+    assert entry is not None
+    assert entry.source == Source.RECONCILIATION
+    assert entry.amount == Decimal("1.094500")
+    assert entry.vm is None
+    assert entry.fleet == dstack_pool
+    assert "dstack billed 5.074500 USD" in entry.note
 
     again = fleet_reconcile(fleet=dstack_pool, source=source, start=DAY, end=DAY + timedelta(days=1), now=NOW)
-    assert again.entry is None and again.gap == 0
+    assert again.entry is None
+    assert again.gap == 0
     assert LedgerEntry.objects.filter(source=Source.RECONCILIATION).count() == 1
 
 
 def test_a_gap_within_one_percent_is_shown_but_not_booked(dstack_pool: Any, two_hours_booked: Any) -> None:
     report = fleet_reconcile(fleet=dstack_pool, source=FakeDstack([instance(10, 12, price="2.00")]),
                              start=DAY, end=DAY + timedelta(days=1), now=NOW)
-    assert report.gap == Decimal("0.020000") and report.gap_pct == Decimal("0.50") and report.entry is None
+    assert report.gap == Decimal("0.020000")
+    assert report.gap_pct == Decimal("0.50")
+    assert report.entry is None
     assert not LedgerEntry.objects.filter(source=Source.RECONCILIATION).exists()
 
 
 def test_we_credit_back_when_we_booked_more_than_dstack_billed(dstack_pool: Any, two_hours_booked: Any) -> None:
     report = fleet_reconcile(fleet=dstack_pool, source=FakeDstack([instance(10, 11)]), start=DAY,
                              end=DAY + timedelta(days=1), now=NOW)
-    assert report.entry is not None and report.entry.amount == Decimal("-1.990000")
+    assert report.entry is not None
+    assert report.entry.amount == Decimal("-1.990000")
 
 
 def test_only_the_window_is_compared(dstack_pool: Any, make_vm: Any) -> None:
@@ -91,14 +100,16 @@ def test_only_the_window_is_compared(dstack_pool: Any, make_vm: Any) -> None:
     move(vm, "STOPPED", DAY + timedelta(hours=25))
     report = fleet_reconcile(fleet=dstack_pool, source=FakeDstack([instance(23, 25)]), start=DAY,
                              end=DAY + timedelta(days=1), now=NOW)
-    assert report.ours == report.theirs == Decimal("1.990000") and report.entry is None
+    assert report.ours == report.theirs == Decimal("1.990000")
+    assert report.entry is None
 
 
 def test_the_scheduled_job_reconciles_yesterday_for_dstack_pools_only(dstack_pool: Any, paid_pool: Any,
                                                                       two_hours_booked: Any) -> None:
     source = FakeDstack([instance(10, 13)])
     result = fleets_reconcile(now=NOW, source_for=lambda fleet: source)
-    assert result == {"pools": 1, "corrections": 1} and source.calls == 1
+    assert result == {"pools": 1, "corrections": 1}
+    assert source.calls == 1
     assert fleets_reconcile(now=NOW, source_for=lambda fleet: source) == {"pools": 1, "corrections": 0}
     assert set(ReconciliationReport.objects.values_list("fleet__name", flat=True)) == {"amd-mi300x"}
     assert fleets_reconcile(now=NOW) == {"pools": 0, "corrections": 0}  # no source configured

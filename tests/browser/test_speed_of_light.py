@@ -13,7 +13,7 @@ from django.contrib.auth.models import User
 from tests.browser.conftest import shot
 from tests.browser.test_journeys import _sign_up
 from tests.integration.conftest import Stack
-from tests.ranked import benchmarked, ranked
+from tests.support.ranked import benchmarked, ranked
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.timeout(180)]
 

@@ -13,7 +13,7 @@ import pytest
 
 from tests.browser.conftest import shot
 from tests.integration.conftest import Stack
-from tests.ranked import rank, ranked
+from tests.support.ranked import rank, ranked
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.timeout(180)]
 PHONE = {"width": 390, "height": 844}
@@ -38,7 +38,7 @@ def test_leaderboards_stay_whole_and_the_home_page_fits_a_phone(web: str, page: 
     from playwright.sync_api import expect
 
     from fleets.services import fleet_ensure
-    from submissions.rejudge import submissions_rejudge
+    from leaderboard.rejudge import submissions_rejudge
 
     fleet_ensure(name="demo", backend="local", device="host", max_vms=1, idle_timeout_s=60)  # sorts before "local"
     ranked(other_user, 2.0)
@@ -55,12 +55,14 @@ def test_leaderboards_stay_whole_and_the_home_page_fits_a_phone(web: str, page: 
     shot(page, "31-leaderboard-default-pool")
 
     response = page.request.get(f"{web}/favicon.ico")
-    assert response.ok and "svg" in response.headers["content-type"]
+    assert response.ok
+    assert "svg" in response.headers["content-type"]
 
     page.set_viewport_size(PHONE)
     page.goto(f"{web}/")
     table = page.locator("table.problems").bounding_box()
-    assert table is not None and table["x"] + table["width"] <= PHONE["width"]
+    assert table is not None
+    assert table["x"] + table["width"] <= PHONE["width"]
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     shot(page, "32-problems-on-a-phone")
     assert page.js_errors == []
@@ -92,6 +94,8 @@ def test_one_best_score_a_wrapping_editor_and_a_token_to_copy(web: str, page: An
         card = page.locator("section.card", has=page.locator("#token-heading")).bounding_box()
         for button in page.get_by_role("button", name=re.compile("^Revoke")).all():
             box = button.bounding_box()
-            assert card is not None and box is not None and box["x"] + box["width"] <= card["x"] + card["width"]
+            assert card is not None
+            assert box is not None
+            assert box["x"] + box["width"] <= card["x"] + card["width"]
     shot(page, "33-token-copied-on-a-phone")
     assert page.js_errors == []

@@ -38,7 +38,8 @@ def test_the_exit_code_is_zero_only_when_the_mode_succeeded(status: str, mode: s
 def test_an_unreachable_server_exits_4(tmp_path: Path) -> None:
     env = {**os.environ, "HIPJUDGE_CONFIG": str(tmp_path / "c.json")}
     code, out = hipjudge(["--server", f"http://127.0.0.1:{free_port()}", "problems"], env=env, timeout=30)
-    assert code == 4 and "cannot reach" in out
+    assert code == 4
+    assert "cannot reach" in out
 
 
 @pytest.mark.integration
@@ -51,42 +52,58 @@ def test_login_submit_watch_and_status_against_a_live_server(stack: Stack, owner
     env.pop("HIPJUDGE_TOKEN", None)
 
     code, out = hipjudge(["login", "-u", "owner", "--password-stdin"], env=env, stdin="wrong\n")
-    assert code == 2 and "Wrong username or password" in out
+    assert code == 2
+    assert "Wrong username or password" in out
     code, out = hipjudge(["login", "-u", "owner", "--password-stdin"], env=env, stdin="correct horse battery\n")
     assert code == 0, out
     config = tmp_path / "config.json"
-    assert oct(config.stat().st_mode & 0o777) == "0o600" and json.loads(config.read_text())["token"]
+    assert oct(config.stat().st_mode & 0o777) == "0o600"
+    assert json.loads(config.read_text())["token"]
 
     code, out = hipjudge(["problems"], env=env)
-    assert code == 0 and "vector-add" in out
+    assert code == 0
+    assert "vector-add" in out
     # The filters through the real client's query string.
     code, out = hipjudge(["problems", "--tag", "gemm", "--type", "bfloat16", "--difficulty", "hard"], env=env)
-    assert code == 0 and "gemm-fp8-blockwise" in out and "vector-add" not in out and "gemm-bf16 " not in out
+    assert code == 0
+    assert "gemm-fp8-blockwise" in out
+    assert "vector-add" not in out
+    assert "gemm-bf16 " not in out
     code, out = hipjudge(["problem", "vector-add"], env=env)
-    assert code == 0 and 'cuda: extern "C" void solution(const float* a' in out and "input" in out
+    assert code == 0
+    assert 'cuda: extern "C" void solution(const float* a' in out
+    assert "input" in out
 
     code, out = hipjudge(["submit", str(SOLUTIONS / "cpp.cpp"), "-p", "vector-add", "--mode", "check", "--wait"],
                          env=env)
     assert code == 0, out
-    assert "✓ test 4 of 4 passed: n=1048576" in out and "CHECKED" in out and "COLD_START" in out
+    assert "✓ test 4 of 4 passed: n=1048576" in out
+    assert "CHECKED" in out
+    assert "COLD_START" in out
 
     code, out = hipjudge(["submit", str(SOLUTIONS / "wrong.cpp"), "-p", "vector-add", "--mode", "check", "--wait"],
                          env=env)
-    assert code == 1 and "WRONG_ANSWER" in out and "WARM_REUSE" in out
+    assert code == 1
+    assert "WRONG_ANSWER" in out
+    assert "WARM_REUSE" in out
     wrong_id = re.search(r"submitted ([0-9a-f-]{36})", out).group(1)
 
     code, out = hipjudge(["status", wrong_id], env=env)
-    assert code == 1 and "status: WRONG_ANSWER" in out and "✗ FAILED n=1" in out
+    assert code == 1
+    assert "status: WRONG_ANSWER" in out
+    assert "✗ FAILED n=1" in out
 
     code, out = hipjudge(["submit", str(SOLUTIONS / "cpp.cpp"), "-p", "no-such-problem"], env=env)
-    assert code == 2 and "there is no problem 'no-such-problem'" in out
+    assert code == 2
+    assert "there is no problem 'no-such-problem'" in out
 
     # Another user's token cannot see it.
     from accounts.tokens import token_create
 
     other_env = {**env, "HIPJUDGE_TOKEN": token_create(user=other_user).key}
     code, out = hipjudge(["status", wrong_id], env=other_env)
-    assert code == 2 and "No such submission" in out
+    assert code == 2
+    assert "No such submission" in out
 
 
 def test_pools_names_the_modes_of_languages_a_pool_does_not_run_in_full() -> None:
@@ -108,19 +125,25 @@ def test_pools_and_submit_offer_a_hip_check_on_the_emulated_device(stack: Stack,
     env = {**os.environ, "HIPJUDGE_CONFIG": str(tmp_path / "config.json"), "HIPJUDGE_SERVER": stack.start_web(),
            "HIPJUDGE_TOKEN": token_create(user=owner).key}
     code, out = hipjudge(["pools"], env=env)
-    assert code == 0 and re.search(r"^local \*\s+host\s+cpp; hip: emulated check; cuda: emulated check\s", out, re.M)
-    assert "local: Check on CPU (emulated): " in out and "no timing" in out and "* the default pool" in out
+    assert code == 0
+    assert re.search(r"^local \*\s+host\s+cpp; hip: emulated check; cuda: emulated check\s", out, re.M)
+    assert "local: Check on CPU (emulated): " in out
+    assert "no timing" in out
+    assert "* the default pool" in out
 
     hip = str(SOLUTIONS / "hip.hip")
     code, out = hipjudge(["submit", hip, "-p", "vector-add", "--mode", "benchmark"], env=env)
-    assert code == 2 and "so mode benchmark is not possible (emulated times mean nothing)" in out
+    assert code == 2
+    assert "so mode benchmark is not possible (emulated times mean nothing)" in out
     assert "Possible for hip there: mode check (Check on CPU (emulated))." in out
     code, out = hipjudge(["submit", hip, "-p", "vector-add"], env=env)  # the mode the default pool runs hip in
-    assert code == 0 and "mode check: pool local runs hip on the emulated device (CPU) that way" in out
+    assert code == 0
+    assert "mode check: pool local runs hip on the emulated device (CPU) that way" in out
     assert ", check, pool local, emulated (CPU))" in out
     submission_id = re.search(r"submitted ([0-9a-f-]{36})", out).group(1)
     code, out = hipjudge(["status", submission_id], env=env)
-    assert code == 3 and f"{submission_id}  vector-add  hip  check  emulated (CPU)  pool local" in out
+    assert code == 3
+    assert f"{submission_id}  vector-add  hip  check  emulated (CPU)  pool local" in out
 
 
 @pytest.mark.integration
@@ -135,7 +158,8 @@ def test_submit_checks_a_hip_kernel_on_the_emulated_device(stack: Stack, emulati
     code, out = hipjudge(["submit", str(SOLUTIONS / "hip.hip"), "-p", "vector-add", "--mode", "check", "--wait"],
                          env=env)
     assert code == 0, out
-    assert "CHECKED: " in out and "emulated device" in out
+    assert "CHECKED: " in out
+    assert "emulated device" in out
 
 
 @pytest.mark.parametrize(("status", "code"), [("ACCEPTED", 0), ("WRONG_ANSWER", 1), ("ERROR", 1)])
@@ -150,7 +174,7 @@ def test_submit_to_the_leaderboard_then_read_the_leaderboard_and_the_rank(stack:
     """Against the scripted stand-in agent (fixed figures, so the output's form can be held exactly)."""
     from accounts.tokens import token_create
 
-    stack.env["HIPJUDGE_LOCAL_AGENT_MODULE"] = "tests.fake_agent"
+    stack.env["HIPJUDGE_LOCAL_AGENT_MODULE"] = "tests.support.fake_agent"
     url = stack.start_web()
     stack.start_worker()
     env = {**os.environ, "HIPJUDGE_CONFIG": str(tmp_path / "config.json"), "HIPJUDGE_SERVER": url,
@@ -159,7 +183,8 @@ def test_submit_to_the_leaderboard_then_read_the_leaderboard_and_the_rank(stack:
     code, out = hipjudge(["submit", str(SOLUTIONS / "cpp.cpp"), "-p", "vector-add", "--mode", "leaderboard", "--wait"],
                          env=env)
     assert code == 0, out
-    assert "· RANKING" in out and "ranked 1/1 n=3000017: 12 runs, mean 3.0000 ms" in out
+    assert "· RANKING" in out
+    assert "ranked 1/1 n=3000017: 12 runs, mean 3.0000 ms" in out
     assert "ranked score: 3.0000 ms (95% 2.9400..3.0600), speedup 1.50x" in out
     submission_id = re.search(r"submitted ([0-9a-f-]{36})", out).group(1)
 
@@ -170,21 +195,28 @@ def test_submit_to_the_leaderboard_then_read_the_leaderboard_and_the_rank(stack:
         if code == 0:
             break
         time.sleep(0.5)
-    assert code == 0 and "rank 1 on vector-add, pool local" in out, out
+    assert code == 0, out
+    assert "rank 1 on vector-add, pool local" in out, out
     code, out = hipjudge(["leaderboard", "-p", "vector-add"], env=env)
     # 12.0%: the ranked case's floor on the host pool (0.36 ms at 100 GB/s) against 3 ms.
     row = r"^1\s+owner\s+3\.0000\s+2\.9400\.\.3\.0600\s+1\.50x\s+12\.0%\s+cpp\s.*private$"
-    assert code == 0 and re.search(row, out, re.M), out
+    assert code == 0, out
+    assert re.search(row, out, re.M), out
     code, out = hipjudge(["--json", "leaderboard", "-p", "vector-add", "--limit", "5"], env=env)
     rows = json.loads(out.splitlines()[-1])
-    assert code == 0 and rows[0]["user"] == "owner" and rows[0]["submission"] == "private"
+    assert code == 0
+    assert rows[0]["user"] == "owner"
+    assert rows[0]["submission"] == "private"
 
     code, out = hipjudge(["submit", str(SOLUTIONS / "cpp.cpp"), "-p", "vector-add", "--mode", "benchmark"], env=env)
     benchmark_id = re.search(r"submitted ([0-9a-f-]{36})", out).group(1)
     code, out = hipjudge(["rank", benchmark_id], env=env)
-    assert code == 1 and "not on the leaderboard (not entered)" in out
+    assert code == 1
+    assert "not on the leaderboard (not entered)" in out
     code, out = hipjudge(["leaderboard", "-p", "vector-add", "--pool", "nowhere"], env=env)
-    assert code == 2 and "No pool 'nowhere'" in out
+    assert code == 2
+    assert "No pool 'nowhere'" in out
     other_env = {**env, "HIPJUDGE_TOKEN": token_create(user=other_user).key}
     code, out = hipjudge(["rank", submission_id], env=other_env)
-    assert code == 2 and "No such submission" in out
+    assert code == 2
+    assert "No such submission" in out

@@ -19,7 +19,7 @@ from cli.watch import CLEAR_LINE, View
 from submissions.models import Submission
 from tests.cli.inprocess import InProcessClient
 from tests.conftest import finish
-from tests.ranked import submit
+from tests.support.ranked import submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool")
 
@@ -67,7 +67,9 @@ def test_submissions_lists_yours_with_filters_scores_and_costs(owner: Any, other
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["id", "submitted", "problem", "language", "mode", "pool", "status", "score_ms", "cost"]
     assert [line.split()[0] for line in lines[1:3]] == [str(wrong.pk)[:8], str(accepted.pk)[:8]]
-    assert len(lines) == 4 and "$0.0000" in lines[1] and lines[3].startswith("(2 of 2; page 1")
+    assert len(lines) == 4
+    assert "$0.0000" in lines[1]
+    assert lines[3].startswith("(2 of 2; page 1")
     assert run(monkeypatch, api_as(owner), "submissions", "--status", "wrong_answer", "-p", "vector-add") == 0
     rows = capsys.readouterr().out.splitlines()[1:-1]
     assert [r.split()[0] for r in rows] == [str(wrong.pk)[:8]]
@@ -118,9 +120,11 @@ def test_watch_redraws_its_view_in_place_on_a_terminal(capsys: Any) -> None:
     for event in EVENTS[1:]:
         view.event(event)
     block = view.lines()
-    assert block[0].startswith("CHECKING ") and "(cold start on pool local)" in block[0]
+    assert block[0].startswith("CHECKING ")
+    assert "(cold start on pool local)" in block[0]
     assert block[1] == "  tests    ✓✗··  test 2 of 4 failed, 1 passed"
-    assert "\x1b[1A" in screen.getvalue() and CLEAR_LINE in screen.getvalue()  # drawn over itself
+    assert "\x1b[1A" in screen.getvalue()
+    assert CLEAR_LINE in screen.getvalue()
     assert capsys.readouterr().out == ""  # nothing else printed meanwhile
 
 
@@ -134,7 +138,8 @@ def test_watch_stays_plain_when_piped_and_says_it_still_waits(capsys: Any) -> No
     for event in EVENTS[1:]:
         view.event(event)
     out = capsys.readouterr().out
-    assert screen.getvalue() == "" and "\x1b" not in out
+    assert screen.getvalue() == ""
+    assert "\x1b" not in out
     assert "  … still starting a VM: 12 s" in out
     assert "✗ test 2 of 4 FAILED: n=1000: c[17]: expected 1.5, got 0" in out
 
@@ -155,5 +160,7 @@ def test_the_parser_knows_the_new_commands() -> None:
     from cli.main import build_parser
 
     args = build_parser().parse_args(["submissions", "--status", "accepted,wrong_answer", "--limit", "5"])
-    assert isinstance(args, argparse.Namespace) and args.status == "ACCEPTED,WRONG_ANSWER" and args.limit == 5
+    assert isinstance(args, argparse.Namespace)
+    assert args.status == "ACCEPTED,WRONG_ANSWER"
+    assert args.limit == 5
     assert build_parser().parse_args(["submit", "k.hip", "-p", "x"]).mode is None

@@ -11,7 +11,7 @@ from cli.main import main
 from cli.output import Printer
 from cli.watch import follow
 from tests.cli.inprocess import InProcessClient
-from tests.ranked import benchmarked, ranked
+from tests.support.ranked import benchmarked, ranked
 
 pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool")
 

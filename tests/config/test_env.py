@@ -15,8 +15,10 @@ from tests.conftest import ROOT, django_process
 def test_unset_or_blank_means_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HJ_TEST_BLANK", "  ")
     monkeypatch.delenv("HJ_TEST_UNSET", raising=False)
-    assert env_str("HJ_TEST_BLANK", "d") == "d" and env_opt_str("HJ_TEST_UNSET") is None
-    assert env_int("HJ_TEST_BLANK", 3) == 3 and env_list("HJ_TEST_UNSET", ["a"]) == ["a"]
+    assert env_str("HJ_TEST_BLANK", "d") == "d"
+    assert env_opt_str("HJ_TEST_UNSET") is None
+    assert env_int("HJ_TEST_BLANK", 3) == 3
+    assert env_list("HJ_TEST_UNSET", ["a"]) == ["a"]
 
 
 @pytest.mark.parametrize(("read", "value", "words"), [
@@ -70,7 +72,10 @@ def test_a_database_that_is_away_fails_a_request_in_seconds_and_is_found_again_i
         ("uvicorn",), DATABASE_URL="postgres://nobody@127.0.0.1:9/none")
     assert result.returncode == 0, result.stderr
     pool_timeout, connect_timeout, keepalives, backoff = result.stdout.split()
-    assert float(pool_timeout) <= 5 and int(connect_timeout) <= 5 and keepalives == "1" and float(backoff) == 1
+    assert float(pool_timeout) <= 5
+    assert int(connect_timeout) <= 5
+    assert keepalives == "1"
+    assert float(backoff) == 1
 
 
 def _variables_read() -> set[str]:

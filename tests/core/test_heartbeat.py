@@ -22,7 +22,8 @@ def test_a_worker_process_beats_when_it_starts() -> None:
     before = timezone.now()
     post_spawn.send(sender="django_q", proc_name="Process-1")
     beat = WorkerHeartbeat.objects.get()
-    assert ":" in beat.name and before <= beat.at <= timezone.now()
+    assert ":" in beat.name
+    assert before <= beat.at <= timezone.now()
 
 
 def test_a_worker_starts_even_when_its_beat_cannot_be_written(monkeypatch: Any) -> None:

@@ -15,8 +15,8 @@ from fleets.models import VMInstance, VMState
 from submissions.dispatch import submission_dispatch_next
 from submissions.models import Status, Submission
 from submissions.runner import submission_run
-from tests import fake_agent
 from tests.conftest import read_source
+from tests.support import fake_agent
 
 log = logging.getLogger("tests.logs")
 
@@ -35,9 +35,12 @@ def record(message: str = "VM %s up", *args: Any, **fields: Any) -> logging.LogR
 
 def test_json_lines_carry_the_ids_as_fields() -> None:
     line = json.loads(JsonFormatter().format(record(vm="v1", pool="p1", new="WARM", attempt=2)))
-    assert line["message"] == "VM v1 up" and line["event"] == "vm.state" and line["level"] == "INFO"
+    assert line["message"] == "VM v1 up"
+    assert line["event"] == "vm.state"
+    assert line["level"] == "INFO"
     assert (line["vm"], line["pool"], line["new"], line["attempt"]) == ("v1", "p1", "WARM", 2)
-    assert line["logger"] == "tests.logs" and line["ts"].endswith("+00:00")
+    assert line["logger"] == "tests.logs"
+    assert line["ts"].endswith("+00:00")
 
 
 def test_text_lines_are_readable_with_the_ids_at_the_end() -> None:
@@ -97,14 +100,18 @@ def test_a_submissions_source_and_api_token_never_reach_the_logs(caplog: Any, ow
     assert submission_dispatch_next(fleet=local_pool) is not None
     submission_run(submission_id=response.json()["id"])
     submission = Submission.objects.get(pk=response.json()["id"])
-    assert submission.status == Status.COMPILE_ERROR and MARKER in submission.status_reason
+    assert submission.status == Status.COMPILE_ERROR
+    assert MARKER in submission.status_reason
 
     lines = [log_format().format(r) for r in caplog.records]
     changes = [line for line in lines if "submission.status" in line]
-    assert len(changes) == 3 and all(str(submission.pk) in line for line in changes)  # queued, compiling, result
+    assert len(changes) == 3
+    assert all(str(submission.pk) in line for line in changes)  # queued, compiling, result
     assert any("vm.state" in line and str(submission.pk) in line for line in lines)
     for line in lines:
-        assert MARKER not in line and api_token not in line and fake_agent.TOKEN not in line
+        assert MARKER not in line
+        assert api_token not in line
+        assert fake_agent.TOKEN not in line
 
 
 def test_django_qs_line_per_task_goes_to_debug_and_the_clusters_own_lines_stay(caplog: Any) -> None:

@@ -36,7 +36,8 @@ def test_a_deeply_nested_body_is_a_400_on_the_submission_endpoints(owner: Any, a
     client = api_as(owner)
     assert client.post("/api/v1/submissions", DEEP, content_type="application/json").status_code == 400
     response = client.patch(f"/api/v1/submissions/{uuid.uuid4()}", DEEP, content_type="application/json")
-    assert response.status_code == 400 and error_shape(response)
+    assert response.status_code == 400
+    assert error_shape(response)
 
 
 @pytest.mark.django_db
@@ -45,14 +46,16 @@ def test_a_deeply_nested_body_is_a_400_on_the_submission_endpoints(owner: Any, a
                          ids=["NaN", "overflow", "Infinity", "not UTF-8", "5000 digits"])
 def test_numbers_json_cannot_carry_and_bytes_that_are_not_text_are_a_400(body: bytes) -> None:
     response = APIClient().post("/api/v1/auth/token", body, content_type="application/json")
-    assert response.status_code == 400 and error_shape(response)
+    assert response.status_code == 400
+    assert error_shape(response)
 
 
 @pytest.mark.django_db
 def test_a_body_over_the_limit_is_a_413_even_read_as_a_stream() -> None:
     body = b"[" + b"0," * settings.DATA_UPLOAD_MAX_MEMORY_SIZE + b"0]"
     response = APIClient().post("/api/v1/auth/token", body, content_type="application/json")
-    assert response.status_code == 413 and error_shape(response)
+    assert response.status_code == 413
+    assert error_shape(response)
 
 
 def test_nesting_is_measured_without_recursion() -> None:

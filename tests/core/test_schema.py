@@ -60,23 +60,28 @@ def test_the_submission_list_is_paginated_and_usage_has_its_own_schema(schema: d
 def test_empty_filters_are_allowed_by_the_schema_and_by_the_api(schema: dict[str, Any], owner: Any,
                                                                 api_as: Any) -> None:
     parameters = {p["name"]: p["schema"] for p in schema["paths"]["/api/v1/submissions"]["get"]["parameters"]}
-    assert "" in parameters["language"]["enum"] and "" in parameters["mode"]["enum"]
-    assert "minLength" not in parameters["pool"] and "minLength" not in parameters["problem"]
+    assert "" in parameters["language"]["enum"]
+    assert "" in parameters["mode"]["enum"]
+    assert "minLength" not in parameters["pool"]
+    assert "minLength" not in parameters["problem"]
     response = api_as(owner).get("/api/v1/submissions", {"pool": "", "language": "", "mode": "", "problem": ""})
-    assert response.status_code == 200 and response.json()["count"] == 0
+    assert response.status_code == 200
+    assert response.json()["count"] == 0
 
 
 @pytest.mark.parametrize("page_size", ["0", "101", "x", "²"])
 def test_a_page_size_outside_the_schema_is_refused(owner: Any, api_as: Any, page_size: str) -> None:
     response = api_as(owner).get("/api/v1/submissions", {"page_size": page_size})
-    assert response.status_code == 400 and response.json()["message"].startswith("page_size")
+    assert response.status_code == 400
+    assert response.json()["message"].startswith("page_size")
 
 
 @pytest.mark.parametrize("body", [{"source": 0}, {"source": True}, {"problem": 7}])
 def test_a_number_is_not_taken_for_text(owner: Any, api_as: Any, body: dict[str, Any]) -> None:
     response = api_as(owner).post("/api/v1/submissions", {"problem": "vector-add", "source": "x", **body},
                                   format="json")
-    assert response.status_code == 400 and set(response.json()) == {"message", "extra"}
+    assert response.status_code == 400
+    assert set(response.json()) == {"message", "extra"}
 
 
 @pytest.mark.parametrize(("method", "path", "allow"), [
@@ -86,7 +91,8 @@ def test_a_number_is_not_taken_for_text(owner: Any, api_as: Any, body: dict[str,
 ])
 def test_405_answers_say_what_is_allowed(owner: Any, api_as: Any, method: str, path: str, allow: str) -> None:
     response = getattr(api_as(owner), method)(path)
-    assert response.status_code == 405 and set(response.json()) == {"message", "extra"}
+    assert response.status_code == 405
+    assert set(response.json()) == {"message", "extra"}
     assert {m.strip() for m in response["Allow"].split(",")} >= set(allow.split(", "))
 
 
@@ -95,7 +101,8 @@ def test_405_answers_say_what_is_allowed(owner: Any, api_as: Any, method: str, p
 def test_the_served_schema_is_one_whatever_the_query_says(client: Any, query: str) -> None:
     plain = client.get("/api/v1/schema?format=json")
     asked = client.get(f"/api/v1/schema{query}&format=json")
-    assert asked.status_code == 200 and asked.content == plain.content
+    assert asked.status_code == 200
+    assert asked.content == plain.content
     assert asked["Content-Disposition"] == 'inline; filename="HIPJudge API.json"'
     assert "X-Evil" not in asked
 

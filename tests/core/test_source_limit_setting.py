@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from agent.protocol import MAX_SOURCE_BYTES
+from submissions.apps import DEFAULT_SOURCE_LIMIT
 from tests.conftest import ROOT
 
 
@@ -21,6 +22,7 @@ def start_with(limit: int) -> subprocess.CompletedProcess[str]:
 
 def test_the_default_is_the_agents_limit(settings: Any) -> None:
     assert settings.HIPJUDGE_MAX_SOURCE_BYTES == MAX_SOURCE_BYTES
+    assert DEFAULT_SOURCE_LIMIT == MAX_SOURCE_BYTES  # at or below it start-up does not read the agent's
 
 
 def test_a_limit_above_the_agents_is_refused_at_start_up() -> None:
@@ -28,4 +30,5 @@ def test_a_limit_above_the_agents_is_refused_at_start_up() -> None:
     assert refused.returncode != 0
     assert f"HIPJUDGE_MAX_SOURCE_BYTES={MAX_SOURCE_BYTES + 1}: the agents refuse sources above" in refused.stderr
     accepted = start_with(MAX_SOURCE_BYTES - 1)
-    assert accepted.returncode == 0 and accepted.stdout.strip() == str(MAX_SOURCE_BYTES - 1)
+    assert accepted.returncode == 0, accepted.stderr
+    assert accepted.stdout.strip() == str(MAX_SOURCE_BYTES - 1)

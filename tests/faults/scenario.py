@@ -110,8 +110,8 @@ def readiness_report(timeline: Timeline, watcher: ReadyWatcher) -> dict[str, str
         if fault.name == "web SIGKILL":
             probes = [p for p in watcher.probes if p.web == 0 and p.at >= fault.start]
             back = next((p.at for p in probes if p.status == 200), None)
-            assert back is not None and any(p.status is None for p in probes if p.at < back), \
-                "the killed web process answered, or never came back"
+            assert back is not None, "the killed web process never came back"
+            assert any(p.status is None for p in probes if p.at < back), "the killed web process answered"
             said[fault.name] = f"that process answered /readyz 200 again {back - fault.end:4.1f} s after"
             continue
         back = watcher.first_ready_after(fault.end)

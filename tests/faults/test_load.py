@@ -27,7 +27,10 @@ def test_an_unclear_answer_is_resolved_to_the_users_submission_no_item_holds(mak
     second = Item("ada", 1)
     load.items += [first, second]
     submission(bob, local_pool)  # another user's: never adopted
-    assert not load._adopt(second) and second.id is None  # the request created nothing: retry
+    assert not load._adopt(second)
+    assert second.id is None  # the request created nothing: retry
     created = submission(ada, local_pool)
-    assert load._adopt(second) and second.id == created and second.adopted
+    assert load._adopt(second)
+    assert second.id == created
+    assert second.adopted
     assert load.outcomes == {"adopted after an unclear answer": 1}

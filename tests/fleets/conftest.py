@@ -21,7 +21,7 @@ import pytest
 from fleets.backends import Orphan, Provisioned, ProvisionError
 from fleets.models import VMInstance
 from tests.fleets.dstack.local_server import STARTUP_TIMEOUT_S, DstackNotInstalled, LocalDstack, start_local_dstack
-from tests.stop_when_unused import StopWhenUnused
+from tests.support.stop_when_unused import StopWhenUnused
 
 # A pinned image the local server accepts without a registry (runs never start here anyway).
 TEST_IMAGE = "rocm/dev-ubuntu-22.04:6.2.4@sha256:" + "0123456789abcdef" * 4

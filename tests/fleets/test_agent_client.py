@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from fleets.agent_client import AgentClient, AgentError
-from tests import fake_agent
+from tests.support import fake_agent
 
 
 @pytest.fixture

@@ -70,5 +70,6 @@ def test_a_vm_installs_them_from_the_agent_it_is_shipped(make_dstack_pool: Any, 
     # The file the command names is in the copy of agent/ that `files:` puts in the container.
     shipped, target = config["files"][0].split(":")
     assert f"-r {target}/{AGENT_REQUIREMENTS}" in install
-    assert Path(shipped) == agent_package() and (agent_package() / AGENT_REQUIREMENTS).is_file()
+    assert Path(shipped) == agent_package()
+    assert (agent_package() / AGENT_REQUIREMENTS).is_file()
     assert f"import {', '.join(AGENT_IMPORTS)}" in install

@@ -62,13 +62,17 @@ def test_no_capacity_fails_the_vm_and_rejects_its_waiting_submissions(pool: Any,
     assert submission_dispatch_next(fleet=pool) == first
     assert submission_dispatch_next(fleet=pool) is None  # max_vms=1: the second waits in the queue
     first.refresh_from_db()
-    assert first.vm_start == VMStartKind.COLD_START and first.status == Status.PROVISIONING
+    assert first.vm_start == VMStartKind.COLD_START
+    assert first.status == Status.PROVISIONING
     submission_run(submission_id=str(first.pk))  # submits a real run; ~15 s later dstack says no capacity
 
     vm = VMInstance.objects.get(fleet=pool)
-    assert vm.state == VMState.FAILED and vm.state_reason == NO_CAPACITY and vm.stopped_at
+    assert vm.state == VMState.FAILED
+    assert vm.state_reason == NO_CAPACITY
+    assert vm.stopped_at
     run = find_run(dstack_client(), vm_run_name(vm.pk))
-    assert run is not None and run.latest_job_submission is not None
+    assert run is not None
+    assert run.latest_job_submission is not None
     assert run.latest_job_submission.termination_reason == "failed_to_start_due_to_no_capacity"
     for submission in (first, waiting):
         submission.refresh_from_db()
@@ -84,7 +88,8 @@ def test_no_capacity_requeues_when_another_vm_of_the_pool_can_serve(pool: Any, o
     VMInstance.objects.create(fleet=pool, state=VMState.BUSY, job_ref="someone-else")
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
-    assert submission.status == Status.IN_QUEUE and submission.vm is None
+    assert submission.status == Status.IN_QUEUE
+    assert submission.vm is None
     assert submission.events.filter(type="REQUEUED", payload__reason=NO_CAPACITY).exists()
 
 
@@ -113,7 +118,8 @@ def test_the_reaper_stops_a_vm_stuck_provisioning_whose_worker_died(frozen_pool:
     with django_capture_on_commit_callbacks(execute=True):
         assert vm_reap_idle() == 1
     vm.refresh_from_db()
-    assert vm.state == VMState.FAILED and vm.state_reason.startswith("Provisioning took longer than 3 s")
+    assert vm.state == VMState.FAILED
+    assert vm.state_reason.startswith("Provisioning took longer than 3 s")
     assert run_status(vm) == ("terminating", "stopped_by_user")
     submission.refresh_from_db()
     assert (submission.status, submission.status_reason) == (Status.REJECTED, vm.state_reason)
@@ -125,7 +131,8 @@ def test_provisioning_adopts_the_run_a_crashed_worker_submitted(frozen_pool: Any
     with pytest.raises(Exception, match="became ready within 3 s"):
         vm_provision(vm=vm)
     run = find_run(dstack_client(), vm_run_name(vm.pk))
-    assert run is not None and str(run.id) == first.id  # no second run was submitted
+    assert run is not None
+    assert str(run.id) == first.id  # no second run was submitted
 
 
 def test_a_vm_resumed_past_its_limit_submits_nothing(frozen_pool: Any) -> None:

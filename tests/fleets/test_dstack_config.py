@@ -39,20 +39,27 @@ def test_an_empty_config_is_one_mi300x_with_the_defaults(pool: Any) -> None:
         pool.name, ("amddevcloud",), "MI300X", "192GB", 1)
     assert (settings.nodes, settings.idle_duration, settings.spot_policy) == ("0..3", "10m", "auto")
     assert (settings.cpu_min, settings.memory_min, settings.disk_min) == (2, "8GB", "100GB")
-    assert idle_duration(90) == "90s" and idle_duration(1200) == "20m"
+    assert idle_duration(90) == "90s"
+    assert idle_duration(1200) == "20m"
 
 
 def test_the_vm_run_carries_the_token_only_where_dstack_needs_it(pool: Any) -> None:
     vm = VMInstance.objects.create(fleet=pool, state=VMState.PROVISIONING, token="s3cret-agent-token")
     settings = vm_run_settings(vm)
     shown = vm_service_config(settings)
-    assert "s3cret-agent-token" not in str(shown) and shown["env"][AGENT_TOKEN_ENV] == "***"
+    assert "s3cret-agent-token" not in str(shown)
+    assert shown["env"][AGENT_TOKEN_ENV] == "***"
     assert vm_service_configuration(settings).env.as_dict()[AGENT_TOKEN_ENV] == "s3cret-agent-token"
-    assert shown["name"] == f"hj-vm-{vm.pk.hex[:8]}" and shown["fleets"] == [pool.name]
-    assert shown["privileged"] is True and shown["auth"] is True and shown["max_duration"] == "6h"
-    assert shown["image"] == TEST_IMAGE and shown["resources"]["gpu"]["name"] == "MI300X"
+    assert shown["name"] == f"hj-vm-{vm.pk.hex[:8]}"
+    assert shown["fleets"] == [pool.name]
+    assert shown["privileged"] is True
+    assert shown["auth"] is True
+    assert shown["max_duration"] == "6h"
+    assert shown["image"] == TEST_IMAGE
+    assert shown["resources"]["gpu"]["name"] == "MI300X"
     commands = shown["commands"]
-    assert "bwrap" in commands[0] and "numpy" in commands[1]  # setup first, then the agent
+    assert "bwrap" in commands[0]
+    assert "numpy" in commands[1]  # setup first, then the agent
     assert commands[-1].startswith("exec python3 -m agent serve")
     # With its platform gone the agent stops itself, its run ends, and the reconcile finds the VM gone.
     assert commands[-1].endswith("--device hip --stop-after-silence 1200")  # twice the pool's 600 s idle timeout
@@ -62,7 +69,9 @@ def test_the_vm_run_carries_the_token_only_where_dstack_needs_it(pool: Any) -> N
 def test_the_agent_package_has_no_caches_and_fits_dstacks_limit() -> None:
     package = agent_package()
     files = [p for p in package.rglob("*") if p.is_file()]
-    assert package.name == "agent" and (package / "server.py").is_file() and (package / "__main__.py").is_file()
+    assert package.name == "agent"
+    assert (package / "server.py").is_file()
+    assert (package / "__main__.py").is_file()
     assert not any("__pycache__" in p.parts or p.suffix == ".pyc" for p in files)
     assert sum(p.stat().st_size for p in files) <= AGENT_SIZE_LIMIT
     assert agent_package() == package  # content-addressed: reused, not copied again

@@ -37,7 +37,8 @@ def test_init_creates_a_mi300x_pool_with_the_defaults(settings: Any) -> None:
     assert (pool.backend, pool.device, pool.gpu_name, pool.gpu_count, pool.max_vms) == ("dstack", "hip", "MI300X", 1, 2)
     assert (str(pool.hourly_rate), pool.idle_timeout_s, pool.provision_timeout_s) == ("1.990000", 600, 900)
     assert pool.config == {"backends": ["amddevcloud", "hotaisle"], "image": TEST_IMAGE}
-    assert "created pool mi300x" in out and "fleet plan mi300x" in out
+    assert "created pool mi300x" in out
+    assert "fleet plan mi300x" in out
 
 
 def test_init_refuses_an_image_without_a_digest() -> None:
@@ -50,17 +51,26 @@ def test_plan_apply_verify_delete_for_real(on_dstack: LocalDstack, make_dstack_p
     pool = make_dstack_pool(max_vms=2)
     out, err = fleet("plan", pool.name)
     assert f"pool {pool.name} -> dstack fleet {pool.name}: create" in out
-    assert "type: fleet" in out and "nodes: 0..2" in out and "- amddevcloud" in out and "ssh_config" not in out
-    assert "idle_duration: 10m" in out and "spot_policy: auto" in out and "name: MI300X" in out
-    assert "offers now: 0" in out and "backends configured: none" in out
-    assert "no MI300X capacity on amddevcloud right now" in err and "no backend amddevcloud configured" in err
+    assert "type: fleet" in out
+    assert "nodes: 0..2" in out
+    assert "- amddevcloud" in out
+    assert "ssh_config" not in out
+    assert "idle_duration: 10m" in out
+    assert "spot_policy: auto" in out
+    assert "name: MI300X" in out
+    assert "offers now: 0" in out
+    assert "backends configured: none" in out
+    assert "no MI300X capacity on amddevcloud right now" in err
+    assert "no backend amddevcloud configured" in err
     assert pool.name not in dstack_fleet_names()  # a dry run
 
     # The project has no amddevcloud backend: apply says so unless told this server is a test one.
     with pytest.raises(CommandError, match="has no backend amddevcloud configured"):
         fleet("apply", pool.name, "--yes")
     out, _ = fleet("apply", pool.name, "--yes", "--allow-missing-backends")
-    assert "applied (create)" in out and "is active" in out and "matches the pool's settings" in out
+    assert "applied (create)" in out
+    assert "is active" in out
+    assert "matches the pool's settings" in out
     assert pool.name in dstack_fleet_names()
 
     out, _ = fleet("verify", pool.name)

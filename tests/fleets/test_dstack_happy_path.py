@@ -61,12 +61,17 @@ def test_a_submission_is_judged_on_a_dstack_vm_then_reused_warm_then_reaped(
         standin: AgentStandIn, pool: Any, owner: Any) -> None:
     first = judge(owner, pool, mode="benchmark")
     assert first.status == Status.ACCEPTED, first.status_reason
-    assert first.vm_start == VMStartKind.COLD_START and first.score_ms and first.score_ms > 0
+    assert first.vm_start == VMStartKind.COLD_START
+    assert first.score_ms
+    assert first.score_ms > 0
     vm = VMInstance.objects.get()
-    assert vm.state == VMState.WARM and vm.handle == f"hj-vm-{vm.pk.hex[:8]}"
+    assert vm.state == VMState.WARM
+    assert vm.handle == f"hj-vm-{vm.pk.hex[:8]}"
     assert vm.base_url == f"{standin.url}/proxy/services/main/{vm.handle}/"
-    assert vm.agent_info["device"] == "host" and vm.agent_info["price_per_hour"] == "1.99"
-    assert vm.agent_info["dstack"]["backend"] == "amddevcloud" and vm.agent_info["dstack"]["run_name"] == vm.handle
+    assert vm.agent_info["device"] == "host"
+    assert vm.agent_info["price_per_hour"] == "1.99"
+    assert vm.agent_info["dstack"]["backend"] == "amddevcloud"
+    assert vm.agent_info["dstack"]["run_name"] == vm.handle
     # The cold start recorded is the time from the row's creation to the agent's health, so it fits
     # in the VM's own record of when it became ready (no bound on how long that may take here).
     cold_start = (vm.ready_at - vm.created_at).total_seconds()
@@ -78,8 +83,11 @@ def test_a_submission_is_judged_on_a_dstack_vm_then_reused_warm_then_reaped(
     assert "token" not in str(vm.agent_info).lower()
 
     second = judge(owner, pool)
-    assert second.status == Status.CHECKED and second.vm_start == VMStartKind.WARM_REUSE and second.vm_id == vm.pk
-    assert len(standin.agents) == 1 and VMInstance.objects.count() == 1
+    assert second.status == Status.CHECKED
+    assert second.vm_start == VMStartKind.WARM_REUSE
+    assert second.vm_id == vm.pk
+    assert len(standin.agents) == 1
+    assert VMInstance.objects.count() == 1
 
     # Billing booked the VM at dstack's price for the instance, not the pool's configured rate.
     ledger_accrue(vm_id=vm.pk)
@@ -91,7 +99,8 @@ def test_a_submission_is_judged_on_a_dstack_vm_then_reused_warm_then_reaped(
     pool.save()
     assert vm_reap_idle(now=timezone.now() + timedelta(seconds=5)) == 1
     vm.refresh_from_db()
-    assert vm.state == VMState.STOPPED and standin.agents == {}
+    assert vm.state == VMState.STOPPED
+    assert standin.agents == {}
     assert not DstackBackend().is_alive(vm)
 
 

@@ -31,7 +31,8 @@ def test_it_offers_what_the_agent_reports_as_emulated(settings: Any) -> None:
     settings.HIPJUDGE_LOCAL_AGENT_MODULE = "tests.fleets.emulating_agent"
     fleet, out, err = ensure()
     assert fleet.config["emulated_languages"] == ["hip", "cuda"]  # what it names beyond those is ignored
-    assert fleet.emulated_languages == ["hip", "cuda"] and err == ""
+    assert fleet.emulated_languages == ["hip", "cuda"]
+    assert err == ""
     assert "checks hip, cuda on the emulated device (CPU)" in out
 
 
@@ -52,7 +53,8 @@ def test_the_pools_provisioning_limit_outlasts_a_slow_start_and_a_resumed_runner
 def test_an_agent_that_cannot_say_gives_no_emulated_checks_and_a_warning(settings: Any) -> None:
     settings.HIPJUDGE_LOCAL_AGENT_MODULE = "tests.fleets.broken_agent"
     fleet, out, err = ensure()
-    assert fleet.emulated_languages == [] and "emulated" not in out
+    assert fleet.emulated_languages == []
+    assert "emulated" not in out
     assert "warning: no emulated checks on pool local: the local agent exited with 3: agent: refusing to start" in err
 
 
@@ -61,7 +63,8 @@ def test_the_languages_can_be_named_or_switched_off(settings: Any) -> None:
     settings.HIPJUDGE_LOCAL_AGENT_MODULE = "tests.fleets.broken_agent"  # never asked when named
     assert ensure("--emulated-languages", "hip")[0].emulated_languages == ["hip"]
     fleet, out, err = ensure("--emulated-languages", "none")
-    assert fleet.emulated_languages == [] and err == ""
+    assert fleet.emulated_languages == []
+    assert err == ""
     with pytest.raises(CommandError, match="fortran cannot be emulated; give auto, none or some of hip, cuda"):
         ensure("--emulated-languages", "hip,fortran")
 
@@ -73,4 +76,6 @@ def test_the_probe_asks_the_real_agent(local_pool: Any) -> None:
         local_pool.config = {"insecure_no_sandbox": True}
         local_pool.save()
     health = local_agent_health(fleet=local_pool)
-    assert health["device"] == "host" and health["protocol"] == 1 and "cpp" in health["toolchains"]
+    assert health["device"] == "host"
+    assert health["protocol"] == 1
+    assert "cpp" in health["toolchains"]

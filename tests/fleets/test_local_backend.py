@@ -56,17 +56,22 @@ def test_it_starts_an_agent_in_its_own_session_and_stops_it(pool: Any, backend: 
     monkeypatch.setenv("HIPJUDGE_ADMIN_PASSWORD", "must-not-leak")
     vm = new_vm(pool)
     done = backend.provision(vm)
-    assert done.base_url.startswith("http://127.0.0.1:") and done.pid and done.agent_info["device"] == "host"
+    assert done.base_url.startswith("http://127.0.0.1:")
+    assert done.pid
+    assert done.agent_info["device"] == "host"
     assert os.getsid(done.pid) == done.pid  # a new session: it outlives the worker that started it
     environ = Path(f"/proc/{done.pid}/environ").read_bytes().decode()
-    assert "must-not-leak" not in environ and "DATABASE_URL" not in environ
+    assert "must-not-leak" not in environ
+    assert "DATABASE_URL" not in environ
     assert oct(os.stat(vm_dir(vm) / "token").st_mode & 0o777) == "0o600"
     assert AgentClient(done.base_url, "s3cret-token").health()["busy"] is False
     vm.pid, vm.base_url = done.pid, done.base_url
     assert backend.is_alive(vm)
     backend.stop(vm)
-    assert not running(done.pid) and not backend.is_alive(vm)
-    assert not (vm_dir(vm) / "work").exists() and (vm_dir(vm) / "agent.log").exists()
+    assert not running(done.pid)
+    assert not backend.is_alive(vm)
+    assert not (vm_dir(vm) / "work").exists()
+    assert (vm_dir(vm) / "agent.log").exists()
 
 
 def test_provisioning_again_adopts_the_running_agent(pool: Any, backend: LocalBackend) -> None:
@@ -108,7 +113,8 @@ def test_orphans_are_agents_without_a_live_row(pool: Any, backend: LocalBackend)
     done = backend.provision(vm)
     assert backend.find_orphans(pool, {str(vm.pk)}) == []
     [orphan] = backend.find_orphans(pool, set())
-    assert orphan.handle == str(done.pid) and str(vm.pk) in orphan.description
+    assert orphan.handle == str(done.pid)
+    assert str(vm.pk) in orphan.description
     backend.kill_orphan(pool, orphan)
     assert not running(done.pid)
 

@@ -18,18 +18,22 @@ def test_it_measures_and_saves_a_host_pools_peaks(local_pool: Any) -> None:
     out = io.StringIO()
     call_command("measure_peaks", "--pool", "local", "--save", *SMALL, stdout=out)
     local_pool.refresh_from_db()
-    assert local_pool.peak_gbps > 0 and local_pool.peak_gflops > 0
+    assert local_pool.peak_gbps > 0
+    assert local_pool.peak_gflops > 0
     assert set(local_pool.peak_gflops_by_type) == {"fp32", "fp64"}
     peaks = local_pool.peaks
-    assert peaks.gbps == local_pool.peak_gbps and peaks.compute("fp64") == local_pool.peak_gflops_by_type["fp64"]
-    assert "GB/s copy bandwidth" in out.getvalue() and "saved on pool 'local'" in out.getvalue()
+    assert peaks.gbps == local_pool.peak_gbps
+    assert peaks.compute("fp64") == local_pool.peak_gflops_by_type["fp64"]
+    assert "GB/s copy bandwidth" in out.getvalue()
+    assert "saved on pool 'local'" in out.getvalue()
 
 
 def test_without_save_it_only_prints(local_pool: Any) -> None:
     out = io.StringIO()
     call_command("measure_peaks", "--pool", "local", *SMALL, stdout=out)
     local_pool.refresh_from_db()
-    assert local_pool.peak_gbps is None and local_pool.peak_gflops_by_type == {}
+    assert local_pool.peak_gbps is None
+    assert local_pool.peak_gflops_by_type == {}
     assert "not saved" in out.getvalue()
 
 

@@ -32,13 +32,16 @@ def init(*args: str) -> str:
 @pytest.fixture
 def demo(db: Any) -> Fleet:
     said = init("--rate", "36", "--cold-start", "0.2")
-    assert "created simulated pool demo" in said and "36 USD per VM-hour" in said
+    assert "created simulated pool demo" in said
+    assert "36 USD per VM-hour" in said
     return Fleet.objects.get(name="demo")
 
 
 def test_init_makes_a_paid_adaptive_pool_of_the_host_device_with_simulated_starts(demo: Fleet) -> None:
     assert (demo.backend, demo.device, demo.accepted_languages) == ("sim", "host", ["cpp"])
-    assert demo.hourly_rate == Decimal(36) and demo.policy_in_effect == PoolPolicy.ADAPTIVE and demo.is_simulated
+    assert demo.hourly_rate == Decimal(36)
+    assert demo.policy_in_effect == PoolPolicy.ADAPTIVE
+    assert demo.is_simulated
     assert demo.config == {"agent": "local", "cold_start_s": 0.2, "no_capacity_rate": 0.0}
     assert "Simulated" in demo.title
     assert "updated simulated pool demo" in init("--rate", "1.99")  # again: updates it
@@ -64,8 +67,10 @@ def test_the_dstack_operations_say_a_simulated_pool_has_no_backend_fleet(demo: F
 def test_the_api_and_the_pool_picker_label_it_simulated(demo: Fleet, local_pool: Any, owner: Any, api_as: Any,
                                                         client: Any, problems_loaded: None) -> None:
     pools = {p["name"]: p for p in api_as(owner).get("/api/v1/pools").json()}
-    assert pools["demo"]["simulated"] is True and pools["local"]["simulated"] is False
-    assert pools["demo"]["paid"] is True and pools["demo"]["policy"] == "adaptive"
+    assert pools["demo"]["simulated"] is True
+    assert pools["local"]["simulated"] is False
+    assert pools["demo"]["paid"] is True
+    assert pools["demo"]["policy"] == "adaptive"
     client.force_login(owner)
     page = client.get("/problems/vector-add/").content.decode()
     assert page.count(">simulated</span>") == 1
@@ -79,7 +84,8 @@ def test_the_admin_and_the_cost_dashboard_label_it_simulated(demo: Fleet, admin_
     VMInstance.objects.filter(pk=vm.pk).update(created_at=timezone.now() - timedelta(hours=1))
     ledger_accrue(vm_id=vm.pk)
     dashboard = admin_client.get("/admin/billing/ledgerentry/dashboard/").content.decode()
-    assert "demo (simulated)" in dashboard and "Includes simulated pools (demo)" in dashboard
+    assert "demo (simulated)" in dashboard
+    assert "Includes simulated pools (demo)" in dashboard
     assert "simulated" in admin_client.get("/admin/fleets/vminstance/").content.decode()
 
 
@@ -99,16 +105,23 @@ def real_demo(demo: Fleet, settings: Any, tmp_path: Path) -> Iterator[Fleet]:
 def test_a_vm_of_the_pool_is_a_real_local_agent_after_a_simulated_cold_start(real_demo: Fleet) -> None:
     credit_grant_create(name="demo credit", amount=Decimal(5))
     vm, cold = vm_acquire(fleet=real_demo, job_ref="job-1") or (None, None)
-    assert cold and vm is not None
+    assert cold
+    assert vm is not None
     vm = vm_provision(vm=vm)
-    assert vm.state == VMState.BUSY and vm.base_url.startswith("http://127.0.0.1:") and process_running(vm.pid)
-    assert vm.agent_info["simulated"] is True and vm.agent_info["cold_start_s"] == 0.2
+    assert vm.state == VMState.BUSY
+    assert vm.base_url.startswith("http://127.0.0.1:")
+    assert process_running(vm.pid)
+    assert vm.agent_info["simulated"] is True
+    assert vm.agent_info["cold_start_s"] == 0.2
     assert vm.agent_info["device"] == "host"  # the agent's own health answer
-    assert vm_release(vm=vm, job_ref="job-1") and vm_stop(vm=vm, reason="done")
+    assert vm_release(vm=vm, job_ref="job-1")
+    assert vm_stop(vm=vm, reason="done")
     vm.refresh_from_db()
-    assert vm.state == VMState.STOPPED and not process_running(vm.pid)
+    assert vm.state == VMState.STOPPED
+    assert not process_running(vm.pid)
     # The ledger books it at the pool's price, as the simulated cloud bills it.
     ledger_accrue(vm_id=vm.pk)
     booked = sum(e.amount for e in vm.ledger_entries.all())
-    assert booked > 0 and abs(booked - sim_cloud_bill(fleet_name="demo")) < Decimal("0.01")
+    assert booked > 0
+    assert abs(booked - sim_cloud_bill(fleet_name="demo")) < Decimal("0.01")
     assert {e.rate_per_hour for e in vm.ledger_entries.all()} == {Decimal(36)}

@@ -13,8 +13,8 @@ from fleets.models import VMInstance, VMState
 from fleets.policy import AGENT_SILENCE_FLOOR_S, agent_silence_limit_s
 from fleets.services import vm_acquire, vm_fail, vm_provision, vm_reap_idle, vm_release, vms_reconcile
 from fleets.signals import vm_lost, vm_state_changed
-from tests import fake_agent
 from tests.fleets.conftest import StandInBackend
+from tests.support import fake_agent
 
 
 @pytest.fixture
@@ -27,7 +27,10 @@ def pool(local_pool: Any) -> Any:
 
 def test_acquire_provisions_up_to_max_vms_then_says_no(pool: Any, backend: StandInBackend) -> None:
     first, second = vm_acquire(fleet=pool, job_ref="job-1"), vm_acquire(fleet=pool, job_ref="job-2")
-    assert first and first[1] and second and second[1]
+    assert first
+    assert first[1]
+    assert second
+    assert second[1]
     assert vm_acquire(fleet=pool, job_ref="job-3") is None
     assert VMInstance.objects.filter(state=VMState.PROVISIONING).count() == 2
 
@@ -45,13 +48,19 @@ def test_a_provisioned_vm_serves_its_job_then_becomes_warm_and_is_reused(pool: A
         with django_capture_on_commit_callbacks(execute=True):
             vm, cold = vm_acquire(fleet=pool, job_ref="job-1") or (None, None)
             vm = vm_provision(vm=vm)
-            assert vm.state == VMState.BUSY and vm.base_url and vm.pid == 4242 and vm.ready_at
+            assert vm.state == VMState.BUSY
+            assert vm.base_url
+            assert vm.pid == 4242
+            assert vm.ready_at
             assert not vm_release(vm=vm, job_ref="someone-else")  # only its own job releases it
             assert vm_release(vm=vm, job_ref="job-1")
             again, cold_again = vm_acquire(fleet=pool, job_ref="job-2") or (None, None)
     finally:
         vm_state_changed.disconnect(record)
-    assert cold and not cold_again and again.pk == vm.pk and again.jobs_started == 2
+    assert cold
+    assert not cold_again
+    assert again.pk == vm.pk
+    assert again.jobs_started == 2
     assert changes == [(None, "PROVISIONING"), ("PROVISIONING", "BUSY"), ("BUSY", "WARM"), ("WARM", "BUSY")]
 
 
@@ -61,7 +70,8 @@ def test_a_failed_provisioning_leaves_a_failed_vm_with_the_reason(pool: Any, bac
     with pytest.raises(ProvisionError):
         vm_provision(vm=vm)
     vm.refresh_from_db()
-    assert vm.state == VMState.FAILED and vm.state_reason == "no capacity"
+    assert vm.state == VMState.FAILED
+    assert vm.state_reason == "no capacity"
     assert vm_acquire(fleet=pool, job_ref="job-2") is not None  # a failed VM frees its slot
 
 
@@ -73,7 +83,8 @@ def test_two_runners_that_start_the_same_vm_keep_it_and_one_that_was_failed_stop
     vm, _ = vm_acquire(fleet=pool, job_ref="job-1") or (None, None)
     stale = VMInstance.objects.get(pk=vm.pk)
     vm_provision(vm=vm)
-    assert vm_provision(vm=stale).state == VMState.BUSY and not backend.stopped  # the slower runner
+    assert vm_provision(vm=stale).state == VMState.BUSY
+    assert not backend.stopped  # the slower runner
 
     other, _ = vm_acquire(fleet=pool, job_ref="job-2") or (None, None)
     stale = VMInstance.objects.get(pk=other.pk)
@@ -101,7 +112,8 @@ def test_the_reaper_fails_a_vm_stuck_provisioning(pool: Any, backend: StandInBac
     VMInstance.objects.filter(pk=vm.pk).update(created_at=timezone.now() - timedelta(seconds=pool.provision_timeout_s))
     assert vm_reap_idle() == 1
     vm.refresh_from_db()
-    assert vm.state == VMState.FAILED and "Provisioning took longer" in vm.state_reason
+    assert vm.state == VMState.FAILED
+    assert "Provisioning took longer" in vm.state_reason
 
 
 def test_reconcile_kills_orphans_and_fails_rows_whose_agent_died(pool: Any, backend: StandInBackend,
@@ -139,7 +151,9 @@ def test_failing_twice_is_a_no_op(pool: Any, backend: StandInBackend) -> None:
 def test_the_pools_api_lists_enabled_pools(pool: Any, owner: Any, api_as: Any) -> None:
     VMInstance.objects.create(fleet=pool, state=VMState.WARM)
     [listed] = api_as(owner).get("/api/v1/pools").json()
-    assert listed["name"] == "local" and listed["languages"] == ["cpp"] and listed["warm_vms"] == 1
+    assert listed["name"] == "local"
+    assert listed["languages"] == ["cpp"]
+    assert listed["warm_vms"] == 1
 
 
 def test_reconcile_keeps_each_warm_agent_hearing_from_its_platform(pool: Any, backend: StandInBackend) -> None:

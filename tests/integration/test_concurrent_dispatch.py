@@ -7,9 +7,7 @@ the tests are skipped, visibly, when DATABASE_URL does not point at one.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
-import time
 from typing import Any
 
 import pytest
@@ -19,6 +17,7 @@ from fleets.models import LIVE_VM_STATES, VMInstance, VMState
 from submissions.models import Problem, Status, Submission
 from tests.conftest import read_source
 from tests.integration.conftest import Stack
+from tests.support.start_together import start_together
 
 pytestmark = [
     pytest.mark.integration,
@@ -39,9 +38,8 @@ from fleets.services import vm_acquire, vm_release
 from submissions.dispatch import submission_dispatch_next
 
 fleet = Fleet.objects.get(name="local")
-start_at, mode, me, HOLDS = float(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
-while time.time() < start_at:
-    time.sleep(0.001)
+mode, me, HOLDS = sys.argv[1], sys.argv[2], int(sys.argv[3])
+print("ready", flush=True); sys.stdin.readline()  # tests.support.start_together
 out = []
 if mode == "dispatch":
     while (s := submission_dispatch_next(fleet=fleet)) is not None:
@@ -66,11 +64,8 @@ print(json.dumps(out))
 
 
 def run_all(stack: Stack, mode: str) -> list[Any]:
-    start_at = time.time() + 3.0  # every process is imported and waiting before the race starts
-    procs = [subprocess.Popen([sys.executable, "-c", SCRIPT, str(start_at), mode, f"p{i}", str(HOLDS)],
-                              cwd=settings.BASE_DIR, env=stack.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True)
-             for i in range(PROCESSES)]
+    procs = start_together([[sys.executable, "-c", SCRIPT, mode, f"p{i}", str(HOLDS)] for i in range(PROCESSES)],
+                           cwd=settings.BASE_DIR, env=stack.env)
     results = []
     for proc in procs:
         out, err = proc.communicate(timeout=120)

@@ -37,7 +37,8 @@ def generated(stack: Any, tmp_path: Path) -> Iterator[tuple[str, Any]]:
     done = subprocess.run([str(generator), "generate", "--path", "schema.json", "--config", "config.yaml",
                            "--meta", "none", "--output-path", "hipjudge_client"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0 and "Warning" not in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Warning" not in done.stdout, done.stdout + done.stderr
     add_missing_unset_import(tmp_path / "hipjudge_client" / "api")
     sys.path.insert(0, str(tmp_path))
     try:
@@ -69,7 +70,8 @@ def test_the_main_flow_through_a_generated_client(generated: tuple[str, Any], ow
     anonymous = client_package.Client(base_url=url, raise_on_unexpected_status=True)
     login = api("auth.auth_token_create").sync_detailed(
         client=anonymous, body=models.TokenCreateRequest(username="owner", password="correct horse battery"))
-    assert login.status_code == 201 and isinstance(login.parsed, models.TokenOutput)
+    assert login.status_code == 201
+    assert isinstance(login.parsed, models.TokenOutput)
     client = client_package.AuthenticatedClient(base_url=url, token=login.parsed.token, prefix="Token",
                                                 raise_on_unexpected_status=True)
 
@@ -78,22 +80,29 @@ def test_the_main_flow_through_a_generated_client(generated: tuple[str, Any], ow
     created = api("submissions.submissions_create").sync(client=client, body=models.SubmissionCreateRequest(
         problem="vector-add", language=models.LanguageEnum.CPP, mode=models.ModeEnum.CHECK,
         source=read_source("cpp.cpp")))
-    assert isinstance(created, models.SubmissionOutput) and created.status == "IN_QUEUE"
+    assert isinstance(created, models.SubmissionOutput)
+    assert created.status == "IN_QUEUE"
 
     detail = api("submissions.submissions_retrieve").sync(submission_id=created.id, client=client)
-    assert isinstance(detail, models.SubmissionDetailOutput) and detail.source == read_source("cpp.cpp")
+    assert isinstance(detail, models.SubmissionDetailOutput)
+    assert detail.source == read_source("cpp.cpp")
     listed = api("submissions.submissions_list").sync(client=client, language=models.SubmissionsListLanguage.CPP)
-    assert isinstance(listed, models.PaginatedSubmissionOutputList) and listed.count == 1
+    assert isinstance(listed, models.PaginatedSubmissionOutputList)
+    assert listed.count == 1
     assert [s.id for s in listed.results] == [created.id]
 
     cancel = api("submissions.submissions_cancel_create")
     cancelled = cancel.sync_detailed(submission_id=created.id, client=client)
-    assert cancelled.status_code == 202 and cancelled.parsed.status == "CANCELLED"
+    assert cancelled.status_code == 202
+    assert cancelled.parsed.status == "CANCELLED"
     again = cancel.sync_detailed(submission_id=created.id, client=client)
-    assert again.status_code == 409 and isinstance(again.parsed, models.Error)
+    assert again.status_code == 409
+    assert isinstance(again.parsed, models.Error)
     assert "already ended" in again.parsed.message
 
     usage = api("billing.usage_retrieve").sync(client=client)
-    assert isinstance(usage, models.Usage) and usage.by_pool == []
+    assert isinstance(usage, models.Usage)
+    assert usage.by_pool == []
     refused = api("billing.metrics_retrieve").sync_detailed(client=client)
-    assert refused.status_code == 403 and isinstance(refused.parsed, models.Error)
+    assert refused.status_code == 403
+    assert isinstance(refused.parsed, models.Error)

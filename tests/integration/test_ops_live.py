@@ -36,17 +36,23 @@ def test_health_readiness_and_metrics_answer_on_the_processes_make_run_starts(st
     url = stack.start_web()
     assert get(f"{url}/healthz") == (200, "application/json", {"status": "ok"})
     status, _, body = get(f"{url}/readyz")
-    assert status == 503 and isinstance(body, dict) and body["failing"] == ["worker_heartbeat"]
+    assert status == 503
+    assert isinstance(body, dict)
+    assert body["failing"] == ["worker_heartbeat"]
 
     stack.start_worker(workers=1)
     status, _, body = wait_for(lambda: (answer := get(f"{url}/readyz"))[0] == 200 and answer, 60,
                                "/readyz to answer 200 once the worker beat")
-    assert isinstance(body, dict) and body["status"] == "ok" and body["failing"] == []
+    assert isinstance(body, dict)
+    assert body["status"] == "ok"
+    assert body["failing"] == []
     assert body["checks"]["broker"]["kind"] == ("redis" if settings.REDIS_URL else "orm")
     assert WorkerHeartbeat.objects.exists()
 
     status, content_type, text = get(f"{url}/metrics")  # from 127.0.0.1: the default allow-list
-    assert status == 200 and content_type.startswith("text/plain; version=") and isinstance(text, str)
+    assert status == 200
+    assert content_type.startswith("text/plain; version=")
+    assert isinstance(text, str)
     series = {sample.name: sample for family in text_string_to_metric_families(text) for sample in family.samples}
     assert series["hipjudge_queue_depth"].labels == {"pool": local_pool.name}
     assert series["hipjudge_worker_heartbeat_age_seconds"].value >= 0  # a beat exists (never: -1)

@@ -69,12 +69,14 @@ def test_serve_sh_runs_web_and_worker_processes_and_restarts_a_dead_cluster(stac
         # idle, their time billed to the last users): it goes with them.
         vm = vm_provision(vm=VMInstance.objects.create(fleet=judging_pool, state=VMState.PROVISIONING,
                                                       token="serve-test-token"))
-        assert vm.state == VMState.WARM and pids_with(str(stack.agent_root))
+        assert vm.state == VMState.WARM
+        assert pids_with(str(stack.agent_root))
         for role in ("web", "worker"):
             procs[role].send_signal(signal.SIGTERM)
             assert procs[role].wait(timeout=90) == 0, (tmp_path / f"serve-{role}.log").read_text()[-3000:]
         vm.refresh_from_db()
-        assert vm.state == VMState.STOPPED and vm.state_reason == "Stopped with the workers of its host."
+        assert vm.state == VMState.STOPPED
+        assert vm.state_reason == "Stopped with the workers of its host."
         wait_for(lambda: not pids_with(str(stack.agent_root)), 15, "the VM's agent process to exit")
     finally:
         for proc in procs.values():

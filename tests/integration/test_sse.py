@@ -146,11 +146,13 @@ def test_other_users_anonymous_and_bad_cursors_are_refused(web: str, other_user:
                                                            submission: Submission) -> None:
     path = f"/api/v1/submissions/{submission.pk}/events"
     refused = Stream(web, path, token_for(other_user))
-    assert refused.response.status == 404 and json.loads(refused.response.read())["message"] == "No such submission."
+    assert refused.response.status == 404
+    assert json.loads(refused.response.read())["message"] == "No such submission."
     assert Stream(web, path, {}).response.status == 401
     assert Stream(web, path, {"Authorization": "Token not-a-token"}).response.status == 401
     bad = Stream(web, path, {**token_for(staff_user), "Last-Event-ID": "abc"})
-    assert bad.response.status == 400 and "Last-Event-ID" in json.loads(bad.response.read())["message"]
+    assert bad.response.status == 400
+    assert "Last-Event-ID" in json.loads(bad.response.read())["message"]
 
 
 def session_cookie(user: Any) -> tuple[SessionStore, dict[str, str]]:
@@ -173,7 +175,8 @@ def test_a_user_holds_at_most_the_cap_of_open_streams(stack: Stack, owner: Any, 
     held = [Stream(web, path, token_for(owner)) for _ in range(2)]
     assert [s.response.status for s in held] == [200, 200]
     refused = Stream(web, path, token_for(owner))
-    assert refused.response.status == 429 and refused.response.getheader("Retry-After") == "5"
+    assert refused.response.status == 429
+    assert refused.response.getheader("Retry-After") == "5"
     assert set(json.loads(refused.response.read())) == {"message", "extra"}
     assert Stream(web, path, token_for(other_user)).response.status == 404  # others: their own count
     held[0].close()  # the client goes: the server ends that stream and frees its place
@@ -193,7 +196,8 @@ def test_a_stream_ends_when_its_credentials_are_revoked(stack: Stack, owner: Any
         wait_for(lambda s=stream: s.kinds().count("heartbeat") >= 2, 10, "two heartbeats: checked, still allowed")
     token_revoke(user=owner, token_id=issued.token.pk)
     by_token.wait_closed(20)
-    assert by_token.kinds()[-1] == "error" and "no longer valid" in by_token.items[-1][1]["message"]
+    assert by_token.kinds()[-1] == "error"
+    assert "no longer valid" in by_token.items[-1][1]["message"]
     assert not by_session.closed.is_set()  # its session is still good
     session.delete()  # signed out
     by_session.wait_closed(20)

@@ -70,8 +70,9 @@ def test_a_suspended_user_can_submit_nowhere_and_is_told_why(owner: Any, staff_u
         response = submit(api_as(owner), pool)
         assert response.status_code == 403, pool
         message = response.json()["message"]
-        assert message.startswith("Your account is suspended since ") and "(Burning the credit with empty jobs)" in (
-            message) and message.endswith("ask the staff to lift the suspension.")
+        assert message.startswith("Your account is suspended since ")
+        assert "(Burning the credit with empty jobs)" in message
+        assert message.endswith("ask the staff to lift the suspension.")
         assert response.json()["extra"] == {"status": "REJECTED", "limit": "suspended"}
     assert not Submission.objects.exists()
     Suspension.objects.filter(user=owner).delete()

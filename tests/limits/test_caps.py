@@ -48,7 +48,8 @@ def test_the_default_monthly_cap_refuses_with_402_naming_the_cap_and_its_reset(
     assert error["message"] == (
         "You reached your monthly spending cap on paid pools of 5.00 USD (5.00 USD used this month). It resets on "
         f"{first_of_next:%Y-%m-%d} at 00:00 UTC; free pools still take your submissions.")
-    assert error["extra"]["limit"] == "monthly_spend" and error["extra"]["cap"] == "5"
+    assert error["extra"]["limit"] == "monthly_spend"
+    assert error["extra"]["cap"] == "5"
     assert not Submission.objects.exists()
     assert submit(api_as(owner), "local").status_code == 201  # free pools go on
     assert submit(api_as(other_user), "mi300x").status_code == 201  # the cap is per user
@@ -137,7 +138,9 @@ def test_caps_count_the_cold_start_busy_and_idle_time_of_the_users_jobs_on_paid_
 
     settings.HIPJUDGE_USER_DAILY_GPU_SECONDS = 1300
     refusal = spend_refusal(user=owner, fleet=paid_pool, now=t0 + timedelta(hours=1))
-    assert refusal is not None and refusal.status_code == 429 and refusal.retry_after == 11 * 3600
+    assert refusal is not None
+    assert refusal.status_code == 429
+    assert refusal.retry_after == 11 * 3600
     assert "1200 s used today, and a submission to 'mi300x' holds 240 s" in refusal.message  # 120 s x 2 GPUs
     assert "in 11 h" in refusal.message
 

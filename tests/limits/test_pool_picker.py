@@ -30,7 +30,8 @@ def test_the_pools_api_says_which_pools_are_open_to_the_caller(owner: Any, other
     assert (mine["mi300x"]["paid"], mine["mi300x"]["open_to_you"]) == (True, False)
     assert "open to members of the group 'gpu-users'" in mine["mi300x"]["access"]
     theirs = {p["name"]: p for p in api_as(other_user).get("/api/v1/pools").json()}
-    assert theirs["mi300x"]["open_to_you"] and theirs["mi300x"]["access"] == ""
+    assert theirs["mi300x"]["open_to_you"]
+    assert theirs["mi300x"]["access"] == ""
 
 
 def test_a_suspended_caller_sees_every_pool_closed_with_the_reason(owner: Any, paid_pool: Any, api_as: Any) -> None:
@@ -62,9 +63,11 @@ def test_a_paid_pool_whose_credit_ran_out_is_closed_and_never_picked_for_you(
         html = client.get(url).content.decode()
         assert re.search(r'value="mi300x"[^>]*\sdisabled>', html), url
         assert re.search(r'value="local"[^>]*\schecked>', html), url
-    assert "The GPU credit is used up" in html and "int edited_again;" in html
+    assert "The GPU credit is used up" in html
+    assert "int edited_again;" in html
     pools = {p["name"]: p for p in api_as(owner).get("/api/v1/pools").json()}
-    assert not pools["mi300x"]["open_to_you"] and "credit is used up" in pools["mi300x"]["access"]
+    assert not pools["mi300x"]["open_to_you"]
+    assert "credit is used up" in pools["mi300x"]["access"]
     assert pools["local"]["open_to_you"]
 
 
@@ -75,7 +78,8 @@ def test_a_refusal_on_the_form_keeps_the_source_and_answers_with_its_status(clie
                                          "source": "int my_kernel_text;"})
     assert response.status_code == 403
     html = response.content.decode()
-    assert "Pool &#x27;mi300x&#x27; is a paid pool" in html and "int my_kernel_text;" in html
+    assert "Pool &#x27;mi300x&#x27; is a paid pool" in html
+    assert "int my_kernel_text;" in html
     assert not Submission.objects.exists()
 
 
@@ -105,7 +109,8 @@ def test_the_cli_lists_which_pools_are_open_and_why_not(capsys: Any) -> None:
     assert cmd_pools(argparse.Namespace(), StubClient(pools), Printer()) == 0  # type: ignore[arg-type]
     out = capsys.readouterr().out.splitlines()
     assert out[0].split() == ["pool", "device", "languages", "warm", "max", "$/h", "open", "to", "you"]
-    assert out[1].split()[-1] == "yes" and out[2].split()[-1] == "no"
+    assert out[1].split()[-1] == "yes"
+    assert out[2].split()[-1] == "no"
     assert out[3] == "mi300x: Pool 'mi300x' is a paid pool, ..."
 
 

@@ -30,4 +30,5 @@ def test_refusals_are_documented_with_the_error_shape(schema: dict[str, Any]) ->
 def test_pools_document_their_access_fields(schema: dict[str, Any]) -> None:
     pool = schema["components"]["schemas"]["PoolOutput"]["properties"]
     assert {"paid", "open_to_you", "access"} <= set(pool)
-    assert pool["open_to_you"]["type"] == "boolean" and pool["access"]["type"] == "string"
+    assert pool["open_to_you"]["type"] == "boolean"
+    assert pool["access"]["type"] == "string"

@@ -12,9 +12,12 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 from django.utils import timezone
 
+from fleets.models import VMInstance, VMState
 from limits.models import FleetAccess, Suspension
 from limits.services import user_suspend
+from limits.signals import user_suspended
 from submissions.models import Status, Submission
+from submissions.receivers import on_user_suspended
 from submissions.services import submission_create
 from tests.conftest import read_source
 from tests.limits.conftest import submit
@@ -80,11 +83,13 @@ def test_one_click_suspend_cancels_the_users_work_and_stops_new_submissions(
     client.force_login(staff_with(make_user, "ops", "billing.view_ledgerentry", "limits.add_suspension"))
     assert "Suspend</button>" in client.get(TOP).content.decode()
     response = client.post(reverse("admin:limits_suspend"), {"user": owner.pk, "reason": "Looping empty jobs."})
-    assert response.status_code == 302 and response["Location"] == TOP
+    assert response.status_code == 302
+    assert response["Location"] == TOP
     assert Suspension.objects.get(user=owner).reason == "Looping empty jobs."
     assert Submission.objects.get(pk=queued.pk).status == Status.CANCELLED
     refused = submit(api_as(owner), "local")
-    assert refused.status_code == 403 and "(Looping empty jobs)" in refused.json()["message"]
+    assert refused.status_code == 403
+    assert "(Looping empty jobs)" in refused.json()["message"]
     assert "suspended: Looping empty jobs." in client.get(TOP).content.decode()
 
 
@@ -117,7 +122,8 @@ def test_the_suspension_admin_goes_through_the_services(admin_client: Any, admin
     assert Suspension.objects.get(user=owner).created_by == admin_user
     assert Submission.objects.get(pk=queued.pk).status == Status.CANCELLED
     refused = admin_client.post(reverse("admin:limits_suspension_add"), {"user": admin_user.pk, "reason": "x"})
-    assert refused.status_code == 200 and "You cannot suspend yourself." in refused.content.decode()
+    assert refused.status_code == 200
+    assert "You cannot suspend yourself." in refused.content.decode()
     admin_client.post(reverse("admin:limits_suspension_delete", args=[owner.pk]), {"post": "yes"})
     assert not Suspension.objects.exists()
 
@@ -126,6 +132,40 @@ def test_suspending_again_replaces_the_reason(staff_user: Any, owner: Any) -> No
     user_suspend(user_id=owner.pk, reason="first", by=staff_user)
     user_suspend(user_id=owner.pk, reason="  ", by=staff_user)
     assert Suspension.objects.get(user=owner).reason == "Suspended by the staff."
+
+
+def test_suspending_sends_user_suspended_and_cancels_nothing_itself(staff_user: Any, owner: Any) -> None:
+    """limits only reads submissions: without the submissions app's receiver the work stays queued."""
+    queued = submission_create(user=owner, problem="vector-add", language="cpp", source=read_source("cpp.cpp"))
+    sent: list[dict] = []
+
+    def record(sender: Any, **kwargs: Any) -> None:
+        sent.append(kwargs)
+
+    user_suspended.disconnect(dispatch_uid="submissions.on_user_suspended")
+    user_suspended.connect(record)
+    try:
+        user_suspend(user_id=owner.pk, reason="spam", by=staff_user)
+    finally:
+        user_suspended.disconnect(record)
+        user_suspended.connect(on_user_suspended, dispatch_uid="submissions.on_user_suspended")
+    assert [(k["user_id"], k["by"]) for k in sent] == [(owner.pk, staff_user)]
+    assert Submission.objects.get(pk=queued.pk).status == Status.IN_QUEUE
+
+
+def test_user_suspended_cancels_the_users_queued_and_running_work_only(staff_user: Any, owner: Any,
+                                                                      other_user: Any, local_pool: Any) -> None:
+    def create(user: Any) -> Submission:
+        return submission_create(user=user, problem="vector-add", language="cpp", source=read_source("cpp.cpp"))
+
+    queued, running, others = create(owner), create(owner), create(other_user)
+    vm = VMInstance.objects.create(fleet=local_pool, state=VMState.BUSY, job_ref=str(running.pk))
+    Submission.objects.filter(pk=running.pk).update(status=Status.BENCHMARKING, vm=vm, attempt=1)
+    user_suspended.send(sender=None, user_id=owner.pk, by=staff_user)
+    assert Submission.objects.get(pk=queued.pk).status == Status.CANCELLED
+    assert Submission.objects.get(pk=queued.pk).status_reason == "Cancelled by staff before it started."
+    assert Submission.objects.get(pk=running.pk).cancel_requested
+    assert Submission.objects.get(pk=others.pk).status == Status.IN_QUEUE
 
 
 def test_every_limits_admin_page_opens(admin_client: Any, owner: Any, paid_pool: Any, open_to_group: Any,

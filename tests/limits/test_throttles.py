@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
 import sys
-import time
 import uuid
 from typing import Any
 
@@ -20,6 +18,7 @@ from django.urls import reverse
 
 from core.ratelimit import blocked, client_address, hit
 from tests.conftest import ROOT
+from tests.support.start_together import start_together
 
 TOKEN_URL = "/api/v1/auth/token"
 PASSWORD = "correct horse battery"
@@ -73,7 +72,8 @@ def test_the_login_form_shares_the_rates_and_answers_429(client: Any, owner: Any
     assert client.post(url, {"username": "owner", "password": "wrong"}).status_code == 200  # the form again
     assert token(APIClient(), "owner", "wrong", address="127.0.0.1").status_code == 401
     refused = client.post(url, {"username": "owner", "password": PASSWORD})
-    assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
+    assert refused.status_code == 429
+    assert int(refused["Retry-After"]) > 0
     assert "Too many failed sign-ins to this account" in refused.content.decode()
     assert "_auth_user_id" not in client.session
 
@@ -89,7 +89,8 @@ def test_the_admin_login_form_is_throttled_too(client: Any, staff_user: Any, set
     url = reverse("admin:login")
     assert client.post(url, {"username": "staff", "password": "wrong"}).status_code == 200  # the form again
     refused = client.post(url, {"username": "staff", "password": PASSWORD})
-    assert refused.status_code == 429 and "Too many failed sign-ins to this account" in refused.content.decode()
+    assert refused.status_code == 429
+    assert "Too many failed sign-ins to this account" in refused.content.decode()
     assert client.post(url, {"username": "other", "password": "x"}).status_code == 200
     cache.clear()
     assert client.post(url, {"username": "staff", "password": PASSWORD}).status_code == 302  # signed in
@@ -106,7 +107,8 @@ def test_sign_up_is_throttled_per_address(client: Any, db: Any, settings: Any) -
         client.logout()
     refused = client.post(url, {"username": "eve", "password1": "a long pass phrase",
                                 "password2": "a long pass phrase"}, REMOTE_ADDR="203.0.113.5")
-    assert refused.status_code == 429 and "Too many sign-ups from your address" in refused.content.decode()
+    assert refused.status_code == 429
+    assert "Too many sign-ups from your address" in refused.content.decode()
     assert not get_user_model().objects.filter(username="eve").exists()
 
 
@@ -124,7 +126,8 @@ def test_password_reset_is_throttled_per_address_and_per_email(client: Any, owne
     settings.HIPJUDGE_THROTTLE_RESET_IP = (1, 3600)
     assert client.post(url, {"email": "x@example.com"}, REMOTE_ADDR="198.51.100.1").status_code == 302
     refused = client.post(url, {"email": "y@example.com"}, REMOTE_ADDR="198.51.100.1")
-    assert refused.status_code == 429 and "password reset requests from your address" in refused.content.decode()
+    assert refused.status_code == 429
+    assert "password reset requests from your address" in refused.content.decode()
 
 
 def test_a_rate_switched_off_never_throttles(owner: Any, settings: Any) -> None:
@@ -160,7 +163,8 @@ def test_a_failing_cache_lets_requests_through_and_says_so(monkeypatch: Any, cap
 
     monkeypatch.setattr(cache, "add", broken)
     monkeypatch.setattr(cache, "get", broken)
-    assert hit("t", "k", (1, 60)) is None and hit("t", "k", (1, 60)) is None
+    assert hit("t", "k", (1, 60)) is None
+    assert hit("t", "k", (1, 60)) is None
     assert blocked("t", "k", (1, 60)) is None
     assert "the cache failed; letting the request through" in caplog.text
 
@@ -174,13 +178,11 @@ def _redis_answers() -> bool:
 
 
 COUNTER = r"""
-import os, sys, time
+import sys
 import django
 django.setup()
 from core.ratelimit import hit
-start_at = float(sys.argv[1])
-while time.time() < start_at:
-    time.sleep(0.005)
+print("ready", flush=True); sys.stdin.readline()  # tests.support.start_together
 print(sum(hit("cross-process", "one-client", (25, 86400)) is None for _ in range(20)))
 """
 
@@ -195,9 +197,7 @@ def test_processes_sharing_redis_count_together(tmp_path: Any) -> None:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "HIPJUDGE_CACHE_URL": url,
            "HIPJUDGE_CACHE_PREFIX": prefix, "HIPJUDGE_VAR_DIR": str(tmp_path), "DATABASE_URL": "",
            "DJANGO_SECRET_KEY": django_settings.SECRET_KEY}
-    start_at = time.time() + 3.0  # every process is set up and waiting before they start counting
-    procs = [subprocess.Popen([sys.executable, "-c", COUNTER, str(start_at)], cwd=ROOT, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    procs = start_together([[sys.executable, "-c", COUNTER] for _ in range(2)], cwd=ROOT, env=env)
     try:
         outputs = [proc.communicate(timeout=60) for proc in procs]
     finally:

@@ -40,7 +40,8 @@ def test_the_platform_image_copies_files_that_exist_and_every_package() -> None:
 
 def test_the_platform_image_runs_serve_sh() -> None:
     entry = dict(instructions(DOCKERFILE))["ENTRYPOINT"]
-    assert entry == '["scripts/serve.sh"]' and os.access(ROOT / "scripts" / "serve.sh", os.X_OK)
+    assert entry == '["scripts/serve.sh"]'
+    assert os.access(ROOT / "scripts" / "serve.sh", os.X_OK)
 
 
 def test_the_agent_image_installs_what_the_agent_needs() -> None:
@@ -92,7 +93,8 @@ def serve(*args: str, **env: str) -> subprocess.CompletedProcess:
 
 
 def test_serve_sh_refuses_to_start_without_the_shared_settings() -> None:
-    assert serve().returncode == 2 and "usage" in serve().stderr
+    assert serve().returncode == 2
+    assert "usage" in serve().stderr
     result = serve("web")
     assert result.returncode == 2
     assert "DATABASE_URL REDIS_URL DJANGO_SECRET_KEY DJANGO_ALLOWED_HOSTS" in result.stderr
@@ -102,7 +104,8 @@ def test_serve_sh_refuses_to_start_without_the_shared_settings() -> None:
 def test_serve_sh_refuses_sqlite(role: str) -> None:
     result = serve(role, DATABASE_URL="sqlite:///x.db", REDIS_URL="redis://h:6379/0", DJANGO_SECRET_KEY="k",
                    DJANGO_ALLOWED_HOSTS="example.org")
-    assert result.returncode == 2 and "must be PostgreSQL" in result.stderr
+    assert result.returncode == 2
+    assert "must be PostgreSQL" in result.stderr
 
 
 @pytest.mark.skipif(shutil.which("nginx") is None, reason="nginx is not installed")
@@ -112,7 +115,9 @@ def test_the_documented_proxy_configuration_is_valid_nginx(tmp_path: Path) -> No
     snippet = re.search(r"```nginx\n(.*?)```", (ROOT / "docs" / "operations.md").read_text(), re.S)
     assert snippet is not None
     text = snippet.group(1)
-    assert "proxy_buffering off;" in text and "client_header_timeout" in text and "keepalive_timeout 4s;" in text
+    assert "proxy_buffering off;" in text
+    assert "client_header_timeout" in text
+    assert "keepalive_timeout 4s;" in text
     text = re.sub(r"^\s*ssl_certificate.*$", "", text, flags=re.M)
     text = text.replace("listen 443 ssl http2;", "listen 127.0.0.1:18443;")
     text = text.replace("listen 80;", "listen 127.0.0.1:18080;")

@@ -15,7 +15,7 @@ from billing.models import BudgetAlert, CreditGrant, LedgerEntry, Phase
 from core.counters import DSTACK_CALL_ERRORS, counter_add, counter_values
 from core.heartbeat import heartbeat_beat
 from fleets.models import VMInstance, VMState
-from submissions.models import Problem, Status, Submission
+from submissions.models import Problem, Status, Submission, VMStartKind
 from tests.conftest import read_source
 
 pytestmark = pytest.mark.django_db
@@ -67,19 +67,19 @@ def test_the_series_count_what_the_database_holds(owner: Any, local_pool: Any) -
     vm = VMInstance.objects.create(fleet=local_pool, state=VMState.BUSY, job_ref="x", jobs_started=3)
     VMInstance.objects.create(fleet=local_pool, state=VMState.STOPPED, jobs_started=1)
 
-    def submission(status: str, wait_s: float | None = None, job_s: float | None = None) -> None:
+    def submission(status: str, wait_s: float | None = None, job_s: float | None = None, start: str = "") -> None:
         Submission.objects.create(
             user=owner, problem=version.problem, problem_version=version, fleet=local_pool, language="cpp",
-            source=read_source("cpp.cpp"), status=status, queued_at=now,
+            source=read_source("cpp.cpp"), status=status, queued_at=now, vm_start=start,
             dispatched_at=now + timedelta(seconds=wait_s) if wait_s is not None else None,
             started_at=now + timedelta(seconds=10) if job_s is not None else None,
             finished_at=now + timedelta(seconds=10 + job_s) if job_s is not None else None)
 
     submission(Status.IN_QUEUE)
     submission(Status.IN_QUEUE)
-    submission(Status.CHECKING, wait_s=0.3)
-    submission(Status.ACCEPTED, wait_s=4, job_s=1.5)
-    submission(Status.WRONG_ANSWER, wait_s=40, job_s=100)
+    submission(Status.CHECKING, wait_s=0.3, start=VMStartKind.WARM_REUSE)
+    submission(Status.ACCEPTED, wait_s=4, job_s=1.5, start=VMStartKind.WARM_REUSE)
+    submission(Status.WRONG_ANSWER, wait_s=40, job_s=100, start=VMStartKind.COLD_START)
     grant = CreditGrant.objects.create(name="g", amount=Decimal("100"), starts_at=now - timedelta(days=1))
     LedgerEntry.objects.create(vm=vm, fleet=local_pool, phase=Phase.BUSY, period_start=now, period_end=now,
                                seconds=Decimal(1), rate_per_hour=Decimal(1), amount=Decimal("12.345678"))
@@ -95,9 +95,10 @@ def test_the_series_count_what_the_database_holds(owner: Any, local_pool: Any) -
     assert s[("hipjudge_submissions_running", (pool, ("status", "CHECKING")))] == 1
     assert s[("hipjudge_verdicts_total", (pool, ("status", "ACCEPTED")))] == 1
     assert s[("hipjudge_verdicts_total", (pool, ("status", "WRONG_ANSWER")))] == 1
-    assert s[("hipjudge_vms", (pool, ("state", "BUSY")))] == 1 and s[("hipjudge_vms", (pool, ("state", "WARM")))] == 0
-    assert s[("hipjudge_vm_cold_starts_total", (pool,))] == 2
-    assert s[("hipjudge_vm_warm_reuses_total", (pool,))] == 2  # 4 jobs on 2 VMs started for a job
+    assert s[("hipjudge_vms", (pool, ("state", "BUSY")))] == 1
+    assert s[("hipjudge_vms", (pool, ("state", "WARM")))] == 0
+    assert s[("hipjudge_vm_cold_starts_total", (pool,))] == 1  # submissions by how they got their VM
+    assert s[("hipjudge_vm_warm_reuses_total", (pool,))] == 2
     assert s[("hipjudge_queue_wait_seconds_count", (pool,))] == 3
     assert s[("hipjudge_queue_wait_seconds_bucket", (("le", "0.5"), pool))] == 1
     assert s[("hipjudge_queue_wait_seconds_bucket", (("le", "5.0"), pool))] == 2

@@ -56,7 +56,8 @@ def test_the_list_holds_only_my_submissions(submission: Submission, other_user: 
                                             api_as: Any) -> None:
     submission_create(user=other_user, problem="vector-add", language="cpp", source=read_source("cpp.cpp"))
     mine = api_as(other_user).get("/api/v1/submissions").json()
-    assert mine["count"] == 1 and mine["results"][0]["user"] == "other"
+    assert mine["count"] == 1
+    assert mine["results"][0]["user"] == "other"
     # Staff see their own by default and everyone's only when asking; others asking get their own.
     assert api_as(staff_user).get("/api/v1/submissions").json()["count"] == 0
     assert api_as(staff_user).get("/api/v1/submissions?all=true").json()["count"] == 2
@@ -65,20 +66,25 @@ def test_the_list_holds_only_my_submissions(submission: Submission, other_user: 
 
 def test_malformed_ids_are_404_json(owner: Any, api_as: Any) -> None:
     response = api_as(owner).get("/api/v1/submissions/not-a-uuid")
-    assert response.status_code == 404 and response.json()["message"]
+    assert response.status_code == 404
+    assert response.json()["message"]
 
 
 def test_token_endpoint_refuses_a_wrong_password(owner: Any, api_as: Any) -> None:
     client = api_as(None)
     bad = client.post("/api/v1/auth/token", {"username": "owner", "password": "nope"}, format="json")
-    assert bad.status_code == 401 and bad.json()["message"] == "Wrong username or password."
+    assert bad.status_code == 401
+    assert bad.json()["message"] == "Wrong username or password."
     good = client.post("/api/v1/auth/token", {"username": "owner", "password": "correct horse battery"},
                        format="json")
-    assert good.status_code == 201 and good.json()["username"] == "owner"
+    assert good.status_code == 201
+    assert good.json()["username"] == "owner"
     client.credentials(HTTP_AUTHORIZATION=f"Token {good.json()['token']}")
     assert client.get("/api/v1/me").json()["username"] == "owner"
 
 
 def test_me_shows_only_my_own_usage(submission: Submission, other_user: Any, api_as: Any) -> None:
     quota = api_as(other_user).get("/api/v1/me").json()["quota"]
-    assert quota["concurrent_used"] == 0 and quota["daily_used"] == 0 and quota["daily_limit"] == 100
+    assert quota["concurrent_used"] == 0
+    assert quota["daily_used"] == 0
+    assert quota["daily_limit"] == 100

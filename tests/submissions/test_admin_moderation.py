@@ -11,7 +11,7 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 
 from submissions.models import Judging, QueueClass, Review, Submission
-from tests.ranked import rank, ranked
+from tests.support.ranked import rank, ranked
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
 CHANGELIST = "/admin/submissions/submission/"
@@ -46,22 +46,27 @@ def test_approve_invalidate_and_restore_from_the_changelist(moderator: Client, o
     held = ranked(owner, 0.5)
     act(moderator, CHANGELIST, "approve", held)
     held.refresh_from_db()
-    assert held.review == Review.APPROVED and held.reviewed_by.username == "moderator"
+    assert held.review == Review.APPROVED
+    assert held.reviewed_by.username == "moderator"
 
     page = act(moderator, CHANGELIST, "invalidate", held)
-    assert page.status_code == 200 and b'name="reason"' in page.content  # asks why first
+    assert page.status_code == 200
+    assert b'name="reason"' in page.content  # asks why first
     held.refresh_from_db()
     assert held.invalidated_at is None
     again = act(moderator, CHANGELIST, "invalidate", held, confirm="Invalidate submissions", reason="")
-    assert again.status_code == 200 and b"This field is required" in again.content
+    assert again.status_code == 200
+    assert b"This field is required" in again.content
     act(moderator, CHANGELIST, "invalidate", held, confirm="Invalidate submissions", reason="patched the timer")
     held.refresh_from_db()
-    assert held.invalidated_reason == "patched the timer" and held.invalidated_by.username == "moderator"
+    assert held.invalidated_reason == "patched the timer"
+    assert held.invalidated_by.username == "moderator"
     assert Submission.objects.filter(pk=held.pk).exists()
 
     act(moderator, CHANGELIST, "restore", held)
     held.refresh_from_db()
-    assert held.invalidated_at is None and held.invalidated_reason == ""
+    assert held.invalidated_at is None
+    assert held.invalidated_reason == ""
 
 
 def test_rejudge_the_selection_a_user_or_a_problem_from_the_admin(moderator: Client, owner: Any, other_user: Any,
@@ -77,7 +82,8 @@ def test_rejudge_the_selection_a_user_or_a_problem_from_the_admin(moderator: Cli
     assert answer.status_code == 302
     assert Judging.objects.get(submission=theirs, number=2).reason == "user rule"
     refused = moderator.post("/admin/submissions/submission/rejudge/", {"user": "ghost", "reason": "x"})
-    assert refused.status_code == 200 and b"there is no user" in refused.content
+    assert refused.status_code == 200
+    assert b"there is no user" in refused.content
 
     for submission in (mine, theirs):  # their rejudges end, so the problem-wide one takes both
         rank(submission, 2.0)
@@ -93,7 +99,9 @@ def test_each_action_needs_its_permission(make_user: Any, owner: Any, other_user
     act(viewer, CHANGELIST, "invalidate", held, confirm="x", reason="no")
     act(viewer, CHANGELIST, "rejudge", held, confirm="x", reason="no")
     held.refresh_from_db()
-    assert held.review == Review.HELD and held.invalidated_at is None and held.judgings.count() == 2
+    assert held.review == Review.HELD
+    assert held.invalidated_at is None
+    assert held.judgings.count() == 2
     assert viewer.get("/admin/submissions/submission/rejudge/").status_code == 403
     assert b"Rejudge by user or problem" not in viewer.get(CHANGELIST).content
     moderator_only = staff_with(make_user, "mod", "moderate_submission")
@@ -105,9 +113,12 @@ def test_the_change_page_shows_the_history_but_not_the_seed(admin_client: Client
                                                             local_pool: Any) -> None:
     submission = ranked(owner, 2.0)
     page = admin_client.get(f"{CHANGELIST}{submission.pk}/change/").content.decode()
-    assert "Judgings" in page and "problem v" not in page
+    assert "Judgings" in page
+    assert "problem v" not in page
     seeds = list(Judging.objects.filter(submission=submission).values_list("ranked_seed", flat=True))
-    assert len(seeds) == 2 and None not in seeds and not [s for s in seeds if str(s) in page]
+    assert len(seeds) == 2
+    assert None not in seeds
+    assert not [s for s in seeds if str(s) in page]
 
 
 def test_the_change_page_reads_as_a_summary_with_its_review_buttons(moderator: Client, make_user: Any, owner: Any,
@@ -117,13 +128,17 @@ def test_the_change_page_reads_as_a_summary_with_its_review_buttons(moderator: C
     url = f"{CHANGELIST}{held.pk}/change/"
     page = moderator.get(url).content.decode()
     title = page[page.index("<title>"):page.index("</title>")]
-    assert f"{str(held.pk)[:8]} · vector-add · ACCEPTED" in title and f" {held.problem_id} " not in title
+    assert f"{str(held.pk)[:8]} · vector-add · ACCEPTED" in title
+    assert f" {held.problem_id} " not in title
     summary = page[page.index('data-testid="summary"'):page.index("</section>")]
-    assert 'data-testid="verdict">ACCEPTED<' in summary and "500.00 µs</strong> ranked" in summary
+    assert 'data-testid="verdict">ACCEPTED<' in summary
+    assert "500.00 µs</strong> ranked" in summary
     # vector-add's ranked host case moves 12 * 3000017 bytes: 0.36 ms at the host pool's 100 GB/s.
     assert "72.0 % of the local pool's roofline (ranked cases: n=3000017 72.0 %)" in summary
-    assert 'data-testid="admin-cost">free' in summary and "under review" in summary
-    assert "Approve the held result" in summary and 'name="reason"' in summary
+    assert 'data-testid="admin-cost">free' in summary
+    assert "under review" in summary
+    assert "Approve the held result" in summary
+    assert 'name="reason"' in summary
     assert page.index('data-testid="summary"') < page.index("Everything stored")  # the fields come after
     assert '<details' in page[page.index("Everything stored") - 300:]  # folded away
 

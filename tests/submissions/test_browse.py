@@ -52,10 +52,14 @@ def test_a_filter_matches_whole_values_only() -> None:
     # "gemm" is not "implicit-gemm" nor "gemv"; an underscore is no wildcard (LIKE's own "_").
     assert "conv2d-nhwc-fp16" in slugs(tag="implicit-gemm")
     assert "conv2d-nhwc-fp16" not in slugs(tag="gemm")
-    assert slugs(tag="gem") == [] and slugs(type="fp8_e4m3fnu_") == [] and slugs(type="float%") == []
-    assert slugs(tag="no-such-tag") == [] and slugs(type="fp8_e5m2") == []
+    assert slugs(tag="gem") == []
+    assert slugs(type="fp8_e4m3fnu_") == []
+    assert slugs(type="float%") == []
+    assert slugs(tag="no-such-tag") == []
+    assert slugs(type="fp8_e5m2") == []
     # A tag is only a tag: "float" is a type, not a tag of any problem.
-    assert slugs(tag="float") == [] and "vector-add" in slugs(type="float")
+    assert slugs(tag="float") == []
+    assert "vector-add" in slugs(type="float")
 
 
 def test_retired_problems_are_not_listed() -> None:
@@ -79,7 +83,8 @@ def test_facets_count_what_each_value_would_list_beside_the_other_filters() -> N
         assert n == len(slugs(tag="gemm", difficulty=value)), value
     # Every value stays listed (0 where it lists nothing now), so any can be chosen next.
     assert {t for t, _ in facets.tags} == {t for t, _ in everything.tags}
-    assert dict(facets.tags)["elementwise"] == 0 and dict(facets.tags)["atomics"] == 0  # easy, medium
+    assert dict(facets.tags)["elementwise"] == 0
+    assert dict(facets.tags)["atomics"] == 0
 
 
 def test_solved_counts_distinct_users_whose_submission_passed_the_tests(

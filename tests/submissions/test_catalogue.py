@@ -25,7 +25,8 @@ def catalogue(tmp_path: Path) -> Path:
 def test_loading_twice_changes_nothing(db: Any, catalogue: Path) -> None:
     assert problems_load(root=catalogue).created == ["vector-add"]
     report = problems_load(root=catalogue)
-    assert report.unchanged == ["vector-add"] and ProblemVersion.objects.count() == 1
+    assert report.unchanged == ["vector-add"]
+    assert ProblemVersion.objects.count() == 1
 
 
 def test_an_edited_bundle_becomes_a_new_version_and_old_submissions_keep_theirs(
@@ -36,7 +37,8 @@ def test_an_edited_bundle_becomes_a_new_version_and_old_submissions_keep_theirs(
     yaml_path.write_text(yaml_path.read_text().replace("title: Vector Addition", "title: Vector Addition v2"))
     assert problems_load(root=catalogue).updated == ["vector-add"]
     problem = Problem.objects.get()
-    assert problem.title == "Vector Addition v2" and problem.versions.count() == 2
+    assert problem.title == "Vector Addition v2"
+    assert problem.versions.count() == 2
     old.refresh_from_db()
     assert old.problem_version != problem.current_version
     assert old.problem_version.bundle["definition"]["title"] == "Vector Addition"
@@ -65,7 +67,8 @@ def test_problems_api_shows_statement_signature_and_templates(problems_loaded: N
     assert "vector-add" in [p["slug"] for p in listed]
     detail = api_as(owner).get("/api/v1/problems/vector-add").json()
     assert detail["signature"].startswith('extern "C" void solution(const float* a')
-    assert set(detail["templates"]) == {"cpp", "hip", "cuda"} and detail["statement"]
+    assert set(detail["templates"]) == {"cpp", "hip", "cuda"}
+    assert detail["statement"]
     assert api_as(owner).get("/api/v1/problems/nope").status_code == 404
     # Each parameter's type, and the declaration, as each language spells it.
     typed = api_as(owner).get("/api/v1/problems/gemm-bf16").json()
@@ -78,5 +81,7 @@ def test_problems_api_shows_statement_signature_and_templates(problems_loaded: N
 
 def test_the_problem_page_shows_each_parameters_type_in_each_language(problems_loaded: None, client: Any) -> None:
     page = client.get("/problems/gemm-fp8/").content.decode()
-    assert "fp8_e4m3fnuz" in page and "__hip_fp8_e4m3_fnuz" in page and "hj_fp8_e4m3fnuz" in page
+    assert "fp8_e4m3fnuz" in page
+    assert "__hip_fp8_e4m3_fnuz" in page
+    assert "hj_fp8_e4m3fnuz" in page
     assert "__nv_fp8_storage_t" in page

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
+from leaderboard.moderation import submission_invalidate, submission_update
 from submissions.models import Judging, QueueClass, Submission
-from submissions.moderation import submission_invalidate, submission_update
-from tests.ranked import ranked, submit
+from tests.support.ranked import ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
 
@@ -34,8 +34,8 @@ def test_rejudge_by_user_problem_or_submission_from_the_command_line(owner: Any,
     said = run("rejudge", "--user", "owner", "--reason", "problem v2", "--by", "staff")
     assert said.splitlines() == ["queued 1 rejudge(s)", f"  {mine.pk}"]
     judging = Submission.objects.get(pk=mine.pk).judging
-    assert judging is not None and (judging.number, judging.reason, judging.requested_by) == (3, "problem v2",
-                                                                                                staff_user)
+    assert judging is not None
+    assert (judging.number, judging.reason, judging.requested_by) == (3, "problem v2", staff_user)
     said = run("rejudge", "--problem", "vector-add", "--reason", "new rule")
     assert said.splitlines() == ["queued 1 rejudge(s)", f"  {theirs.pk}"]
     assert Submission.objects.get(pk=theirs.pk).queue_class == QueueClass.REJUDGE
@@ -67,20 +67,28 @@ def test_export_results_writes_shown_ranked_results_with_source_only_where_publi
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     assert [(r["user"], r["score_ms"]) for r in rows] == [("owner", 2.0), ("other", 2.5)]
     first, second = rows
-    assert first["submission"] == str(public.pk) and first["source"] == public.source and first["public_source"]
-    assert second["submission"] is None and second["source"] is None and private.source not in path.read_text()
+    assert first["submission"] == str(public.pk)
+    assert first["source"] == public.source
+    assert first["public_source"]
+    assert second["submission"] is None
+    assert second["source"] is None
+    assert private.source not in path.read_text()
     assert first["cases"] == [{"case": "n=3000017", "runs": 12, "mean_ms": 2.0, "median_ms": 1.98,
                                "ci95_ms": [1.96, 2.04], "reference_mean_ms": 2.0, "speedup": 1.0, "gflops": 1.0,
                                "gbps": 10.0}]
-    assert first["pool"] == "local" and first["device"] == "host" and first["ci95_ms"] == [1.96, 2.04]
+    assert first["pool"] == "local"
+    assert first["device"] == "host"
+    assert first["ci95_ms"] == [1.96, 2.04]
     seeds = [str(s) for s in Judging.objects.values_list("ranked_seed", flat=True) if s is not None]
-    assert seeds and not any(seed in path.read_text() for seed in seeds)
+    assert seeds
+    assert not any(seed in path.read_text() for seed in seeds)
 
 
 def test_export_results_to_standard_output_and_its_refusals(owner: Any, local_pool: Any) -> None:
     ranked(owner, 2.0)
     lines = run("export_results", "--pool", "local").splitlines()
-    assert len(lines) == 1 and json.loads(lines[0])["user"] == "owner"
+    assert len(lines) == 1
+    assert json.loads(lines[0])["user"] == "owner"
     with pytest.raises(CommandError, match="there is no pool 'nowhere'"):
         run("export_results", "--pool", "nowhere")
     with pytest.raises(CommandError, match="there is no problem 'nope'"):

@@ -14,8 +14,8 @@ from fleets.services import fleet_ensure
 from submissions.dispatch import submission_dispatch_next
 from submissions.models import Status, Submission
 from submissions.runner import submission_run
-from tests import fake_agent
 from tests.conftest import finish, read_source
+from tests.support import fake_agent
 
 pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool")
 URL = "/api/v1/submissions"
@@ -32,7 +32,8 @@ def pool_listed(client: Any, name: str = "local") -> dict[str, Any]:
 
 def test_the_local_pool_lists_hip_and_cuda_as_emulated_checks_with_their_limits(owner: Any, api_as: Any) -> None:
     pool = pool_listed(api_as(owner))
-    assert pool["languages"] == ["cpp"] and pool["emulated_languages"] == ["hip", "cuda"]
+    assert pool["languages"] == ["cpp"]
+    assert pool["emulated_languages"] == ["hip", "cuda"]
     assert pool["offers"] == [
         {"language": "cpp", "modes": ["benchmark", "check", "compile", "leaderboard"], "emulated": False},
         {"language": "hip", "modes": ["check"], "emulated": True},
@@ -53,7 +54,8 @@ def test_compile_only_stays_beside_the_emulated_check(owner: Any, api_as: Any, l
     assert offers[1:] == [{"language": "hip", "modes": ["check", "compile"], "emulated": True},
                           {"language": "cuda", "modes": ["compile"], "emulated": False}]
     compiled = client.post(URL, body(mode="compile"), format="json")
-    assert compiled.status_code == 201 and compiled.json()["emulated"] is False  # hipcc, not the emulator
+    assert compiled.status_code == 201
+    assert compiled.json()["emulated"] is False  # hipcc, not the emulator
     refused = client.post(URL, body(language="cuda", mode="check"), format="json")
     assert refused.status_code == 400
     assert refused.json()["message"].startswith("language: pool 'local' can only compile-check cuda (mode compile)")
@@ -65,7 +67,8 @@ def test_an_emulated_check_is_queued_and_marked_emulated(owner: Any, api_as: Any
     for language, name in (("hip", "hip.hip"), ("cuda", "cuda.cu")):
         response = client.post(URL, body(language=language, source=read_source(name)), format="json")
         assert response.status_code == 201, response.json()
-        assert response.json()["emulated"] is True and response.json()["mode"] == "check"
+        assert response.json()["emulated"] is True
+        assert response.json()["mode"] == "check"
     native = client.post(URL, body(language="cpp", source=read_source("cpp.cpp")), format="json")
     assert native.json()["emulated"] is False
     assert sorted(Submission.objects.values_list("language", "emulated")) == [
@@ -85,7 +88,9 @@ def test_other_modes_of_an_emulated_language_get_a_clear_400_and_store_nothing(o
     assert error["message"].endswith("Possible for hip there: mode check (Check on CPU (emulated)).")
     why = "emulated times mean nothing" if mode == "benchmark" else "there is no hip compiler there"
     assert why in error["message"]
-    assert error["extra"]["field"] == "mode" and error["extra"]["modes"] == ["check"] and error["extra"]["emulated"]
+    assert error["extra"]["field"] == "mode"
+    assert error["extra"]["modes"] == ["check"]
+    assert error["extra"]["emulated"]
     assert not Submission.objects.exists()
 
 
@@ -110,7 +115,8 @@ def test_a_pool_with_the_gpu_runs_its_language_for_real_and_emulates_nothing(own
     assert pool_listed(client, "gpu")["offers"] == [
         {"language": "hip", "modes": ["benchmark", "check", "compile", "leaderboard"], "emulated": False}]
     response = client.post(URL, body(pool="gpu"), format="json")
-    assert response.status_code == 201 and response.json()["emulated"] is False
+    assert response.status_code == 201
+    assert response.json()["emulated"] is False
 
 
 @pytest.fixture
@@ -126,7 +132,8 @@ def test_an_emulated_check_is_judged_as_a_check_and_ends_checked(owner: Any, api
     assert submission_dispatch_next(fleet=local_pool) is not None
     submission_run(submission_id=created["id"])
     submission = Submission.objects.get(pk=created["id"])
-    assert submission.status == Status.CHECKED and submission.emulated
+    assert submission.status == Status.CHECKED
+    assert submission.emulated
     assert submission.status_reason == "all 1 tests passed on the emulated device (CPU)"
     assert submission.summary["device"] == "emulated"
     job = agent.jobs[f"{submission.pk}-1"]
@@ -139,7 +146,8 @@ def test_an_emulated_run_never_enters_the_leaderboard(owner: Any, other_user: An
     from web.selectors import leaderboard
 
     refused = api_as(owner).post(URL, body(mode="leaderboard"), format="json")
-    assert refused.status_code == 400 and "mode leaderboard is not possible" in refused.json()["message"]
+    assert refused.status_code == 400
+    assert "mode leaderboard is not possible" in refused.json()["message"]
     ranked = api_as(other_user).post(URL, body(language="cpp", mode="leaderboard", source=read_source("cpp.cpp")),
                                      format="json").json()
     emulated = api_as(owner).post(URL, body(), format="json").json()

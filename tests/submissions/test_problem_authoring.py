@@ -49,7 +49,10 @@ def test_a_new_problem_loads_and_passes_its_check_on_every_device_here(tmp_path:
     assert {str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()} == SKELETON_FILES
     loaded = load_problem_dir(folder)
     assert (loaded.slug, loaded.title) == ("scale-add-demo", "Scale Add Demo")
-    assert loaded.tests and loaded.benchmarks and loaded.ranked and loaded.forbidden
+    assert loaded.tests
+    assert loaded.benchmarks
+    assert loaded.ranked
+    assert loaded.forbidden
     assert "{{" not in "".join(p.read_text() for p in folder.rglob("*") if p.is_file())
 
     table = problem("--root", str(tmp_path), "check", "scale-add-demo", "--workdir", str(tmp_path / "agent"))

@@ -37,7 +37,8 @@ def test_filters_combine_and_each_problem_says_its_types_and_solvers(owner: Any,
     assert [p["slug"] for p in listed(api, tag=" GEMM ", type="INT8")] == ["gemm-int8"]
     # The detail says it too.
     detail = api.get("/api/v1/problems/gemm-fp8-blockwise").json()
-    assert detail["solved_by"] == 2 and detail["data_types"] == ["fp8_e4m3fnuz", "float", "bfloat16"]
+    assert detail["solved_by"] == 2
+    assert detail["data_types"] == ["fp8_e4m3fnuz", "float", "bfloat16"]
 
 
 def test_a_value_no_problem_has_lists_nothing(api_as: Any, owner: Any) -> None:
@@ -60,7 +61,8 @@ def test_a_malformed_filter_is_a_400_that_names_it(api_as: Any, owner: Any, para
     response = api_as(owner).get("/api/v1/problems", params)
     assert response.status_code == 400
     body = response.json()
-    assert body["message"].startswith(f"{field}: ") and list(body["extra"]["fields"]) == [field], body
+    assert body["message"].startswith(f"{field}: "), body
+    assert list(body["extra"]["fields"]) == [field], body
 
 
 def test_the_list_takes_a_fixed_number_of_queries(make_user: Any, api_as: Any, owner: Any, local_pool: Any,
@@ -77,7 +79,9 @@ def test_the_list_takes_a_fixed_number_of_queries(make_user: Any, api_as: Any, o
         rows = listed(api)
     assert len(rows) > 30
     by_slug = {p["slug"]: p["solved_by"] for p in rows}
-    assert by_slug["vector-add"] == 8 and by_slug["softmax"] == 6 and by_slug["prefix-sum"] == 1
+    assert by_slug["vector-add"] == 8
+    assert by_slug["softmax"] == 6
+    assert by_slug["prefix-sum"] == 1
     assert by_slug["matmul-fp32"] == 0
     with django_assert_max_num_queries(6):
         assert len(listed(api, tag="gemm")) > 5
@@ -90,4 +94,5 @@ def test_the_schema_documents_the_filters() -> None:
     assert "400" in operation["responses"]
     listed_as = operation["responses"]["200"]["content"]["application/json"]["schema"]["items"]["$ref"]
     problem = schema["components"]["schemas"][listed_as.rsplit("/", 1)[1]]["properties"]
-    assert problem["solved_by"]["type"] == "integer" and problem["data_types"]["type"] == "array"
+    assert problem["solved_by"]["type"] == "integer"
+    assert problem["data_types"]["type"] == "array"

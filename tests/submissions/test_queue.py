@@ -47,14 +47,20 @@ def test_dispatch_starts_a_vm_then_waits_at_max_vms(owner: Any, local_pool: Any)
     local_pool.save()
     first, second = submit(owner), submit(owner)
     dispatched = submission_dispatch_next(fleet=local_pool)
-    assert dispatched is not None and dispatched.pk == first.pk
+    assert dispatched is not None
+    assert dispatched.pk == first.pk
     first.refresh_from_db()
-    assert first.status == Status.PROVISIONING and first.vm_start == VMStartKind.COLD_START and first.attempt == 1
+    assert first.status == Status.PROVISIONING
+    assert first.vm_start == VMStartKind.COLD_START
+    assert first.attempt == 1
     vm = VMInstance.objects.get()
-    assert vm.state == VMState.PROVISIONING and vm.job_ref == str(first.pk) and vm.token
+    assert vm.state == VMState.PROVISIONING
+    assert vm.job_ref == str(first.pk)
+    assert vm.token
     assert submission_dispatch_next(fleet=local_pool) is None
     second.refresh_from_db()
-    assert second.status == Status.IN_QUEUE and second.vm is None
+    assert second.status == Status.IN_QUEUE
+    assert second.vm is None
 
 
 def test_a_warm_vm_is_reused(owner: Any, local_pool: Any) -> None:
@@ -63,9 +69,12 @@ def test_a_warm_vm_is_reused(owner: Any, local_pool: Any) -> None:
     submission_dispatch_next(fleet=local_pool)
     submission.refresh_from_db()
     vm.refresh_from_db()
-    assert submission.vm == vm and submission.vm_start == VMStartKind.WARM_REUSE
+    assert submission.vm == vm
+    assert submission.vm_start == VMStartKind.WARM_REUSE
     assert submission.status == Status.COMPILING
-    assert vm.state == VMState.BUSY and vm.job_ref == str(submission.pk) and vm.jobs_started == 1
+    assert vm.state == VMState.BUSY
+    assert vm.job_ref == str(submission.pk)
+    assert vm.jobs_started == 1
     types = list(submission.events.values_list("type", flat=True))
     assert types == ["STATUS", "VM", "STATUS"]
     assert submission.events.get(type="VM").payload["vm_start"] == "WARM_REUSE"
@@ -89,7 +98,8 @@ def test_every_queued_position_agrees_with_the_dispatch_order(make_user: Any, lo
     gone = made[5]
     Submission.objects.filter(pk=gone.pk).update(status=Status.CANCELLED)
     order = queue_order(fleet_id=local_pool.pk)
-    assert len(order) == 13 and gone.pk not in order
+    assert len(order) == 13
+    assert gone.pk not in order
     for place, submission_id in enumerate(order, start=1):
         assert queue_position(submission=Submission.objects.get(pk=submission_id)) == place
     # Loaded while it was queued, asked after it left the queue: no position.

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from leaderboard.moderation import submission_invalidate, submission_update
+from leaderboard.rejudge import submissions_rejudge
 from submissions.models import Judging
-from submissions.moderation import submission_invalidate, submission_update
-from submissions.rejudge import submissions_rejudge
-from tests.ranked import ranked, submit
+from tests.support.ranked import ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
 BOARD = "/api/v1/problems/vector-add/leaderboard"
@@ -25,11 +25,14 @@ def generous_quota(settings: Any) -> None:
 def test_a_leaderboard_submission_through_the_api(owner: Any, local_pool: Any, api_as: Any) -> None:
     answer = api_as(owner).post("/api/v1/submissions", {"problem": "vector-add", "language": "cpp",
                                                          "mode": "leaderboard", "source": "int x;"}, format="json")
-    assert answer.status_code == 201 and answer.json()["mode"] == "leaderboard"
+    assert answer.status_code == 201
+    assert answer.json()["mode"] == "leaderboard"
     detail = api_as(owner).get(f"/api/v1/submissions/{answer.json()['id']}").json()
     assert detail["leaderboard"] == {"state": "pending", "reason": "The ranked pass has not finished yet.",
                                      "rank": None}
-    assert detail["rank"] is None and detail["ranked"] is None and len(detail["history"]) == 1
+    assert detail["rank"] is None
+    assert detail["ranked"] is None
+    assert len(detail["history"]) == 1
 
 
 def test_the_leaderboard_api_ranks_each_users_best_with_its_interval_and_speedup(
@@ -41,11 +44,16 @@ def test_the_leaderboard_api_ranks_each_users_best_with_its_interval_and_speedup
     board = api_as(None).get(BOARD, {"pool": "local"})
     assert board.status_code == 200
     data = board.json()
-    assert data["problem"] == "vector-add" and data["pool"] == "local" and "geometric mean" in data["scoring"]
+    assert data["problem"] == "vector-add"
+    assert data["pool"] == "local"
+    assert "geometric mean" in data["scoring"]
     first, second = data["rows"]
     assert (first["rank"], first["user"], first["score_ms"], first["submission"]) == (1, "owner", 1.5, str(best.pk))
-    assert first["ci95_ms"] == pytest.approx([1.47, 1.53]) and first["speedup"] == 1.0
-    assert first["language"] == "cpp" and first["submitted_at"] and first["ranked_at"]
+    assert first["ci95_ms"] == pytest.approx([1.47, 1.53])
+    assert first["speedup"] == 1.0
+    assert first["language"] == "cpp"
+    assert first["submitted_at"]
+    assert first["ranked_at"]
     assert (second["rank"], second["user"], second["submission"]) == (2, "other", None)  # not public
     assert str(theirs.pk) not in board.content.decode()
     assert [r["user"] for r in api_as(owner).get(BOARD, {"limit": 1}).json()["rows"]] == ["owner"]
@@ -61,7 +69,8 @@ def test_the_leaderboard_api_ranks_each_users_best_with_its_interval_and_speedup
 def test_the_leaderboard_api_refuses_what_it_cannot_answer(local_pool: Any, api_as: Any, path: str, query: dict,
                                                            status: int, message: str) -> None:
     answer = api_as(None).get(path, query)
-    assert answer.status_code == status and set(answer.json()) == {"message", "extra"}
+    assert answer.status_code == status
+    assert set(answer.json()) == {"message", "extra"}
     assert message in answer.json()["message"]
 
 
@@ -81,8 +90,10 @@ def test_the_detail_shows_rank_ranked_cases_and_history_but_never_the_seed(
     for viewer in (owner, staff_user):
         answer = api_as(viewer).get(f"/api/v1/submissions/{mine.pk}")
         detail = answer.json()
-        assert detail["rank"] == 2 and detail["leaderboard"]["state"] == "ranked"
-        assert detail["ranked"]["score_ms"] == 2.0 and detail["ranked"]["ci95_ms"] == [1.96, 2.04]
+        assert detail["rank"] == 2
+        assert detail["leaderboard"]["state"] == "ranked"
+        assert detail["ranked"]["score_ms"] == 2.0
+        assert detail["ranked"]["ci95_ms"] == [1.96, 2.04]
         assert [c["case"] for c in detail["ranked"]["cases"]] == ["n=3000017"]
         assert [(j["number"], j["kind"], j["reason"], j["status"]) for j in detail["history"]] == [
             (1, "user", "", "ACCEPTED"), (2, "rejudge", "problem v2", "IN_QUEUE")]
@@ -97,7 +108,9 @@ def test_the_owner_reads_why_a_result_is_held_or_invalidated(owner: Any, other_u
     ranked(other_user, 2.0)
     held = ranked(owner, 0.8)
     standing = api_as(owner).get(f"/api/v1/submissions/{held.pk}").json()["leaderboard"]
-    assert standing["state"] == "under_review" and "more than 2x" in standing["reason"] and standing["rank"] is None
+    assert standing["state"] == "under_review"
+    assert "more than 2x" in standing["reason"]
+    assert standing["rank"] is None
     submission_invalidate(submission_id=held.pk, by=staff_user, reason="reads the inputs' cache lines")
     standing = api_as(owner).get(f"/api/v1/submissions/{held.pk}").json()["leaderboard"]
     assert standing == {"state": "invalidated", "reason": "reads the inputs' cache lines", "rank": None}
@@ -110,21 +123,28 @@ def test_the_owner_withdraws_and_publishes_through_patch(owner: Any, other_user:
     path = f"/api/v1/submissions/{mine.pk}"
     answer = api_as(owner).patch(path, {"withdrawn": True, "public_source": True}, format="json")
     assert answer.status_code == 200
-    assert answer.json()["withdrawn"] is True and answer.json()["public_source"] is True
-    assert answer.json()["leaderboard"]["state"] == "withdrawn" and api_as(None).get(BOARD).json()["rows"] == []
+    assert answer.json()["withdrawn"] is True
+    assert answer.json()["public_source"] is True
+    assert answer.json()["leaderboard"]["state"] == "withdrawn"
+    assert api_as(None).get(BOARD).json()["rows"] == []
     assert api_as(owner).patch(path, {"withdrawn": False}, format="json").json()["rank"] == 1
     for intruder in (other_user, staff_user):
         refused = api_as(intruder).patch(path, {"withdrawn": True}, format="json")
-        assert refused.status_code == 404 and refused.json()["message"] == "No such submission."
+        assert refused.status_code == 404
+        assert refused.json()["message"] == "No such submission."
     assert api_as(owner).patch(path, {"withdrawn": "true"}, format="json").status_code == 400
     benchmark = submit(owner, mode="benchmark")
     refused = api_as(owner).patch(f"/api/v1/submissions/{benchmark.pk}", {"withdrawn": True}, format="json")
-    assert refused.status_code == 409 and "Only leaderboard submissions" in refused.json()["message"]
+    assert refused.status_code == 409
+    assert "Only leaderboard submissions" in refused.json()["message"]
     form = api_as(owner).patch(f"/api/v1/submissions/{benchmark.pk}", "public_source=true",
                                content_type="application/x-www-form-urlencoded")
-    assert form.status_code == 200 and form.json()["public_source"] is True
+    assert form.status_code == 200
+    assert form.json()["public_source"] is True
 
 
 def test_the_problem_says_how_the_score_is_computed(owner: Any, local_pool: Any, api_as: Any) -> None:
     scoring = api_as(owner).get("/api/v1/problems/vector-add").json()["scoring"]
-    assert "secret seed" in scoring and "geometric mean" in scoring and "95 % confidence interval" in scoring
+    assert "secret seed" in scoring
+    assert "geometric mean" in scoring
+    assert "95 % confidence interval" in scoring

@@ -12,13 +12,14 @@ from typing import Any
 import pytest
 
 from fleets.models import VMInstance, VMState
+from leaderboard.models import RankedCaseResult
+from leaderboard.rejudge import submission_confirm_record
+from leaderboard.selectors import submission_rank, submission_standing
 from submissions.dispatch import submission_dispatch_next
-from submissions.models import Judging, RankedCaseResult, Review, Status, Submission
-from submissions.rejudge import submission_confirm_record
+from submissions.models import Judging, Review, Status, Submission
 from submissions.runner import submission_run
-from submissions.selectors import submission_rank, submission_standing
-from tests import fake_agent
-from tests.ranked import HOST_CASE, end, ranked, submit
+from tests.support import fake_agent
+from tests.support.ranked import HOST_CASE, end, ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
 
@@ -43,8 +44,10 @@ def test_a_leaderboard_job_carries_a_fresh_secret_seed_and_its_record_ranks_once
     submission = judged(owner, local_pool, agent)
     job = agent.jobs[f"{submission.pk}-1"]
     first = Judging.objects.get(submission=submission)
-    assert job["mode"] == "leaderboard" and job["ranked_seed"] == first.ranked_seed
-    assert isinstance(job["ranked_seed"], int) and 0 <= job["ranked_seed"] < 2**63
+    assert job["mode"] == "leaderboard"
+    assert job["ranked_seed"] == first.ranked_seed
+    assert isinstance(job["ranked_seed"], int)
+    assert 0 <= job["ranked_seed"] < 2**63
     assert job["problem"]["baselines"]["cpp"].startswith(("#", "//", "extern", "/*"))
     assert submission.status == Status.ACCEPTED
     statuses = [e.payload["status"] for e in submission.events.filter(type="STATUS")]
@@ -53,22 +56,30 @@ def test_a_leaderboard_job_carries_a_fresh_secret_seed_and_its_record_ranks_once
     case = RankedCaseResult.objects.get(judging=first)
     assert (case.case, case.runs, case.mean_ms, case.reference_mean_ms) == (HOST_CASE, 12, 2.0, 3.0)
     first.refresh_from_db()
-    assert first.status == Status.ACCEPTED and first.ranked_passed is True and first.speedup == 1.2
+    assert first.status == Status.ACCEPTED
+    assert first.ranked_passed is True
+    assert first.speedup == 1.2
     # The pool's first ranked result is a record: it does not rank before a second judging agrees.
-    assert first.record and submission.ranked_score_ms is None and submission_rank(submission=submission) is None
+    assert first.record
+    assert submission.ranked_score_ms is None
+    assert submission_rank(submission=submission) is None
     assert submission.ranked_reason.startswith("A record (it would be the first ranked result of pool 'local')")
     assert submission_confirm_record(submission_id=submission.pk, judging_id=first.pk)
     assert not submission_confirm_record(submission_id=submission.pk, judging_id=first.pk)  # once
     submission.refresh_from_db()
     second = submission.judging
-    assert second is not None and second.confirms == first and second.ranked_seed != first.ranked_seed
-    assert second.avoid_vm == first_vm(submission) and submission.queue_class == "rejudge"
+    assert second is not None
+    assert second.confirms == first
+    assert second.ranked_seed != first.ranked_seed
+    assert second.avoid_vm == first_vm(submission)
+    assert submission.queue_class == "rejudge"
     assert submission.events.filter(type="RECORD_CONFIRMATION").exists()
     assert submission_dispatch_next(fleet=local_pool) is not None
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
     assert agent.jobs[f"{submission.pk}-2"]["ranked_seed"] == second.ranked_seed
-    assert submission.status == Status.ACCEPTED and submission.ranked_score_ms == pytest.approx(2.0)
+    assert submission.status == Status.ACCEPTED
+    assert submission.ranked_score_ms == pytest.approx(2.0)
     assert submission.ranked_speedup == pytest.approx(1.5)
     assert (submission.ranked_ci95_lo_ms, submission.ranked_ci95_hi_ms) == pytest.approx((1.96, 2.04))
     assert submission_rank(submission=submission) == 1
@@ -82,7 +93,8 @@ def first_vm(submission: Submission) -> Any:
 def test_every_submission_gets_its_own_seed(owner: Any, local_pool: Any, settings: Any) -> None:
     settings.HIPJUDGE_QUOTA_CONCURRENT = 10
     seeds = {Judging.objects.get(submission=submit(owner)).ranked_seed for _ in range(5)}
-    assert len(seeds) == 5 and None not in seeds
+    assert len(seeds) == 5
+    assert None not in seeds
     assert Judging.objects.get(submission=submit(owner, mode="benchmark")).ranked_seed is None
 
 
@@ -92,9 +104,11 @@ def test_a_failed_ranked_pass_ranks_nothing_and_says_why(owner: Any, local_pool:
     submission = judged(owner, local_pool, agent)
     assert submission.status == Status.WRONG_ANSWER
     assert submission.status_reason.startswith("ranked pass: case 'n=3000017'")
-    assert submission.ranked_score_ms is None and submission_rank(submission=submission) is None
+    assert submission.ranked_score_ms is None
+    assert submission_rank(submission=submission) is None
     standing = submission_standing(submission=submission)
-    assert standing.state == "not_ranked" and standing.reason == submission.status_reason
+    assert standing.state == "not_ranked"
+    assert standing.reason == submission.status_reason
     assert Judging.objects.get(submission=submission).ranked_passed is False
 
 
@@ -112,7 +126,8 @@ def test_a_failed_ranked_pass_ranks_nothing_and_says_why(owner: Any, local_pool:
 def test_an_accepted_leaderboard_job_without_a_valid_ranked_result_is_a_judge_error(
         owner: Any, local_pool: Any, summary: dict, said: str) -> None:
     submission = end(submit(owner), {"status": "ACCEPTED", "reason": "ok", "score_ms": 1.0, "summary": summary})
-    assert submission.status == Status.ERROR and said in submission.status_reason
+    assert submission.status == Status.ERROR
+    assert said in submission.status_reason
     assert submission.ranked_score_ms is None
 
 
@@ -126,7 +141,8 @@ def test_leaderboard_mode_needs_ranked_cases_for_the_pools_device(owner: Any, lo
     version.save()
     answer = api_as(owner).post("/api/v1/submissions", {"problem": "vector-add", "language": "cpp",
                                                          "mode": "leaderboard", "source": "x"}, format="json")
-    assert answer.status_code == 400 and answer.json()["extra"]["field"] == "mode"
+    assert answer.status_code == 400
+    assert answer.json()["extra"]["field"] == "mode"
     assert "has no ranked cases for the host device of pool 'local'" in answer.json()["message"]
     assert not Submission.objects.exists()
 
@@ -135,7 +151,8 @@ def test_an_agent_that_does_not_speak_leaderboard_ends_the_job_in_error(owner: A
                                                                        agent: fake_agent.FakeAgent) -> None:
     agent.post_status = 400
     submission = judged(owner, local_pool, agent)
-    assert submission.status == Status.ERROR and submission.status_reason.startswith("The agent refused the job")
+    assert submission.status == Status.ERROR
+    assert submission.status_reason.startswith("The agent refused the job")
     assert submission_standing(submission=submission).state == "not_ranked"
 
 
@@ -197,5 +214,6 @@ def test_the_seed_never_leaves_the_server_even_when_the_agent_echoes_it(
     out = io.StringIO()
     call_command("export_results", stdout=out)
     seen.append(out.getvalue())
-    assert submission_rank(submission=submission) == 2 and "[redacted]" in seen[0]
+    assert submission_rank(submission=submission) == 2
+    assert "[redacted]" in seen[0]
     assert [i for i, text in enumerate(seen) if seed in text] == []

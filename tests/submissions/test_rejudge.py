@@ -17,26 +17,19 @@ from billing.services import ledger_accrue
 from core.exceptions import ApplicationError, ConflictError
 from fleets.models import VMInstance, VMState
 from fleets.services import vm_release
+from leaderboard.moderation import submission_approve
+from leaderboard.rejudge import submission_confirm_record, submissions_rejudge
+from leaderboard.selectors import leaderboard_rows, submission_rank, submission_ranked, submission_standing
 from submissions.dispatch import submission_dispatch_next
 from submissions.models import Judging, ProblemVersion, QueueClass, Review, Status, Submission
-from submissions.moderation import submission_approve
-from submissions.rejudge import submission_confirm_record, submissions_rejudge
 from submissions.runner import submission_run
-from submissions.selectors import (
-    leaderboard_rows,
-    queue_order,
-    queue_position,
-    submission_rank,
-    submission_ranked,
-    submission_standing,
-    user_quota,
-)
+from submissions.selectors import queue_order, queue_position, user_quota
 from submissions.services import submission_cancel
 from submissions.sweep import submissions_sweep
-from tests import fake_agent
 from tests.billing.conftest import T0, move
 from tests.conftest import finish
-from tests.ranked import end, rank, ranked, submit
+from tests.support import fake_agent
+from tests.support.ranked import end, rank, ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
 
@@ -67,17 +60,25 @@ def test_a_rejudge_runs_the_current_version_with_a_new_seed_and_keeps_the_histor
         owner: Any, staff_user: Any, local_pool: Any, agent: fake_agent.FakeAgent) -> None:
     submission = ranked(owner, 2.0)  # the pool's first result: a record, confirmed by a second judging
     first = submission.judging
-    assert first is not None and first.number == 2 and first.confirms is not None
+    assert first is not None
+    assert first.number == 2
+    assert first.confirms is not None
     version = new_version()
     report = submissions_rejudge(by=staff_user, reason="new anti-cheat rule", submission_ids=[str(submission.pk)])
-    assert report.queued == [submission.pk] and report.skipped == {}
+    assert report.queued == [submission.pk]
+    assert report.skipped == {}
     submission.refresh_from_db()
     second = submission.judging
-    assert second is not None and second.number == 3 and second.kind == QueueClass.REJUDGE
-    assert second.reason == "new anti-cheat rule" and second.requested_by == staff_user
-    assert second.problem_version == version == submission.problem_version and first.problem_version != version
+    assert second is not None
+    assert second.number == 3
+    assert second.kind == QueueClass.REJUDGE
+    assert second.reason == "new anti-cheat rule"
+    assert second.requested_by == staff_user
+    assert second.problem_version == version == submission.problem_version
+    assert first.problem_version != version
     assert second.ranked_seed not in (None, first.ranked_seed)
-    assert submission.status == Status.IN_QUEUE and submission.queue_class == QueueClass.REJUDGE
+    assert submission.status == Status.IN_QUEUE
+    assert submission.queue_class == QueueClass.REJUDGE
     assert [e.type for e in submission.events.order_by("-seq")[:2]][::-1] == ["REJUDGE", "STATUS"]
     assert submission_rank(submission=submission) == 1  # the earlier result counts meanwhile
 
@@ -86,14 +87,17 @@ def test_a_rejudge_runs_the_current_version_with_a_new_seed_and_keeps_the_histor
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
     job = agent.jobs[f"{submission.pk}-{submission.attempt}"]
-    assert job["ranked_seed"] == second.ranked_seed and job["problem"] == version.bundle
+    assert job["ranked_seed"] == second.ranked_seed
+    assert job["problem"] == version.bundle
     # 1.6 ms beats its own 2.0 by more than the noise: a record again, confirmed before it counts.
-    assert submission.status == Status.ACCEPTED and submission.ranked_score_ms == 2.0
+    assert submission.status == Status.ACCEPTED
+    assert submission.ranked_score_ms == 2.0
     assert submission_confirm_record(submission_id=submission.pk, judging_id=second.pk)
     assert submission_dispatch_next(fleet=local_pool) is not None
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
-    assert submission.status == Status.ACCEPTED and submission.ranked_score_ms == pytest.approx(1.6)
+    assert submission.status == Status.ACCEPTED
+    assert submission.ranked_score_ms == pytest.approx(1.6)
     history = list(submission.judgings.order_by("number").values_list("number", "ranked_score_ms", "status"))
     assert history == [(1, 2.0, "ACCEPTED"), (2, 2.0, "ACCEPTED"), (3, pytest.approx(1.6), "ACCEPTED"),
                        (4, pytest.approx(1.6), "ACCEPTED")]
@@ -104,8 +108,10 @@ def test_a_rejudge_that_fails_the_ranked_pass_takes_the_rank_away(owner: Any, st
     submission = ranked(owner, 2.0)
     submissions_rejudge(by=staff_user, reason="new version", submission_ids=[str(submission.pk)])
     failed = end(submission, fake_agent.ranked_failure_script()[-1][1])
-    assert failed.status == Status.WRONG_ANSWER and failed.ranked_score_ms is None
-    assert submission_rank(submission=failed) is None and failed.ranked_reason.startswith("ranked pass:")
+    assert failed.status == Status.WRONG_ANSWER
+    assert failed.ranked_score_ms is None
+    assert submission_rank(submission=failed) is None
+    assert failed.ranked_reason.startswith("ranked pass:")
     assert Judging.objects.get(submission=failed, number=1).ranked_score_ms == 2.0  # history kept
 
 
@@ -114,8 +120,10 @@ def test_a_rejudge_ending_in_a_judge_error_holds_the_earlier_result_for_review(o
     submission = ranked(owner, 2.0)
     submissions_rejudge(by=staff_user, reason="new version", submission_ids=[str(submission.pk)])
     errored = end(submission, {"status": "ERROR", "reason": "The agent stopped answering."})
-    assert errored.ranked_score_ms == 2.0 and errored.review == Review.HELD
-    assert "rejudge ended in a judge error" in errored.review_reason and submission_rank(submission=errored) is None
+    assert errored.ranked_score_ms == 2.0
+    assert errored.review == Review.HELD
+    assert "rejudge ended in a judge error" in errored.review_reason
+    assert submission_rank(submission=errored) is None
 
 
 def test_a_rejudge_whose_new_result_waits_for_review_keeps_the_author_on_the_leaderboard(
@@ -131,17 +139,24 @@ def test_a_rejudge_whose_new_result_waits_for_review_keeps_the_author_on_the_lea
         return [(row.user.username, row.ranked_score_ms) for row in rows]
 
     assert board() == [("other", 2.0), ("owner", 2.5)]  # the earlier result still shows
-    assert held.review == Review.PENDING and "beats the pool's best 2 ms" in held.review_reason
+    assert held.review == Review.PENDING
+    assert "beats the pool's best 2 ms" in held.review_reason
     standing = submission_standing(submission=held)
-    assert standing.state == "ranked" and standing.rank == 2 and "held for review" in standing.reason
+    assert standing.state == "ranked"
+    assert standing.rank == 2
+    assert "held for review" in standing.reason
     shown = submission_ranked(submission=held)
-    assert shown is not None and shown["score_ms"] == 2.5 and {c.judging_id for c in shown["cases"]} == {first.pk}
+    assert shown is not None
+    assert shown["score_ms"] == 2.5
+    assert {c.judging_id for c in shown["cases"]} == {first.pk}
 
     approved = submission_approve(submission_id=held.pk, by=staff_user)
-    assert approved.review == Review.APPROVED and approved.ranked_score_ms == pytest.approx(0.9)
+    assert approved.review == Review.APPROVED
+    assert approved.ranked_score_ms == pytest.approx(0.9)
     assert board() == [("owner", pytest.approx(0.9)), ("other", 2.0)]
     shown = submission_ranked(submission=approved)
-    assert shown is not None and {c.judging_id for c in shown["cases"]} == {approved.judging_id}
+    assert shown is not None
+    assert {c.judging_id for c in shown["cases"]} == {approved.judging_id}
 
 
 def test_what_a_rejudge_covers(owner: Any, other_user: Any, staff_user: Any, local_pool: Any) -> None:
@@ -154,7 +169,8 @@ def test_what_a_rejudge_covers(owner: Any, other_user: Any, staff_user: Any, loc
     report = submissions_rejudge(by=staff_user, reason="r", username="owner")
     assert report.queued == [mine.pk]  # the user's judged leaderboard submissions only
     report = submissions_rejudge(by=staff_user, reason="r", problem="vector-add")
-    assert report.queued == [theirs.pk] and report.skipped == {}  # mine is being rejudged already
+    assert report.queued == [theirs.pk]
+    assert report.skipped == {}  # mine is being rejudged already
     report = submissions_rejudge(by=staff_user, reason="r",
                                  submission_ids=[str(benchmark.pk), str(running.pk), str(refused.pk)])
     assert report.queued == [benchmark.pk]
@@ -194,7 +210,8 @@ def test_only_staff_cancel_a_rejudge(owner: Any, staff_user: Any, local_pool: An
         submission_cancel(user=owner, submission_id=submission.pk)
     assert submission_cancel(user=staff_user, submission_id=submission.pk).status == Status.CANCELLED
     submission.refresh_from_db()
-    assert submission.ranked_score_ms == 2.0 and submission.review == Review.NONE  # no verdict: kept
+    assert submission.ranked_score_ms == 2.0
+    assert submission.review == Review.NONE  # no verdict: kept
 
 
 @pytest.mark.integration  # the PostgreSQL pass of scripts/test.sh runs `-m integration`: the positions' SQL
@@ -236,7 +253,8 @@ def test_the_dispatch_order_never_lets_a_rejudge_delay_a_user_by_more_than_one_j
         vm.refresh_from_db()
         vm_release(vm=vm, job_ref=str(job.pk))
     kinds = [s.queue_class for s in started]
-    assert kinds.count(QueueClass.REJUDGE) == 12 and set(arrivals) <= {s.pk for s in started}
+    assert kinds.count(QueueClass.REJUDGE) == 12
+    assert set(arrivals) <= {s.pk for s in started}
     for submission_id, started_before in arrivals.items():
         position = next(i for i, s in enumerate(started) if s.pk == submission_id)
         between = kinds[started_before:position]

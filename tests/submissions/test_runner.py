@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import json
-import time
+import threading
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from django.utils import timezone
 
 from fleets.models import VMInstance, VMState
 from submissions.dispatch import submission_dispatch_next
-from submissions.leases import lease_claim
+from submissions.leases import LeaseHeartbeat, lease_claim
 from submissions.models import Status, Submission
 from submissions.runner import submission_run
 from submissions.services import EventIn, append_events_locked, submission_create
-from tests import fake_agent
 from tests.conftest import finish, read_source
+from tests.support import fake_agent
+from tests.support.clock import stepped_clock
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
 
@@ -47,16 +47,23 @@ def test_it_copies_the_agents_events_and_ends_with_its_result(owner: Any, local_
     submission = dispatched(owner, local_pool, agent.url)
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
-    assert submission.status == Status.ACCEPTED and submission.status_reason == "all 1 tests passed"
-    assert submission.score_ms == 1.5 and submission.summary == {"tests": 1}
-    assert submission.started_at and submission.finished_at and submission.lease_owner == ""
+    assert submission.status == Status.ACCEPTED
+    assert submission.status_reason == "all 1 tests passed"
+    assert submission.score_ms == 1.5
+    assert submission.summary == {"tests": 1}
+    assert submission.started_at
+    assert submission.finished_at
+    assert submission.lease_owner == ""
     assert [t for t, _ in agent_events(submission)] == [t for t, _ in agent.script]
     seqs = list(submission.events.values_list("seq", flat=True))
-    assert seqs == list(range(1, len(seqs) + 1)) and submission.last_seq == seqs[-1]
+    assert seqs == list(range(1, len(seqs) + 1))
+    assert submission.last_seq == seqs[-1]
     job = agent.jobs[f"{submission.pk}-1"]
-    assert job["problem"] == submission.problem_version.bundle and job["mode"] == "benchmark"
+    assert job["problem"] == submission.problem_version.bundle
+    assert job["mode"] == "benchmark"
     vm = VMInstance.objects.get()
-    assert vm.state == VMState.WARM and vm.job_ref == ""
+    assert vm.state == VMState.WARM
+    assert vm.job_ref == ""
     detail_results = submission.events.filter(type="TEST_RESULT").count()
     assert detail_results == 1
 
@@ -84,7 +91,8 @@ def test_it_resumes_after_the_last_agent_event_it_stored(owner: Any, local_pool:
                                   for i, (t, p) in enumerate(agent.script[:3], start=1)])
     submission_run(submission_id=str(submission.pk))
     polls = [path for method, path in agent.calls if method == "GET" and "/events" in path]
-    assert polls and "after=3" in polls[0]
+    assert polls
+    assert "after=3" in polls[0]
     assert [s for _, s in agent_events(submission)] == list(range(1, len(agent.script) + 1))
     submission.refresh_from_db()
     assert submission.status == Status.ACCEPTED
@@ -106,7 +114,8 @@ def test_an_unknown_final_status_becomes_error(owner: Any, local_pool: Any, agen
     submission = dispatched(owner, local_pool, agent.url)
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
-    assert submission.status == Status.ERROR and "unknown status 'MAYBE'" in submission.status_reason
+    assert submission.status == Status.ERROR
+    assert "unknown status 'MAYBE'" in submission.status_reason
 
 
 def test_a_lost_job_is_requeued_once_then_ends_in_error(owner: Any, local_pool: Any,
@@ -115,7 +124,8 @@ def test_a_lost_job_is_requeued_once_then_ends_in_error(owner: Any, local_pool: 
     submission = dispatched(owner, local_pool, agent.url)
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
-    assert submission.status == Status.IN_QUEUE and submission.vm is None
+    assert submission.status == Status.IN_QUEUE
+    assert submission.vm is None
     assert submission.events.filter(type="REQUEUED").count() == 1
     assert VMInstance.objects.get().state == VMState.FAILED
     # Second attempt on a fresh VM, lost again: now it ends, with the reason.
@@ -123,7 +133,8 @@ def test_a_lost_job_is_requeued_once_then_ends_in_error(owner: Any, local_pool: 
     submission_dispatch_next(fleet=local_pool)
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
-    assert submission.status == Status.ERROR and submission.attempt == 2
+    assert submission.status == Status.ERROR
+    assert submission.attempt == 2
     assert submission.status_reason == "The agent lost the job (it restarted?). Gave up after 2 attempts."
 
 
@@ -142,7 +153,8 @@ def test_a_leased_submission_is_left_to_its_runner(owner: Any, local_pool: Any,
     submission_run(submission_id=str(submission.pk))
     assert agent.calls == []
     submission.refresh_from_db()
-    assert submission.status == Status.COMPILING and submission.lease_owner == "someone-else"
+    assert submission.status == Status.COMPILING
+    assert submission.lease_owner == "someone-else"
 
 
 def test_a_cancel_before_the_job_starts_never_reaches_the_agent(owner: Any, local_pool: Any,
@@ -151,7 +163,8 @@ def test_a_cancel_before_the_job_starts_never_reaches_the_agent(owner: Any, loca
     Submission.objects.filter(pk=submission.pk).update(cancel_requested=True)
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
-    assert submission.status == Status.CANCELLED and agent.jobs == {}
+    assert submission.status == Status.CANCELLED
+    assert agent.jobs == {}
     assert VMInstance.objects.get().state == VMState.WARM
 
 
@@ -178,15 +191,36 @@ def test_a_database_blip_mid_job_leaves_the_job_to_be_resumed_not_requeued(owner
     agent.events_per_poll = 2  # the job's events come in several polls
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
-    assert submission.status in (Status.COMPILING, Status.CHECKING) and submission.attempt == 1
+    assert submission.status in (Status.COMPILING, Status.CHECKING)
+    assert submission.attempt == 1
     assert not submission.events.filter(type="REQUEUED").exists()
-    assert submission.lease_owner == "" and VMInstance.objects.get().state == VMState.BUSY
+    assert submission.lease_owner == ""
+    assert VMInstance.objects.get().state == VMState.BUSY
 
     submission_run(submission_id=str(submission.pk))  # what the sweep starts once the lease lapsed
     submission.refresh_from_db()
-    assert submission.status == Status.ACCEPTED and submission.attempt == 1
+    assert submission.status == Status.ACCEPTED
+    assert submission.attempt == 1
     assert [s for _, s in agent_events(submission)] == list(range(1, len(agent.script) + 1))
     assert list(agent.jobs) == [f"{submission.pk}-1"]  # judged once
+
+
+class SteppedHeartbeat(LeaseHeartbeat):
+    """Beats when the test steps it: `waiting` is released each time the thread waits for its next beat."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.waiting, self.step = threading.Semaphore(0), threading.Semaphore(0)
+
+    def wait_next_beat(self) -> bool:
+        self.waiting.release()
+        self.step.acquire()
+        return self._stop.is_set()
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self.step.release()
+        super().__exit__(*exc)
 
 
 @pytest.mark.django_db(transaction=True)  # the heartbeat thread must see the rows
@@ -195,29 +229,39 @@ def test_a_cold_start_holds_a_short_lease_renewed_all_along(owner: Any, local_po
     """A lease taken for the whole start-up would outlive a worker killed mid-way: the sweep could
     not resume the job before the reaper failed the VM for starting too slowly, and the job would cost
     an attempt (the fault test saw it). The lease is one poll lease long, renewed while the VM starts."""
-    settings.HIPJUDGE_POLL_LEASE = 2
+    settings.HIPJUDGE_POLL_LEASE = 30
     local_pool.provision_timeout_s = 600
     local_pool.save()
     submission = submission_create(user=owner, problem="vector-add", language="cpp", source=read_source("cpp.cpp"))
     assert submission_dispatch_next(fleet=local_pool) is not None  # no warm VM: a cold start
+    heartbeats: list[SteppedHeartbeat] = []
     seen: list[tuple[datetime, datetime]] = []
 
+    def heartbeat(**kwargs: Any) -> SteppedHeartbeat:
+        heartbeats.append(SteppedHeartbeat(**kwargs))
+        return heartbeats[-1]
+
     def slow_start(*, vm: VMInstance) -> VMInstance:
-        deadline = time.monotonic() + 20
-        while len({until for _, until in seen}) < 4 and time.monotonic() < deadline:
-            until = Submission.objects.values_list("lease_expires_at", flat=True).get(pk=submission.pk)
-            seen.append((timezone.now(), until))
-            time.sleep(0.1)
+        [beating] = heartbeats  # the runner beats while the VM starts
+        for beat in range(5):
+            assert beating.waiting.acquire(timeout=30), f"beat {beat} never came"
+            seen.append((clock.now, Submission.objects.values_list("lease_expires_at", flat=True).get(
+                pk=submission.pk)))
+            clock.advance(10)  # a third of the lease: the next beat is due
+            beating.step.release()
         VMInstance.objects.filter(pk=vm.pk).update(state=VMState.BUSY, base_url=agent.url, token=fake_agent.TOKEN)
         vm.refresh_from_db()
         return vm
 
     monkeypatch.setattr("submissions.runner.vm_provision", slow_start)
-    submission_run(submission_id=str(submission.pk))
-    assert len({until for _, until in seen}) >= 4, "the lease was not renewed while the VM started"
-    assert all(until <= at + timedelta(seconds=2.5) for at, until in seen), "a lease longer than one poll lease"
+    monkeypatch.setattr("submissions.runner.LeaseHeartbeat", heartbeat)
+    with stepped_clock() as clock:
+        submission_run(submission_id=str(submission.pk))
+    # Each time, the lease ends one poll lease after the last beat: renewed, never start-up long.
+    assert [until - at for at, until in seen] == [timedelta(seconds=30)] * 5
     submission.refresh_from_db()
-    assert submission.status == Status.ACCEPTED and submission.attempt == 1
+    assert submission.status == Status.ACCEPTED
+    assert submission.attempt == 1
 
 
 # ---- what the platform stores of what a job said ------------------------------------------------
@@ -269,5 +313,6 @@ def test_a_runner_that_finds_the_result_stored_gives_the_vm_back_at_once(owner: 
     assert VMInstance.objects.get().state == VMState.BUSY
     submission_run(submission_id=str(submission.pk))
     vm = VMInstance.objects.get()
-    assert vm.state == VMState.WARM and vm.job_ref == ""
+    assert vm.state == VMState.WARM
+    assert vm.job_ref == ""
     assert not agent.jobs  # nothing was sent to the agent again

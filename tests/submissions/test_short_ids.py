@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.ranked import submit
+from tests.support.ranked import submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool")
 
@@ -23,4 +23,5 @@ def test_a_submission_is_found_by_the_start_of_its_id_and_only_by_its_owner(owne
     assert api_as(other_user).get("/api/v1/submissions", {"id": full[:8]}).json()["results"] == []
     for bad in ("abc", "0" * 33, " abcd", "abcg"):
         refused = api_as(owner).get("/api/v1/submissions", {"id": bad})
-        assert refused.status_code == 400 and "4 to 32 hex digits" in str(refused.json()), bad
+        assert refused.status_code == 400, bad
+        assert "4 to 32 hex digits" in str(refused.json()), bad

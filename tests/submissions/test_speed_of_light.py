@@ -12,9 +12,10 @@ from django.core.exceptions import ValidationError
 
 from agent.problems.roofline import H100_SXM, MI300X, Peaks
 from fleets.models import Fleet
+from leaderboard.review import review_reasons
 from submissions.models import Problem
-from submissions.ranking import RankedCase, RankedResult, review_reasons
-from tests.ranked import benchmarked, ranked, submit
+from submissions.ranking import RankedCase, RankedResult
+from tests.support.ranked import benchmarked, ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
 HOST_GBPS = 100e9  # the host pool's default bandwidth, bytes/s
@@ -35,7 +36,9 @@ def test_each_device_has_documented_default_peaks_per_type() -> None:
     assert Fleet(name="a", device="hip").peaks == MI300X
     assert Fleet(name="b", device="cuda").peaks == H100_SXM
     host = Fleet(name="c", device="host").peaks
-    assert host is not None and host.gbps == 100.0 and host.compute("bf16") == 2_000.0
+    assert host is not None
+    assert host.gbps == 100.0
+    assert host.compute("bf16") == 2_000.0
 
 
 def test_staff_peaks_override_the_defaults_type_by_type() -> None:
@@ -72,7 +75,8 @@ def test_the_floor_hold_takes_the_fp8_peak_of_an_fp8_gemm() -> None:
     assert review_reasons(result=honest, previous_best_ms=None, definition=definition, fleet=pool) == []
     near, _ = _fp8_result(fp8_floor_ms * 1.2)
     [reason] = review_reasons(result=near, previous_best_ms=None, definition=definition, fleet=pool)
-    assert "within 1.5x of the physical floor" in reason and "2.6149e+06 GFLOPS fp8" in reason
+    assert "within 1.5x of the physical floor" in reason
+    assert "2.6149e+06 GFLOPS fp8" in reason
 
 
 # ---- the API -------------------------------------------------------------------------------------------
@@ -88,7 +92,8 @@ def test_a_submission_shows_each_benchmark_cases_and_its_scores_speed_of_light(o
     score = body["speed_of_light"]
     assert score["percent"] == pytest.approx(math.sqrt(first["speed_of_light"]["percent"]
                                                        * second["speed_of_light"]["percent"]))
-    assert score["bound"] == "memory" and score["peak_type"] == "fp32"
+    assert score["bound"] == "memory"
+    assert score["peak_type"] == "fp32"
 
 
 def test_a_check_only_submission_has_no_speed_of_light(owner: Any, api_as: Any, local_pool: Any) -> None:
@@ -128,8 +133,10 @@ def test_problems_show_the_best_speed_of_light_per_pool(owner: Any, other_user: 
     ranked(other_user, 2.0)
     listed = {p["slug"]: p for p in api_as(owner).get("/api/v1/problems").json()}
     [best] = listed["vector-add"]["best_speed_of_light"]
-    assert best["pool"] == "local" and best["score_ms"] == 2.0
-    assert best["percent"] == pytest.approx(100 * host_floor_ms(3000017) / 2.0) and best["bound"] == "memory"
+    assert best["pool"] == "local"
+    assert best["score_ms"] == 2.0
+    assert best["percent"] == pytest.approx(100 * host_floor_ms(3000017) / 2.0)
+    assert best["bound"] == "memory"
     assert listed["gemm-fp8"]["best_speed_of_light"] == []
     detail = api_as(owner).get("/api/v1/problems/vector-add").json()
     assert detail["best_speed_of_light"] == listed["vector-add"]["best_speed_of_light"]

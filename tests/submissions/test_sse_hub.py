@@ -62,7 +62,9 @@ def test_an_idle_tick_is_one_query_and_few_streams_are_polled_soon(
     submission = submission_create(user=owner, problem="vector-add", language="cpp", source=read_source("cpp.cpp"))
     with django_assert_num_queries(1):  # nothing new past the cursor: the statuses alone
         statuses, events = sse._fetch({submission.pk: 1})
-    assert statuses == {submission.pk: ("IN_QUEUE", 1)} and events == {}
+    assert statuses == {submission.pk: ("IN_QUEUE", 1)}
+    assert events == {}
     settings.HIPJUDGE_SSE_POLL_MIN, settings.HIPJUDGE_SSE_POLL = 0.02, 0.25
     assert sse.poll_interval(1) == sse.poll_interval(4) == 0.02  # a watcher's result reaches it soon
-    assert sse.poll_interval(20) == pytest.approx(0.1) and sse.poll_interval(200) == 0.25
+    assert sse.poll_interval(20) == pytest.approx(0.1)
+    assert sse.poll_interval(200) == 0.25

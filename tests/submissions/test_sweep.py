@@ -76,4 +76,5 @@ def test_requeue_respects_the_attempt_it_was_asked_about(owner: Any, local_pool:
     assert not submission_requeue_or_fail(submission_id=submission.pk, reason="x", attempt=7)
     assert submission_requeue_or_fail(submission_id=submission.pk, reason="VM died.", attempt=1)
     submission.refresh_from_db()
-    assert submission.status == Status.IN_QUEUE and submission.vm is None
+    assert submission.status == Status.IN_QUEUE
+    assert submission.vm is None

@@ -34,7 +34,8 @@ def _bench(case: str, index: int, mean: float) -> dict:
 def make_submission(problems_loaded: None, local_pool: Any) -> Callable[..., Any]:
     """make_submission(user, kind) with kind accepted | ranked | wrong | compile_error | running | queued
     (ranked: an accepted leaderboard submission whose ranked pass scored `score`)."""
-    from submissions.models import Judging, Problem, RankedCaseResult, Submission
+    from leaderboard.models import RankedCaseResult
+    from submissions.models import Judging, Problem, Submission
 
     def make(user: Any, kind: str = "accepted", *, score: float = 0.5, created_at: Any = None) -> Any:
         problem = Problem.objects.get(slug="vector-add")

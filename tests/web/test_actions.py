@@ -24,7 +24,8 @@ def test_it_submits_pasted_source_in_check_only_mode(client_as: Any, owner: Any,
     response = client_as(owner).post(PROBLEM_URL, {"language": "cpp", "pool": "local", "mode": "check",
                                                    "source": read_source("cpp.cpp")})
     submission = Submission.objects.get(user=owner)
-    assert response.status_code == 302 and response["Location"] == f"/submissions/{submission.pk}/"
+    assert response.status_code == 302
+    assert response["Location"] == f"/submissions/{submission.pk}/"
     assert (submission.mode, submission.status, submission.language) == ("check", "IN_QUEUE", "cpp")
 
 
@@ -37,13 +38,16 @@ def test_a_pool_without_the_gpu_offers_a_compile_only_check_of_a_hip_kernel(clie
     local_pool.save()
     client = client_as(owner)
     page = client.get(PROBLEM_URL).content.decode()
-    assert "compile-checks hip" in page and 'value="compile"' in page
+    assert "compile-checks hip" in page
+    assert 'value="compile"' in page
     hip = read_source("hip.hip")
     response = client.post(PROBLEM_URL, {"language": "hip", "pool": "local", "mode": "compile", "source": hip})
     submission = Submission.objects.get(user=owner)
-    assert response.status_code == 302 and (submission.language, submission.mode) == ("hip", "compile")
+    assert response.status_code == 302
+    assert (submission.language, submission.mode) == ("hip", "compile")
     refused = client.post(PROBLEM_URL, {"language": "hip", "pool": "local", "mode": "benchmark", "source": hip})
-    assert refused.status_code == 200 and "can only compile-check hip" in refused.content.decode()
+    assert refused.status_code == 200
+    assert "can only compile-check hip" in refused.content.decode()
 
 
 def test_an_uploaded_file_replaces_the_text(client_as: Any, owner: Any, problems_loaded: None,
@@ -68,7 +72,8 @@ def test_it_explains_a_refusal_on_the_form(client_as: Any, owner: Any, problems_
 
 def test_anonymous_posts_are_sent_to_log_in(client: Any, problems_loaded: None, local_pool: Any) -> None:
     response = client.post(PROBLEM_URL, {"language": "cpp", "pool": "local", "mode": "check", "source": "x"})
-    assert response.status_code == 302 and response["Location"].startswith("/login/?next=")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/login/?next=")
 
 
 def test_edit_and_resubmit_loads_your_own_source(client_as: Any, owner: Any, make_submission: Any) -> None:
@@ -82,9 +87,11 @@ def test_history_filters(client_as: Any, owner: Any, make_submission: Any) -> No
     make_submission(owner, "wrong")
     client = client_as(owner)
     failed = client.get(reverse("submission-list"), {"status": "failed"}).content.decode()
-    assert "Wrong answer" in failed and ">Accepted<" not in failed
+    assert "Wrong answer" in failed
+    assert ">Accepted<" not in failed
     accepted = client.get(reverse("submission-list"), {"status": "accepted", "problem": "vector-add"}).content.decode()
-    assert ">Accepted<" in accepted and "Wrong answer" not in accepted
+    assert ">Accepted<" in accepted
+    assert "Wrong answer" not in accepted
     none = client.get(reverse("submission-list"), {"language": "hip"}).content.decode()
     assert "Nothing matches these filters." in none
 
@@ -126,15 +133,20 @@ def test_api_tokens_are_created_shown_once_listed_and_revoked(client_as: Any, ow
     created = client.post(reverse("account-token-create"), {"expires_in_days": "30"}).content.decode()
     key = re.search(r'value="([0-9a-f]{40})"', created).group(1)
     token = ApiToken.objects.get(user=owner)
-    assert token_user(key=key) == owner and token.digest != key and key not in str(ApiToken.objects.values())
+    assert token_user(key=key) == owner
+    assert token.digest != key
+    assert key not in str(ApiToken.objects.values())
     assert 29 <= (token.expires_at - token.created_at).days <= 30
     page = client.get(reverse("account")).content.decode()
-    assert key not in page and f"{key[:8]}…" in page  # shown in full once, then only its start
+    assert key not in page
+    assert f"{key[:8]}…" in page# shown in full once, then only its start
     assert re.search(r'data-testid="token-last-used">\s*<time', page)  # the key was just used above
     client.post(reverse("account-token-create"), {"expires_in_days": ""})
-    assert ApiToken.objects.filter(user=owner).count() == 2 and token_user(key=key) == owner
+    assert ApiToken.objects.filter(user=owner).count() == 2
+    assert token_user(key=key) == owner
     client.post(reverse("account-token-revoke"), {"token": str(token.pk)})
-    assert token_user(key=key) is None and ApiToken.objects.filter(user=owner).count() == 1
+    assert token_user(key=key) is None
+    assert ApiToken.objects.filter(user=owner).count() == 1
     assert client.get(reverse("account-token-revoke")).status_code == 405  # never by a link
 
 
@@ -187,14 +199,17 @@ def test_progress_of_a_queued_submission_skips_nothing_yet(owner: Any, make_subm
 def test_progress_counts_tests_and_points_at_the_first_mismatch(owner: Any, make_submission: Any) -> None:
     running = _progress(make_submission(owner, "running"))
     assert {s.key: s.state for s in running.stages}["CHECKING"] == "current"
-    assert running.show_tests and len(running.tests) == 1 and running.tests_total == 4
+    assert running.show_tests
+    assert len(running.tests) == 1
+    assert running.tests_total == 4
     assert {s.key: s.detail for s in running.stages}["CHECKING"] == "1 of 4 passed"
     wrong = _progress(make_submission(owner, "wrong"))
     assert wrong.mismatch["case"] == "n=1000"
     assert {s.key: s.detail for s in wrong.stages}["CHECKING"] == wrong.tests_said == "test 2 of 4 failed, 1 passed"
     assert [s.state for s in wrong.stages][-3:] == ["failed", "skipped", "failed"]
     accepted = _progress(make_submission(owner, "accepted"))
-    assert accepted.percent == 100 and len(accepted.benchmarks) == 2
+    assert accepted.percent == 100
+    assert len(accepted.benchmarks) == 2
     assert all(s.state == "done" for s in accepted.stages)
 
 

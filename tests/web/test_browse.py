@@ -93,14 +93,17 @@ def test_each_option_counts_what_choosing_it_would_list(client: Any) -> None:
 
 def test_an_unknown_value_lists_nothing_and_a_malformed_one_is_a_400(client: Any) -> None:
     nothing = page(client, tag="no-such-tag")
-    assert nothing.slugs == [] and ("no-such-tag", "no-such-tag (0)", True) in nothing.options["tag"]
+    assert nothing.slugs == []
+    assert ("no-such-tag", "no-such-tag (0)", True) in nothing.options["tag"]
     unknown_type = client.get(reverse("problem-list"), {"type": "fp8_e5m2"})
-    assert unknown_type.status_code == 200 and "No problem matches these filters." in unknown_type.content.decode()
+    assert unknown_type.status_code == 200
+    assert "No problem matches these filters." in unknown_type.content.decode()
     for params in ({"difficulty": "extreme"}, {"tag": "<script>"}, {"type": "x" * 41}):
         response = client.get(reverse("problem-list"), params)
         assert response.status_code == 400, params
         html = response.content.decode()
-        assert 'class="field-error" role="alert"' in html and "<script>" not in html
+        assert 'class="field-error" role="alert"' in html
+        assert "<script>" not in html
     html = client.get(reverse("problem-list"), {"difficulty": "extreme"}).content.decode()
     assert "extreme is not one of easy, medium, hard" in html
 
@@ -117,8 +120,11 @@ def test_each_row_shows_its_data_types_and_how_many_users_solved_it(
     with django_assert_max_num_queries(8):  # one of them the best speed of light per pool
         listing = page(client)
     solved = dict(zip(listing.slugs, listing.solved_by, strict=True))
-    assert solved["gemm-fp8-blockwise"] == "5" and solved["vector-add"] == "5"
-    assert solved["softmax"] == "3" and solved["histogram"] == "1" and solved["gemm-int8"] == "0"
+    assert solved["gemm-fp8-blockwise"] == "5"
+    assert solved["vector-add"] == "5"
+    assert solved["softmax"] == "3"
+    assert solved["histogram"] == "1"
+    assert solved["gemm-int8"] == "0"
     html = client.get(reverse("problem-list"), {"tag": "gemm", "type": "fp8_e4m3fnuz"}).content.decode()
     row = html[html.index("gemm-fp8-blockwise</span>"):]
     row = row[: row.index("</tr>")]

@@ -29,17 +29,22 @@ def test_the_problem_page_offers_a_check_on_cpu_with_its_limits(client_as: Any, 
     page = client_as(owner).get(PROBLEM_URL).content.decode()
     button = re.search(r'<button type="submit" name="mode" value="check"[^>]*data-emulated="1"[^>]*>([^<]*)</button>',
                        page)
-    assert button and button.group(1) == "Check on CPU (emulated)"
+    assert button
+    assert button.group(1) == "Check on CPU (emulated)"
     assert 'aria-describedby="emulated-note"' in button.group(0)
     note = re.search(r'<p class="hint callout" id="emulated-note"[^>]*>([^<]*)</p>', page)
-    assert note and "Check only" in note.group(1) and "no timing" in note.group(1)
-    assert "LDS bank conflicts" in note.group(1) and "256 MiB of buffers" in note.group(1)
+    assert note
+    assert "Check only" in note.group(1)
+    assert "no timing" in note.group(1)
+    assert "LDS bank conflicts" in note.group(1)
+    assert "256 MiB of buffers" in note.group(1)
     assert "hip, cuda: Check on CPU (emulated)" in page
     radio = pool_radio(page, "local")
     assert 'data-languages="cpp,hip,cuda"' in radio
     offers = json.loads(html.unescape(re.search(r'data-offers="([^"]*)"', radio).group(1)))
     assert offers["hip"] == {"language": "hip", "modes": ["check"], "emulated": True}
-    assert offers["cpp"]["modes"] == ["benchmark", "check", "compile", "leaderboard"] and not offers["cpp"]["emulated"]
+    assert offers["cpp"]["modes"] == ["benchmark", "check", "compile", "leaderboard"]
+    assert not offers["cpp"]["emulated"]
 
 
 def test_without_an_emulating_pool_there_is_no_check_on_cpu(client_as: Any, owner: Any, problems_loaded: None,
@@ -47,7 +52,8 @@ def test_without_an_emulating_pool_there_is_no_check_on_cpu(client_as: Any, owne
     local_pool.config = {"emulated_languages": []}
     local_pool.save()
     page = client_as(owner).get(PROBLEM_URL).content.decode()
-    assert "Check on CPU (emulated)" not in page and 'id="emulated-note"' not in page
+    assert "Check on CPU (emulated)" not in page
+    assert 'id="emulated-note"' not in page
     assert 'data-languages="cpp"' in pool_radio(page, "local")
 
 
@@ -57,12 +63,14 @@ def test_the_form_submits_a_hip_check_on_the_emulated_device(client_as: Any, own
     response = client.post(PROBLEM_URL, {"language": "hip", "pool": "local", "mode": "check",
                                          "source": read_source("hip.hip")})
     submission = Submission.objects.get(user=owner)
-    assert response.status_code == 302 and response["Location"] == f"/submissions/{submission.pk}/"
+    assert response.status_code == 302
+    assert response["Location"] == f"/submissions/{submission.pk}/"
     assert (submission.language, submission.mode, submission.emulated) == ("hip", "check", True)
     refused = client.post(PROBLEM_URL, {"language": "cuda", "pool": "local", "mode": "benchmark",
                                         "source": read_source("cuda.cu")})
     text = html.unescape(refused.content.decode())
-    assert refused.status_code == 200 and "Possible for cuda there: mode check (Check on CPU (emulated))." in text
+    assert refused.status_code == 200
+    assert "Possible for cuda there: mode check (Check on CPU (emulated))." in text
     assert Submission.objects.count() == 1
 
 
@@ -78,7 +86,8 @@ def test_the_submission_page_and_the_history_say_emulated(client_as: Any, owner:
     rows = client.get("/submissions/").content.decode().split("<tr>")[2:]
     [emulated_row] = [row for row in rows if f"/submissions/{emulated.pk}/" in row]
     [native_row] = [row for row in rows if f"/submissions/{native.pk}/" in row]
-    assert "emulated (CPU)" in emulated_row and "emulated (CPU)" not in native_row
+    assert "emulated (CPU)" in emulated_row
+    assert "emulated (CPU)" not in native_row
 
 
 def test_the_leaderboard_page_never_lists_an_emulated_run(client_as: Any, owner: Any, other_user: Any,
@@ -91,4 +100,5 @@ def test_the_leaderboard_page_never_lists_an_emulated_run(client_as: Any, owner:
     Submission.objects.filter(pk=emulated.pk).update(score_ms=0.001)
     make_submission(owner, "accepted", score=0.5)
     page = client_as(owner).get(f"{PROBLEM_URL}leaderboard/?pool=local").content.decode()
-    assert "owner" in page and "other" not in page.split("<tbody>")[1]
+    assert "owner" in page
+    assert "other" not in page.split("<tbody>")[1]

@@ -38,7 +38,8 @@ def test_every_page_renders_for_each_persona(client_as: Any, personas: dict, per
     for name, kwargs in PRIVATE + owner_pages:
         response = client.get(reverse(name, kwargs=kwargs))
         if persona == "anonymous":
-            assert response.status_code == 302 and response["Location"].startswith("/login/"), name
+            assert response.status_code == 302, name
+            assert response["Location"].startswith("/login/"), name
         else:
             assert response.status_code == 200, (name, response.status_code)
 
@@ -59,7 +60,8 @@ def test_another_users_submission_is_not_found(client_as: Any, make_submission: 
 def test_staff_see_any_submission(client_as: Any, make_submission: Any, owner: Any, staff_user: Any) -> None:
     submission = make_submission(owner, "wrong")
     response = client_as(staff_user).get(reverse("submission-detail", kwargs={"submission_id": submission.pk}))
-    assert response.status_code == 200 and "owner" in response.content.decode()
+    assert response.status_code == 200
+    assert "owner" in response.content.decode()
 
 
 def test_unknown_things_are_404(client_as: Any, owner: Any, problems_loaded: None) -> None:
@@ -99,7 +101,8 @@ def test_history_queries_are_pinned(client_as: Any, owner: Any, make_submission:
     client = client_as(owner)
     with django_assert_max_num_queries(7):
         response = client.get(reverse("submission-list"))
-    assert response.status_code == 200 and "Page 1 of 2" in response.content.decode()
+    assert response.status_code == 200
+    assert "Page 1 of 2" in response.content.decode()
 
 
 def test_submission_page_queries_are_pinned(client_as: Any, owner: Any, make_submission: Any,
@@ -144,4 +147,5 @@ def test_account_queries_are_pinned(client_as: Any, owner: Any, make_submission:
 
 def test_the_favicon_browsers_ask_for_is_there(client: Any) -> None:
     answer = client.get("/favicon.ico")
-    assert answer.status_code == 301 and answer["Location"].endswith("/web/favicon.svg")
+    assert answer.status_code == 301
+    assert answer["Location"].endswith("/web/favicon.svg")

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
+from leaderboard.moderation import submission_invalidate
 from submissions.models import Judging, Mode, Review, Submission
-from submissions.moderation import submission_invalidate
 from web.progress import submission_progress
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")

@@ -10,9 +10,9 @@ import pytest
 from django.urls import reverse
 
 from cli.output import speedup
-from submissions.speedup import speedup_of
-from tests import fake_agent
-from tests.ranked import HOST_CASE, end_confirmed, submit
+from leaderboard.speedup import speedup_of
+from tests.support import fake_agent
+from tests.support.ranked import HOST_CASE, end_confirmed, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool")
 
@@ -44,14 +44,23 @@ def test_the_problems_own_solution_reads_within_noise_everywhere(owner: Any, cli
 def test_a_clear_gain_reads_faster_and_a_wide_interval_over_one_within_noise() -> None:
     case = {"mean_ms": 1.0, "ci95_ms": [0.98, 1.02], "reference_mean_ms": 1.5, "reference_ci95_ms": [1.47, 1.53]}
     faster = speedup_of(value=1.5, cases=[case])
-    assert faster is not None and faster.word == "faster" and faster.ci95 is not None and faster.ci95[0] > 1.4
+    assert faster is not None
+    assert faster.word == "faster"
+    assert faster.ci95 is not None
+    assert faster.ci95[0] > 1.4
     noisy = {**case, "ci95_ms": [0.6, 1.4]}  # ±40 %: a 1.2x gain cannot be told from none
     wide = speedup_of(value=1.2, cases=[noisy])
-    assert wide is not None and wide.word == "within noise"
+    assert wide is not None
+    assert wide.word == "within noise"
     assert speedup_of(value=None, cases=[case]) is None
     # The paired median and the ratio of the means disagree: the interval holds both.
     apart = speedup_of(value=0.89, cases=[{**case, "reference_mean_ms": 1.02, "reference_ci95_ms": [1.0, 1.04],
                                           "speedup": 0.89}])
-    assert apart is not None and apart.ci95 is not None and apart.ci95[0] < 0.89 and apart.ci95[1] > 1.02
+    assert apart is not None
+    assert apart.ci95 is not None
+    assert apart.ci95[0] < 0.89
+    assert apart.ci95[1] > 1.02
     bare = speedup_of(value=0.95, cases=[])  # no cases (a leaderboard row): the pool's noise band alone
-    assert bare is not None and bare.ci95 is None and bare.word == "within noise"
+    assert bare is not None
+    assert bare.ci95 is None
+    assert bare.word == "within noise"

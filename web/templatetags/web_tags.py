@@ -97,7 +97,7 @@ def times(value: Any) -> str:
 
 @register.filter
 def speedup_read(view: Any) -> str:
-    """A Speedup (submissions.speedup) in words: "1.52× faster (95 % 1.46–1.58×)", "0.89× within noise"."""
+    """A Speedup (leaderboard.speedup) in words: "1.52× faster (95 % 1.46–1.58×)", "0.89× within noise"."""
     if view is None:
         return "—"
     interval = f" (95 % {view.ci95[0]:.2f}–{view.ci95[1]:.2f}×)" if view.ci95 else ""

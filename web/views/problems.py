@@ -10,14 +10,14 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from core.exceptions import ApplicationError
+from leaderboard.review import SCORING
+from leaderboard.speed_of_light import best_light
 from limits.selectors import suspended_sentence, user_standing
 from submissions.browse import problem_facets
 from submissions.models import Mode
 from submissions.offers import EMULATED_LABEL, emulated_limits
-from submissions.ranking import SCORING
 from submissions.selectors import problem_get, problem_interface, submission_get
 from submissions.services import submission_create
-from submissions.speed_of_light import best_light
 from web.forms import ProblemFilterForm, SubmitForm
 from web.selectors import leaderboard, leaderboard_fleets, pool_options, problem_rows
 from web.statement import highlight_code, render_statement

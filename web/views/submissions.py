@@ -15,9 +15,11 @@ from billing.selectors import submission_cost_parts
 from core.auth import request_user
 from core.exceptions import ApplicationError, NotFoundError
 from fleets.models import Fleet
+from leaderboard.moderation import submission_update
+from leaderboard.selectors import submission_ranked, submission_standing
+from leaderboard.speed_of_light import submission_light
 from submissions.event_visibility import event_payload
 from submissions.models import Status, Submission
-from submissions.moderation import submission_update
 from submissions.offers import EMULATED_TAG
 from submissions.selectors import (
     problem_list,
@@ -26,11 +28,8 @@ from submissions.selectors import (
     submission_get,
     submission_history,
     submission_list,
-    submission_ranked,
-    submission_standing,
 )
 from submissions.services import submission_cancel
-from submissions.speed_of_light import submission_light
 from web.charts import benchmark_chart
 from web.forms import HistoryFilterForm
 from web.progress import submission_progress

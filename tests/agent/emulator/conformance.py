@@ -161,7 +161,8 @@ def run_child(language: str, runtime: Path, runs: list[dict[str, object]]) -> di
                 verdicts[record["entry"]] = record["verdict"]
         if code == 0:
             break
-        assert started is not None and started not in verdicts, f"the child failed before any run:\n{stderr[-3000:]}"
+        assert started is not None, f"the child failed before any run:\n{stderr[-3000:]}"
+        assert started not in verdicts, f"the child failed before any run:\n{stderr[-3000:]}"
         fault = [line for line in stderr.splitlines() if line.startswith("hjemu: ")]
         verdicts[started] = f"RUNTIME_ERROR: {fault[-1] if fault else stderr.strip()[-500:]}"
         remaining = [r for r in remaining if r["entry"] not in verdicts]

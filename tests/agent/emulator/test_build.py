@@ -14,7 +14,8 @@ PROBLEMS = Path(__file__).resolve().parents[3] / "problems"
 
 
 def test_the_runtime_is_built_once_and_reused(emu_runtime: Path) -> None:
-    assert emu_runtime.name.startswith("libhjemu-") and emu_runtime.suffix == ".so"
+    assert emu_runtime.name.startswith("libhjemu-")
+    assert emu_runtime.suffix == ".so"
     before = emu_runtime.stat().st_mtime_ns
     assert build.build_runtime(emu_runtime.parent) == emu_runtime
     assert emu_runtime.stat().st_mtime_ns == before
@@ -52,7 +53,9 @@ def test_agents_starting_together_build_the_runtime_once(monkeypatch: pytest.Mon
     monkeypatch.setattr(build, "_run", compile_slowly)
     with ThreadPoolExecutor(max_workers=3) as agents:
         built = list(agents.map(build.build_runtime, [tmp_path] * 3))
-    assert built[0] is not None and built == [built[0]] * 3 and built[0].read_bytes() == b"built"
+    assert built[0] is not None
+    assert built == [built[0]] * 3
+    assert built[0].read_bytes() == b"built"
     units = len(list(build.RUNTIME_DIR.glob("*.cpp")))
     assert len(commands) == units + 1  # one build: each unit, then the link
     assert sorted(p.name for p in tmp_path.iterdir()) == [built[0].name]  # no lock file, no scratch
@@ -78,11 +81,13 @@ def test_a_failed_build_leaves_nothing_behind(monkeypatch: pytest.MonkeyPatch, t
 def test_user_kernels_compile_unlinked_against_our_headers() -> None:
     command = build.emulator_compile_command(Path("/box/solution.cpp"), Path("/box/solution.so"), "hip",
                                              Path("/inc"))
-    assert command[0] == "g++" and command[-3:] == ["-o", "/box/solution.so", "/box/solution.cpp"]
+    assert command[0] == "g++"
+    assert command[-3:] == ["-o", "/box/solution.so", "/box/solution.cpp"]
     assert {"-shared", "-fPIC", "-O2", "-std=c++17"} <= set(command)
     assert command[command.index("-include") + 1] == "hip/hip_runtime.h"
     assert command[command.index("-I") + 1] == "/inc"
-    assert "-l" not in " ".join(command) and "libhjemu" not in " ".join(command)
+    assert "-l" not in " ".join(command)
+    assert "libhjemu" not in " ".join(command)
     assert build.emulator_flags("cuda")[build.emulator_flags("cuda").index("-include") + 1] == "cuda_runtime.h"
 
 
@@ -93,4 +98,5 @@ def test_every_catalogue_case_fits_the_budget_and_big_ones_are_skipped() -> None
     assert not skipped
     assert case_bytes(problem, cases[-1]) == 3 * 4 * 16777216 <= EMULATED_CASE_BYTES
     small, over = emulated_cases(problem, budget=4 * 1024 * 1024)
-    assert [c.name for c in over] == ["n=1048576", "n=16777216"] and len(small) == 3
+    assert [c.name for c in over] == ["n=1048576", "n=16777216"]
+    assert len(small) == 3

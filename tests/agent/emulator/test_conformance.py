@@ -19,7 +19,8 @@ def test_the_suite_has_enough_honest_and_buggy_kernels() -> None:
     found = entries()
     honest = [e for e in found if e.verdict == "CHECKED"]
     buggy = [e for e in found if e.verdict != "CHECKED"]
-    assert len(honest) >= 30 and len(buggy) >= 15, (len(honest), len(buggy))
+    assert len(honest) >= 30, (len(honest), len(buggy))
+    assert len(buggy) >= 15, (len(honest), len(buggy))
     for entry in found:
         assert case_indices(entry, load_problem(entry.problem)), f"{entry.name}: no case to run"
 

@@ -55,14 +55,17 @@ def test_corpus_entry_gets_its_verdict_through_the_agent(emu_config: AgentConfig
     result, _ = run_job(problem, path.read_text(), language, "check", config=emu_config)
     status, reason, case = result["status"], result["reason"], meta["case"]
     if outcome == "fault":
-        assert status == "RUNTIME_ERROR" and reason.startswith(f"the kernel faulted in case '{case}': "), result
+        assert status == "RUNTIME_ERROR", result
+        assert reason.startswith(f"the kernel faulted in case '{case}': "), result
         assert text in reason
     elif outcome == "wrong":
-        assert status == "WRONG_ANSWER" and reason.startswith(f"test '{case}' failed: {text}"), result
+        assert status == "WRONG_ANSWER", result
+        assert reason.startswith(f"test '{case}' failed: {text}"), result
     elif outcome == "launch-error":
         assert (status, reason) == ("RUNTIME_ERROR", f"case '{case}': {text}"), result
     elif outcome == "compile-error":
-        assert status == "COMPILE_ERROR" and text in result["summary"].get("compile_output", reason), result
+        assert status == "COMPILE_ERROR", result
+        assert text in result["summary"].get("compile_output", reason), result
     else:
         assert outcome == "pass"
         assert status == "CHECKED", result

@@ -81,7 +81,8 @@ def test_honest_gpu_event_times_pass_the_parents_bounds(emu_config: AgentConfig,
     result = bench_phase(emu_config, emu_runtime, compile_library(source, "hip", emu_workdir, "hip.hip"), tmp_path)
     assert result.status is None, result.reason
     (case,) = result.cases
-    assert case["runs"] >= 3 and 0 < case["min_ms"] <= case["median_ms"] <= case["max_ms"]
+    assert case["runs"] >= 3
+    assert 0 < case["min_ms"] <= case["median_ms"] <= case["max_ms"]
     assert case["flush_bytes"] == 0  # the emulator has no device cache to flush
 
 
@@ -108,4 +109,6 @@ def test_the_ranked_pass_times_the_reference_in_a_gpu_process_of_its_own(
     assert result.status is None, result.reason
     (case,) = result.cases
     assert emitted == ["RANKED_RESULT"]
-    assert case["runs"] >= 20 and case["reference_mean_ms"] > 0 and case["speedup"] > 0
+    assert case["runs"] >= 20
+    assert case["reference_mean_ms"] > 0
+    assert case["speedup"] > 0

@@ -64,7 +64,8 @@ def test_parent_reads_what_the_child_wrote(emu_programs: dict, runtime: ctypes.C
     assert runtime.hjemuAttachArena(arena) == 0
     for label, count, base in (("first", 1000, 0), ("second", 5000, 100000)):
         error, size, handle = handles[label]
-        assert error == 0 and size == count * 4
+        assert error == 0
+        assert size == count * 4
         opened, ptr = open_handle(runtime, handle)
         assert opened == 0
         values = np.frombuffer(ctypes.string_at(ptr, size), dtype=np.int32)
@@ -93,12 +94,14 @@ def test_the_parent_reads_two_childrens_arenas_at_once_until_it_detaches_one(
     try:
         os.ftruncate(other, ARENA_BYTES)
         first, second = run_child(emu_programs, arena)[1], run_child(emu_programs, other)[1]
-        assert runtime.hjemuAttachArena(arena) == 0 and runtime.hjemuAttachArena(other) == 0
+        assert runtime.hjemuAttachArena(arena) == 0
+        assert runtime.hjemuAttachArena(other) == 0
         for handles in (first, second):
             opened, ptr = open_handle(runtime, handles["first"][2])
             assert opened == 0
             assert np.array_equal(np.frombuffer(ctypes.string_at(ptr, 4000), dtype=np.int32), np.arange(1000))
-        assert runtime.hjemuDetachArena(other) == 0 and runtime.hjemuDetachArena(other) == -1
+        assert runtime.hjemuDetachArena(other) == 0
+        assert runtime.hjemuDetachArena(other) == -1
         assert open_handle(runtime, second["first"][2])[0] == 205  # hipErrorMapFailed: no longer mapped
         assert open_handle(runtime, first["first"][2])[0] == 0
     finally:

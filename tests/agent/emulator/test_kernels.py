@@ -26,11 +26,13 @@ from tests.agent.emulator.driver import CompileFailed
 def test_program_checks_pass(emu_programs: dict[tuple[str, str], Path | CompileFailed], name: str,
                              api: str) -> None:
     result = run_program(emu_programs, name, api)
-    assert result.returncode == 0 and "ALL OK" in result.stdout, result.stdout + result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "ALL OK" in result.stdout, result.stdout + result.stderr
 
 
 @pytest.mark.parametrize("threads", ["1", "3"])
 def test_results_do_not_depend_on_the_number_of_host_threads(
         emu_programs: dict[tuple[str, str], Path | CompileFailed], threads: str) -> None:
     result = run_program(emu_programs, "blocks.hip", "hip", env={"HJEMU_THREADS": threads})
-    assert result.returncode == 0 and "ALL OK" in result.stdout, result.stdout + result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "ALL OK" in result.stdout, result.stdout + result.stderr

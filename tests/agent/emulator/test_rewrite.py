@@ -73,7 +73,8 @@ def test_line_numbers_stay_where_they_were() -> None:
 def test_a_launch_inside_a_macro_keeps_its_continuation_lines() -> None:
     source = "#define LAUNCH(k, n) \\\n    k \\\n    <<<(n + 63) / 64, 64>>>(n)\n"
     out = rewrite_source(source)
-    assert out.count("\\\n") == 2 and out.count("\n") == source.count("\n")
+    assert out.count("\\\n") == 2
+    assert out.count("\n") == source.count("\n")
     assert "HJEMU_KERNEL_NAME(k)" in out
 
 
@@ -135,8 +136,10 @@ def test_the_shared_variables_of_one_function_are_checked_together(tmp_path: Pat
     file = tmp_path / "k.cpp"  # x and z together: 72,000 bytes, more than a block's 64 KiB
     file.write_text("#define __shared__ static\n#define __global__\n#define HJEMU_SHARED_BYTES 65536\n" + out)
     compiled = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", str(file)], capture_output=True, text=True)
-    assert compiled.returncode != 0 and "of this function, up to z, take more than" in compiled.stderr
-    assert "g1" not in compiled.stderr and "sizeof(x) <=" not in compiled.stderr
+    assert compiled.returncode != 0
+    assert "of this function, up to z, take more than" in compiled.stderr
+    assert "g1" not in compiled.stderr
+    assert "sizeof(x) <=" not in compiled.stderr
 
 
 def test_parsing_is_linear_and_capped_for_hostile_sources() -> None:
@@ -168,7 +171,8 @@ def test_a_cancel_or_the_cpu_budget_stops_a_rewrite() -> None:
 @pytest.mark.parametrize("source", ["static __shared__ int s[8];", "__shared__ static int s[8];"])
 def test_a_redundant_static_beside_shared_is_dropped(source: str) -> None:
     out = rewrite_source(source)
-    assert "static" not in out.split(";")[0] and out.startswith(source.replace("static", "      ").rstrip(";"))
+    assert "static" not in out.split(";")[0]
+    assert out.startswith(source.replace("static", "      ").rstrip(";"))
 
 
 def test_blanking_keeps_positions_and_newlines() -> None:
@@ -176,8 +180,11 @@ def test_blanking_keeps_positions_and_newlines() -> None:
     blanked = blank_non_code(source)
     assert len(blanked) == len(source)
     assert blanked.count("\n") == source.count("\n")
-    assert blanked.startswith("a ") and blanked.endswith("\nb")
-    assert "x" not in blanked and "q" not in blanked and "end" not in blanked
+    assert blanked.startswith("a ")
+    assert blanked.endswith("\nb")
+    assert "x" not in blanked
+    assert "q" not in blanked
+    assert "end" not in blanked
 
 
 def test_clang_ext_vector_typedefs_become_gcc_vector_types_on_the_same_line() -> None:
@@ -190,4 +197,5 @@ def test_clang_ext_vector_typedefs_become_gcc_vector_types_on_the_same_line() ->
         "typedef _Float16 half4 __attribute__((vector_size((4) * sizeof(_Float16))));",
         "using bf16x4 = short __attribute__((vector_size((4) * sizeof(short))));",
         "typedef unsigned long long u4 __attribute__((vector_size((4) * sizeof(unsigned long long))));"]
-    assert "vector_size" in rewrite_source(source) and rewrite_vector_types("int x;") == "int x;"
+    assert "vector_size" in rewrite_source(source)
+    assert rewrite_vector_types("int x;") == "int x;"

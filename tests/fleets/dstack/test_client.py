@@ -30,7 +30,8 @@ from tests.fleets.dstack.local_server import LocalDstack, free_port
 def test_check_reports_version_user_and_backends(dstack: DstackClient) -> None:
     check = dstack.check()
     assert check.server_version == CLIENT_VERSION == "0.22.5"
-    assert check.user == "admin" and check.project == "main"
+    assert check.user == "admin"
+    assert check.project == "main"
     assert check.backends == ()  # a fresh local server has no backend configured
 
 
@@ -86,7 +87,8 @@ def test_an_unreachable_server_fails_fast_after_bounded_retries() -> None:
     client = DstackClient(settings, sleep=sleeps.append)
     with pytest.raises(DstackUnreachableError) as excinfo:
         client.check()
-    assert url in str(excinfo.value) and "connection refused" in str(excinfo.value)
+    assert url in str(excinfo.value)
+    assert "connection refused" in str(excinfo.value)
     assert sleeps == [0.1, 0.2, 0.4]  # exponential backoff, 3 retries, then give up
 
 

@@ -33,9 +33,12 @@ def test_plan_is_a_dry_run_that_creates_nothing(dstack: DstackClient, make_fleet
     settings = make_fleet_settings(nodes_max=2)
     before = fleet_names(dstack)
     plan = plan_fleet(dstack, settings)
-    assert plan.action == "create" and plan.changes == ()
-    assert plan.offers == 0 and plan.max_price is None  # no backend here, so no offer
-    assert plan.yaml.startswith("type: fleet\n") and "nodes: 0..2" in plan.yaml
+    assert plan.action == "create"
+    assert plan.changes == ()
+    assert plan.offers == 0
+    assert plan.max_price is None  # no backend here, so no offer
+    assert plan.yaml.startswith("type: fleet\n")
+    assert "nodes: 0..2" in plan.yaml
     assert "ssh_config" not in plan.yaml
     assert plan.backends_not_configured == ("amddevcloud",)
     assert any("no MI300X capacity on amddevcloud right now" in w for w in plan.warnings)
@@ -93,7 +96,8 @@ def test_verify_reports_each_difference(dstack: DstackClient, make_fleet_setting
     assert (differences["nodes"].expected, differences["nodes"].actual) == ("0..3", "0..1")
     assert str(differences["idle_duration"]) == "idle_duration: expected 1200, dstack has 600"
     plan = plan_fleet(dstack, changed)
-    assert plan.action == "recreate" and {c.field for c in plan.changes} == set(differences)
+    assert plan.action == "recreate"
+    assert {c.field for c in plan.changes} == set(differences)
     delete_fleet(dstack, settings.name, wait_s=0)  # cleanup: no need to wait
 
 
@@ -143,7 +147,8 @@ def test_apply_recreates_only_when_asked(dstack: DstackClient, make_fleet_settin
     assert excinfo.value.fields == ("idle_duration",)
     assert verify_fleet(dstack, settings) == []  # untouched
     recreated = apply_fleet(dstack, longer, recreate=True, require_backends=False, wait_s=60)
-    assert recreated.action == "recreate" and recreated.id != created.id
+    assert recreated.action == "recreate"
+    assert recreated.id != created.id
     assert verify_fleet(dstack, longer) == []
     delete_fleet(dstack, settings.name, wait_s=0)  # cleanup: no need to wait
 

@@ -40,4 +40,5 @@ def test_a_server_that_never_answers_is_unavailable_not_missing(monkeypatch: pyt
 def test_a_test_that_starts_the_server_may_wait_for_it(request: pytest.FixtureRequest,
                                                        dstack_server: LocalDstack) -> None:
     marker = request.node.get_closest_marker("timeout")
-    assert marker is not None and marker.args[0] > 2 * STARTUP_TIMEOUT_S
+    assert marker is not None
+    assert marker.args[0] > 2 * STARTUP_TIMEOUT_S

@@ -51,7 +51,8 @@ def test_a_vm_run_with_no_capacity_fails_with_the_users_sentence(
 ) -> None:
     vm = make_vm_settings(fleet)
     submitted = submit_vm_run(dstack, vm)
-    assert submitted.name == vm.run_name and submitted.status == "submitted"
+    assert submitted.name == vm.run_name
+    assert submitted.status == "submitted"
     assert submitted.offers == 0
     assert submitted.base_url == f"{dstack.server_url}/proxy/services/main/{vm.run_name}/"
     seen: list[str] = []
@@ -63,7 +64,8 @@ def test_a_vm_run_with_no_capacity_fails_with_the_users_sentence(
     outcome = wait_for_run(
         dstack, submitted.id, until=until_final, timeout_s=90, interval_s=1, backends=fleet.backends
     )
-    assert outcome.phase is Phase.FAILED and outcome.failure is FailureKind.NO_CAPACITY, seen
+    assert outcome.phase is Phase.FAILED, seen
+    assert outcome.failure is FailureKind.NO_CAPACITY, seen
     assert outcome.termination_reason == "failed_to_start_due_to_no_capacity"
     assert seen[-1].endswith("/failed"), seen  # decided by the job (the run typically lags)
     assert outcome.message.startswith("No MI300X capacity on amddevcloud right now")
@@ -76,10 +78,12 @@ def test_a_vm_run_with_no_capacity_fails_with_the_users_sentence(
         FailureKind.NO_CAPACITY,
     )
     # The submit-time answer is stale; only a poll by id tells the truth.
-    assert submitted.status == "submitted" and get_run(dstack, submitted.id).status.value == "failed"
+    assert submitted.status == "submitted"
+    assert get_run(dstack, submitted.id).status.value == "failed"
     names_all = {r.name for r in list_vm_runs(dstack, active_only=False)}
     names_active = {r.name for r in list_vm_runs(dstack)}
-    assert vm.run_name in names_all and vm.run_name not in names_active
+    assert vm.run_name in names_all
+    assert vm.run_name not in names_active
     # Once finished, the name is free: a new submission soft-deletes the old run, which stays
     # readable by id. This is why runs are polled by id, never by name.
     again = submit_vm_run(dstack, vm)
@@ -141,7 +145,8 @@ def test_stopping_a_real_orphan_run(
 ) -> None:
     orphan = submit_vm_run(dstack_frozen, make_vm_settings(frozen_fleet))
     active = {r.name: r for r in list_vm_runs(dstack_frozen)}
-    assert orphan.name in active and active[orphan.name].fleet == frozen_fleet.name
+    assert orphan.name in active
+    assert active[orphan.name].fleet == frozen_fleet.name
     assert not active[orphan.name].finished
     stop_run(dstack_frozen, orphan.name)
     outcome = poll_run(dstack_frozen, orphan.id)

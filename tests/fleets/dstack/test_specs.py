@@ -59,7 +59,9 @@ def test_fleet_config_has_the_backend_fleet_shape_and_never_ssh_config() -> None
     }
     assert "ssh_config" not in fleet_yaml(FleetSettings(name="mi300x"))
     parsed = FleetConfiguration.model_validate(yaml.safe_load(fleet_yaml(FleetSettings(name="mi300x"))))
-    assert parsed.ssh_config is None and parsed.nodes is not None and parsed.nodes.max == 1
+    assert parsed.ssh_config is None
+    assert parsed.nodes is not None
+    assert parsed.nodes.max == 1
     assert parsed.idle_duration == 600
 
 
@@ -67,7 +69,8 @@ def test_fleet_config_adds_optional_limits_only_when_set() -> None:
     conf = fleet_configuration(
         FleetSettings(name="hot", backends=("hotaisle", "amddevcloud"), max_price=2.5, regions=("us-1",))
     )
-    assert conf.max_price == 2.5 and conf.regions == ["us-1"]
+    assert conf.max_price == 2.5
+    assert conf.regions == ["us-1"]
     assert [b.value for b in conf.backends or []] == ["hotaisle", "amddevcloud"]
 
 
@@ -104,7 +107,9 @@ def test_vm_service_config_starts_the_agent_on_the_fleet() -> None:
     assert config["type"] == "service"
     assert config["name"] == "hj-vm-3f2a9c1e"
     assert config["image"] == IMAGE
-    assert config["port"] == 8000 and config["auth"] is True and config["gateway"] is False
+    assert config["port"] == 8000
+    assert config["auth"] is True
+    assert config["gateway"] is False
     assert config["fleets"] == ["mi300x"]
     assert (config["idle_duration"], config["spot_policy"], config["max_duration"]) == ("10m", "auto", "6h")
     assert config["files"] == ["/srv/hipjudge/agent:/opt/hipjudge/agent"]
@@ -113,11 +118,14 @@ def test_vm_service_config_starts_the_agent_on_the_fleet() -> None:
     )
     assert f"unset {AGENT_TOKEN_ENV}" in config["commands"]
     # What keeps the server from asking an image registry before scheduling (and tests offline).
-    assert config["user"] == "root" and config["commands"]
+    assert config["user"] == "root"
+    assert config["commands"]
     conf = vm_service_configuration(settings)
     assert isinstance(conf, ServiceConfiguration)
-    assert conf.resources.cpu.arch is not None and conf.resources.cpu.arch.value == "x86"
-    assert conf.max_duration == 6 * 3600 and conf.idle_duration == 600
+    assert conf.resources.cpu.arch is not None
+    assert conf.resources.cpu.arch.value == "x86"
+    assert conf.max_duration == 6 * 3600
+    assert conf.idle_duration == 600
     assert conf.port.container_port == 8000
 
 
@@ -139,7 +147,8 @@ def test_the_agent_token_stays_out_of_reprs_yaml_and_errors() -> None:
     assert vm_service_configuration(settings).env.as_dict() == {AGENT_TOKEN_ENV: TOKEN}
     with pytest.raises(ValueError) as excinfo:
         vm_service_configuration(vm(max_duration="forever-ish"))
-    assert TOKEN not in str(excinfo.value) and excinfo.value.__cause__ is None
+    assert TOKEN not in str(excinfo.value)
+    assert excinfo.value.__cause__ is None
 
 
 @pytest.mark.parametrize(

@@ -101,11 +101,13 @@ def test_polling_by_id_gets_fresh_data_and_survives_name_reuse(
     poll_run(client, first.id), poll_run(client, first.id)
     # The same name is submitted again (the VM row was retried): by id, each run stays itself.
     second = submit_vm_run(client, settings)
-    assert second.name == first.name and second.id != first.id
+    assert second.name == first.name
+    assert second.id != first.id
     assert poll_run(client, first.id).phase is Phase.STOPPED
     assert poll_run(client, second.id).phase is Phase.PENDING
     latest = find_run(client, first.name)
-    assert latest is not None and str(latest.id) == second.id
+    assert latest is not None
+    assert str(latest.id) == second.id
 
 
 def test_the_fleet_settings_shape_the_run_the_stand_in_receives(
@@ -118,5 +120,6 @@ def test_the_fleet_settings_shape_the_run_the_stand_in_receives(
     assert run is not None
     conf = run.run_spec.configuration
     assert [f if isinstance(f, str) else f.name for f in conf.fleets or []] == ["mi300x"]
-    assert conf.auth is True and conf.port.container_port == 8000
+    assert conf.auth is True
+    assert conf.port.container_port == 8000
     assert FleetSettings(name="mi300x").gpu_name in (conf.resources.gpu.name or [])

@@ -28,7 +28,8 @@ def test_bug1_str_of_an_enum_is_not_its_value_and_the_classifier_uses_value() ->
     assert enum_value(RunStatus.DONE) == "done"
     outcome = classify_run(make_run(RunStatus.DONE, JobStatus.DONE, exit_status=0))
     assert outcome.phase is Phase.DONE
-    assert outcome.run_status == "done" and outcome.job_status == "done"
+    assert outcome.run_status == "done"
+    assert outcome.job_status == "done"
     # The same run with plain strings (an older client, a JSON cache) classifies the same way.
     plain = make_run(RunStatus.DONE, JobStatus.DONE, exit_status=0).model_copy(update={"status": "done"})
     assert classify_run(plain).phase is Phase.DONE
@@ -48,7 +49,8 @@ def test_bug2_run_terminated_is_a_stop_whatever_the_exit_status(exit_status: int
     # Not success (only `done` is) and not a user-program failure: somebody stopped it.
     assert outcome.phase is Phase.STOPPED
     assert outcome.failure is None
-    assert outcome.final and outcome.run_finished
+    assert outcome.final
+    assert outcome.run_finished
     assert outcome.exit_status == exit_status
 
 
@@ -56,7 +58,8 @@ def test_bug2_success_needs_done_and_exit_1_fails_as_user_program() -> None:
     done = classify_run(
         make_run(RunStatus.TERMINATING, JobStatus.DONE, run_reason="all_jobs_done", exit_status=0)
     )
-    assert done.phase is Phase.DONE and not done.run_finished
+    assert done.phase is Phase.DONE
+    assert not done.run_finished
     failed = classify_run(
         make_run(
             RunStatus.FAILED,
@@ -66,7 +69,8 @@ def test_bug2_success_needs_done_and_exit_1_fails_as_user_program() -> None:
             exit_status=1,
         )
     )
-    assert failed.phase is Phase.FAILED and failed.failure is FailureKind.USER_PROGRAM
+    assert failed.phase is Phase.FAILED
+    assert failed.failure is FailureKind.USER_PROGRAM
     assert "status 1" in failed.message
 
 
@@ -76,7 +80,8 @@ def test_bug2_success_needs_done_and_exit_1_fails_as_user_program() -> None:
 def test_bug3_terminating_without_exit_code_keeps_polling(job_status: JobStatus) -> None:
     outcome = classify_run(make_run(RunStatus.TERMINATING, job_status, exit_status=None))
     assert outcome.phase is Phase.STOPPING
-    assert not outcome.final and not outcome.run_finished
+    assert not outcome.final
+    assert not outcome.run_finished
 
 
 def test_bug4_classifier_is_pure_and_sees_only_the_object_it_is_given() -> None:
@@ -194,7 +199,8 @@ def test_failure_messages_carry_dstacks_detail() -> None:
         job_message="manifest unknown: rocm/dev-ubuntu-22.04:6.2.4\nmore lines",
     )
     outcome = classify_run(run)
-    assert "manifest unknown" in outcome.message and "more lines" not in outcome.message
+    assert "manifest unknown" in outcome.message
+    assert "more lines" not in outcome.message
 
 
 # -- every combination -------------------------------------------------------------------------
@@ -231,7 +237,9 @@ def test_every_combination_keeps_the_invariants() -> None:
         o = classify_run(run)
         checked += 1
         context = (run_status.value, job_status and job_status.value, run_reason, job_reason, exit_status)
-        assert o.message and "Status." not in o.message and "Reason." not in o.message, context
+        assert o.message, context
+        assert "Status." not in o.message, context
+        assert "Reason." not in o.message, context
         assert (o.failure is not None) == (o.phase is Phase.FAILED), context
         assert o.run_finished == run_status.is_finished(), context
         if run_status.is_finished():

@@ -12,8 +12,8 @@ from django.conf import settings
 from django.db.models import Case, F, Q, Value, When, Window
 from django.db.models.functions import RowNumber
 
+from leaderboard.selectors import LISTED
 from submissions.models import Status, Submission
-from submissions.selectors import LISTED
 
 RANKED, BENCHMARK = "ranked", "benchmark"
 

@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.exceptions import ApplicationError
-from submissions.results_export import ranked_results_export
+from leaderboard.results_export import ranked_results_export
 
 
 class Command(BaseCommand):

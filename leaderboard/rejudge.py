@@ -3,7 +3,7 @@ rule), one, a user's, or a whole problem's. Each gets a new judging against the 
 version (a new secret seed for the ranked pass) and waits in the fair queue's background class:
 after every user's own submission, charged to the platform, not to its owner. Earlier judgings stay
 as the submission's history; its ranked result counts until the rejudge reaches a verdict. A record's
-confirmation (submissions.records) is a judging of the same kind, queued by the platform itself."""
+confirmation (leaderboard.records) is a judging of the same kind, queued by the platform itself."""
 
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ def _queue_again(submission_id: Any, *, by: User | None, reason: str) -> str | N
 
 
 def submission_confirm_record(*, submission_id: Any, judging_id: Any) -> bool:
-    """Queue the second judging that confirms the record judging `judging_id` set (submissions.records):
+    """Queue the second judging that confirms the record judging `judging_id` set (leaderboard.records):
     the same problem version, a new secret seed, the background class, another VM where the pool has
     one. A no-op (False) unless the submission still ends with that record judging, ACCEPTED, and its VM
     was given back (until then that time is the owner's, and billing reads who pays from the

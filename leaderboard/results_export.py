@@ -13,8 +13,9 @@ from django.db.models import Prefetch
 
 from core.exceptions import ApplicationError
 from fleets.models import Fleet
-from submissions.models import Judging, Problem, RankedCaseResult, Review, Submission
-from submissions.selectors import LISTED
+from leaderboard.models import RankedCaseResult
+from leaderboard.selectors import LISTED
+from submissions.models import Judging, Problem, Review, Submission
 
 
 class Writable(Protocol):

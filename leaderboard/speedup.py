@@ -88,7 +88,8 @@ def speedup_of(*, value: float | None, cases: Iterable[Any]) -> Speedup | None:
 def ranked_speedups(*, submissions: list[Any]) -> dict[Any, Speedup]:
     """The speedup of each of these ranked submissions (leaderboard rows) with the cases of the
     result that shows, in one query."""
-    from submissions.models import RankedCaseResult, Review
+    from leaderboard.models import RankedCaseResult
+    from submissions.models import Review
 
     if not submissions:
         return {}

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.exceptions import ApplicationError
-from submissions.rejudge import submissions_rejudge
+from leaderboard.rejudge import submissions_rejudge
 
 
 class Command(BaseCommand):

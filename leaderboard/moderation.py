@@ -14,8 +14,8 @@ from django.utils import timezone
 
 from core.exceptions import ApplicationError, ConflictError, NotFoundError
 from core.logs import log_event_on_commit
+from leaderboard.records import judging_that_ranks
 from submissions.models import Judging, Mode, Review, Submission
-from submissions.records import judging_that_ranks
 from submissions.services import lock_submission
 
 log = logging.getLogger(__name__)

@@ -17,10 +17,12 @@ confirmation never hides a result its owner already earned.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from submissions.models import Judging, Submission
+from core.queue import enqueue
+from leaderboard.selectors import listed_results
+from submissions.models import Judging, Status, Submission
 from submissions.ranking import RankedResult
-from submissions.selectors import listed_results
 
 # Without an interval, two results within this share of each other agree, and a result beats its
 # owner's best "by more than the noise" only beyond it.
@@ -91,3 +93,18 @@ def agree(first: Result, second: Result) -> bool:
     overlap = first.low_ms <= second.high_ms and second.low_ms <= first.high_ms
     slower, faster = max(first.score_ms, second.score_ms), min(first.score_ms, second.score_ms)
     return overlap or slower <= AGREEMENT * faster
+
+
+def records_confirm_soon(*, submission_ids: list[Any] | None = None) -> int:
+    """Queue the confirmation of every record whose judging ended and whose VM was given back (of
+    these submissions, or all), on submissions' `judgings_released`: the runner sends it after the
+    release, the sweep in case that was lost. The task itself is a no-op when the record was
+    confirmed already."""
+    pending = Submission.objects.filter(status=Status.ACCEPTED, judging__record=True)
+    if submission_ids is not None:
+        pending = pending.filter(pk__in=submission_ids)
+    count = 0
+    for submission_id, judging_id in pending.values_list("pk", "judging_id"):
+        enqueue("leaderboard.tasks.confirm_record", str(submission_id), str(judging_id))
+        count += 1
+    return count

@@ -17,8 +17,8 @@ from django.db.models.functions import RowNumber
 from agent.problems import ExprError, evaluate
 from agent.protocol import Floor, Peaks, floor, flops_type_of, geometric_floor
 from fleets.models import Fleet
+from leaderboard.selectors import LISTED  # the leaderboard's own rule of what shows
 from submissions.models import ProblemVersion, Submission
-from submissions.selectors import LISTED  # the leaderboard's own rule of what shows
 
 
 def case_floor(*, definition: Mapping[str, Any], case_name: str, peaks: Peaks, group: str = "ranked") -> Floor | None:

@@ -18,9 +18,9 @@ from django.urls import reverse
 
 from core.auth import request_user
 from core.exceptions import ApplicationError
+from leaderboard.moderation import MAX_REASON, submission_approve, submission_invalidate, submission_restore
+from leaderboard.rejudge import RejudgeReport, submissions_rejudge
 from submissions.models import Problem, Review, Submission
-from submissions.moderation import MAX_REASON, submission_approve, submission_invalidate, submission_restore
-from submissions.rejudge import RejudgeReport, submissions_rejudge
 
 MODERATE, REJUDGE = "submissions.moderate_submission", "submissions.rejudge_submission"
 

@@ -4,7 +4,7 @@ For tests of the platform's client and runner; the real path tests use the real 
 mode `leaderboard` as the real agent does (docs/agent.md, Ranked pass: RANKING, RANKED_RESULT,
 RESULT.summary.ranked) with figures fixed in advance, refuses what that protocol refuses (an
 unknown mode, a leaderboard job without a valid `ranked_seed`: 400), and can run as a local pool's
-agent process (`python -m tests.fake_agent serve ...`, see `main`) for the CLI test.
+agent process (`python -m tests.support.fake_agent serve ...`, see `main`) for the CLI test.
 """
 
 from __future__ import annotations
@@ -230,7 +230,7 @@ def served_script(device_class: str) -> Callable[[dict[str, Any]], Script]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m tests.fake_agent serve` with the local backend's arguments: listens, prints the
+    """`python -m tests.support.fake_agent serve` with the local backend's arguments: listens, prints the
     ready line the backend reads, serves until killed."""
     parser = argparse.ArgumentParser(prog="fake_agent")
     parser.add_argument("command", choices=["serve"])

@@ -16,16 +16,12 @@ from rest_framework.views import APIView
 
 from core.exceptions import NotFoundError
 from fleets.models import Fleet
-from submissions.models import Judging, RankedCaseResult, Submission
-from submissions.ranking import SCORING
-from submissions.selectors import (
-    leaderboard_rows,
-    problem_get,
-    submission_history,
-    submission_ranked,
-    submission_standing,
-)
-from submissions.speed_of_light import leaderboard_light, submission_light
+from leaderboard.models import RankedCaseResult
+from leaderboard.review import SCORING
+from leaderboard.selectors import leaderboard_rows, submission_ranked, submission_standing
+from leaderboard.speed_of_light import leaderboard_light, submission_light
+from submissions.models import Judging, Submission
+from submissions.selectors import problem_get, submission_history
 
 MAX_ROWS = 100
 

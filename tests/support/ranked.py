@@ -8,11 +8,11 @@ from typing import Any
 
 from django.db import transaction
 
+from leaderboard.rejudge import submission_confirm_record
 from submissions.models import Status, Submission
-from submissions.rejudge import submission_confirm_record
 from submissions.services import EventIn, append_events_locked, finish_locked, lock_submission, submission_create
-from tests import fake_agent
 from tests.conftest import read_source
+from tests.support import fake_agent
 
 HOST_CASE = "n=3000017"  # vector-add's ranked case on the host device class
 
@@ -38,7 +38,7 @@ def end(submission: Submission, result: dict[str, Any]) -> Submission:
 
 def rank(submission: Submission, mean_ms: float, reference_ms: float | None = None,
          case: str = HOST_CASE, *, confirmed_at: float | None = None) -> Submission:
-    """End it ACCEPTED with a ranked pass of one case at `mean_ms`; a record (submissions.records) is
+    """End it ACCEPTED with a ranked pass of one case at `mean_ms`; a record (leaderboard.records) is
     then judged a second time as the platform does, at `confirmed_at` (default: the same time)."""
     reference = reference_ms if reference_ms is not None else mean_ms
     second = confirmed_at if confirmed_at is not None else mean_ms

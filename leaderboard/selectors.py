@@ -1,0 +1,127 @@
+"""Reads of the leaderboard: what shows on it (LISTED), each user's best per problem and pool,
+where a submission stands, and the ranked result that counts. They take rows or ids the caller has
+already looked up with its own scoping (submissions.selectors.submission_get and the like)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import F, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
+
+from leaderboard.models import RankedCaseResult
+from leaderboard.speedup import ranked_speedups, speedup_of
+from submissions.models import ACTIVE_STATUSES, Judging, Mode, Review, Status, Submission
+
+# A ranked result shows unless it waits for review, staff invalidated it or its owner withdrew it.
+# An emulated run never ranks (the pool refuses mode leaderboard for it; this holds whatever an agent says).
+LISTED = Q(ranked_score_ms__isnull=False, invalidated_at__isnull=True, withdrawn_at__isnull=True,
+           emulated=False) & ~Q(review=Review.HELD)
+
+
+def listed_results(*, problem_id: Any, fleet_id: Any) -> QuerySet[Submission]:
+    """Every shown ranked result of a problem on a pool (all of a user's, not only their best)."""
+    return Submission.objects.filter(LISTED, problem_id=problem_id, fleet_id=fleet_id)
+
+
+def leaderboard_rows(*, problem_id: Any, fleet_id: Any, limit: int = 100) -> list[Submission]:
+    """Each user's best shown ranked result, fastest first; equal scores rank by who submitted first,
+    each with its `speedup_view` (leaderboard.speedup). Two queries; the position in the list is the rank."""
+    best = (listed_results(problem_id=problem_id, fleet_id=fleet_id)
+            .annotate(user_rank=Window(RowNumber(), partition_by=[F("user_id")],
+                                       order_by=[F("ranked_score_ms").asc(), F("created_at").asc(), F("id").asc()]))
+            .filter(user_rank=1)
+            .select_related("user")
+            .only("id", "ranked_score_ms", "ranked_ci95_lo_ms", "ranked_ci95_hi_ms", "ranked_speedup", "ranked_at",
+                  "created_at", "language", "public_source", "user__username", "user_id", "review", "judging_id",
+                  "problem_version_id")
+            .order_by("ranked_score_ms", "created_at", "id"))
+    rows: list[Submission] = list(best[:limit])
+    views = ranked_speedups(submissions=rows)
+    for row in rows:
+        row.speedup_view = views.get(row.pk)  # type: ignore[attr-defined]
+    return rows
+
+
+def _ahead(submission: Submission) -> Q:
+    return Q(ranked_score_ms__lt=submission.ranked_score_ms) | Q(
+        ranked_score_ms=submission.ranked_score_ms, created_at__lt=submission.created_at)
+
+
+def submission_listed(submission: Submission) -> bool:
+    """LISTED, for a row already loaded."""
+    return (submission.ranked_score_ms is not None and submission.invalidated_at is None
+            and submission.withdrawn_at is None and not submission.emulated and submission.review != Review.HELD)
+
+
+def submission_rank(*, submission: Submission) -> int | None:
+    """The submission's place on its problem's leaderboard of its pool, or None when it is not
+    shown there (not ranked, held, invalidated, withdrawn, or its owner has a better result)."""
+    if not submission_listed(submission):
+        return None
+    listed = listed_results(problem_id=submission.problem_id, fleet_id=submission.fleet_id)
+    if listed.filter(_ahead(submission), user_id=submission.user_id).exists():
+        return None
+    return 1 + listed.filter(_ahead(submission)).exclude(user_id=submission.user_id).values(
+        "user_id").distinct().count()
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where a submission stands on the leaderboard, as its owner (and staff) may read it."""
+
+    # not_entered | pending | confirming | not_ranked | invalidated | under_review | withdrawn | ranked | outranked
+    state: str
+    reason: str = ""
+    rank: int | None = None
+
+
+def record_awaits_confirmation(*, submission: Submission) -> bool:
+    """Its judging ended with a record whose second judging is not queued yet (leaderboard.records):
+    the page goes on following it."""
+    return submission.mode == Mode.LEADERBOARD and submission.status == Status.ACCEPTED and \
+        submission.judging_id is not None and Judging.objects.filter(pk=submission.judging_id, record=True).exists()
+
+
+def submission_standing(*, submission: Submission) -> Standing:
+    if submission.mode != Mode.LEADERBOARD:
+        return Standing("not_entered", "Only leaderboard submissions rank; this one was not submitted to it.")
+    if submission.invalidated_at is not None:
+        return Standing("invalidated", submission.invalidated_reason)
+    if submission.ranked_score_ms is None:
+        if submission.status in ACTIVE_STATUSES:  # a record's confirmation keeps the record's sentence
+            return Standing("pending", submission.ranked_reason or "The ranked pass has not finished yet.")
+        if record_awaits_confirmation(submission=submission):
+            return Standing("confirming", submission.ranked_reason)
+        return Standing("not_ranked", submission.ranked_reason or submission.status_reason)
+    if submission.review == Review.HELD:
+        return Standing("under_review", submission.review_reason)
+    if submission.withdrawn_at is not None:
+        return Standing("withdrawn", "Its owner withdrew it from the leaderboard.")
+    rank = submission_rank(submission=submission)
+    if rank is None:
+        return Standing("outranked", "Another submission of the same user ranks higher; the leaderboard shows each "
+                                     "user's best.")
+    said = f"Rank {rank} on pool {submission.fleet.name!r}."
+    if submission.review == Review.PENDING:
+        said += " " + submission.review_reason
+    return Standing("ranked", said, rank)
+
+
+def submission_ranked(*, submission: Submission) -> dict[str, Any] | None:
+    """The ranked result that counts, with the cases of the judging that produced it (one query)."""
+    if submission.ranked_score_ms is None:
+        return None
+    # The judging whose result shows: the latest with the shown score (its value is copied from there),
+    # not a newer one whose result waits for review, nor the faster of a record's two judgings.
+    cases = list(RankedCaseResult.objects.filter(judging__submission=submission,
+                                                 judging__ranked_score_ms=submission.ranked_score_ms)
+                 .order_by("-judging__number", "index"))
+    latest = cases[0].judging_id if cases else None
+    interval = None if submission.ranked_ci95_lo_ms is None or submission.ranked_ci95_hi_ms is None else [
+        submission.ranked_ci95_lo_ms, submission.ranked_ci95_hi_ms]
+    shown = [c for c in cases if c.judging_id == latest]
+    return {"score_ms": submission.ranked_score_ms, "speedup": submission.ranked_speedup, "ci95_ms": interval,
+            "ranked_at": submission.ranked_at, "cases": shown,
+            "speedup_view": speedup_of(value=submission.ranked_speedup, cases=shown)}
