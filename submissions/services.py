@@ -1,4 +1,4 @@
-"""Writes for submissions: create (validation, quotas and limits), cancel, events, finish, re-queue.
+"""Writes for submissions: create (validation, then the admission gate), cancel, events, finish, re-queue.
 
 Every change to a submission's status happens with its row locked (SELECT ... FOR UPDATE on
 PostgreSQL, an IMMEDIATE transaction on SQLite) together with the event that tells it, so the
@@ -14,18 +14,17 @@ from datetime import datetime
 from typing import IO, Any
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
 
 from agent.jobs import cut_text, json_safe
 from core import clock
-from core.exceptions import ApplicationError, ConflictError, NotFoundError, QuotaExceeded
+from core.exceptions import ApplicationError, ConflictError, NotFoundError
 from core.locks import locked
 from core.logs import log_event_on_commit
 from core.queue import enqueue
 from fleets.models import Fleet
-from limits.guards import refusal_extra, spend_refusal, standing_refusal
+from limits.admission import submission_refusal
 from submissions.judgings import (
     finish_outcome,
     judging_attempts,
@@ -47,7 +46,6 @@ from submissions.models import (
 )
 from submissions.offers import is_emulated, offer_refusal
 from submissions.ranking import fleet_device_class, ranked_case_names
-from submissions.selectors import user_quota
 
 log = logging.getLogger(__name__)
 
@@ -201,32 +199,18 @@ def _resolve(problem_slug: str, fleet_name: str | None, language: str, mode: str
     return problem, fleet
 
 
-def _quota_refusal(user: User) -> QuotaExceeded | None:
-    quota = user_quota(user_id=user.pk)  # one query; the daily limit is still reported first
-    if quota["daily_used"] >= quota["daily_limit"]:
-        return QuotaExceeded(
-            f"You reached the limit of {quota['daily_limit']} submissions in 24 hours; try again later.",
-            refusal_extra("daily_submissions", cap=quota["daily_limit"]))
-    if quota["concurrent_used"] >= quota["concurrent_limit"]:
-        return QuotaExceeded(
-            f"You already have {quota['concurrent_limit']} submission(s) queued or running; wait for one to finish "
-            "or cancel it.", refusal_extra("concurrent_submissions", cap=quota["concurrent_limit"]))
-    return None
-
-
 def submission_create(*, user: User, problem: str, language: str, source: Any,
                       mode: str = Mode.BENCHMARK, fleet_name: str | None = None) -> Submission:
-    """Validate and queue a submission. Raises ApplicationError: 400 for bad input; a refusal (403
-    suspended or pool not open to the user, 429 over a quota or the daily GPU-seconds cap, 402 out of
-    credit or over the monthly spend cap) stores nothing: refused requests cannot grow the database."""
+    """Validate and queue a submission. Raises ApplicationError: 400 for bad input; a refusal of the
+    admission gate (limits.admission: 403 suspended or pool not open to the user, 429 over a quota
+    or the daily GPU-seconds cap, 402 out of credit or over the monthly spend cap) stores nothing:
+    refused requests cannot grow the database."""
     source = _validate_source(source)
     problem_obj, fleet = _resolve(problem, fleet_name, language, mode)
     now = clock.now()
     with transaction.atomic():
-        # Serialize one user's submissions so two simultaneous requests cannot both pass a quota or cap.
-        list(locked(get_user_model().objects.filter(pk=user.pk)).values_list("pk", flat=True))
-        refusal = (standing_refusal(user=user, fleet=fleet) or _quota_refusal(user)
-                   or spend_refusal(user=user, fleet=fleet, now=now))
+        # The gate locks the user's row until this transaction, which stores the submission, commits.
+        refusal = submission_refusal(user=user, fleet=fleet, now=now)
         if refusal is not None:
             log.info("refused a submission of user %s to pool %s: %s", user.pk, fleet.name, refusal.extra["limit"])
             raise refusal

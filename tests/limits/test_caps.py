@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from billing.services import ledger_accrue
 from core.exceptions import ApplicationError
-from limits.guards import spend_refusal
+from limits.admission import spend_refusal
 from limits.selectors import user_caps
 from submissions.models import Status, Submission
 from submissions.services import submission_create

@@ -1,13 +1,19 @@
-"""Where limits refuse a new submission. submissions.services.submission_create asks, with the
-user's row locked, so that two submissions of one user at once are judged one after the other:
+"""The admission gate: whether a valid submission is taken, asked once per POST by
+submissions.services.submission_create (the API and the problem page's form both go through it).
 
-1. `standing_refusal`: a suspended user (every pool), or a paid pool not open to the user: 403.
-2. (the submission quotas, in submissions: 429)
-3. `spend_refusal`, paid pools only: the credit is used up (402), the monthly spend cap (402), the
-   daily GPU-seconds cap (429, with Retry-After until it resets).
+Before the gate, bad input is answered 400 (the request is wrong, not refused): the API's
+serializer, then submission_create's checks of the source, language, mode, problem, pool, what the
+pool offers (submissions.offers) and the ranked cases of a leaderboard submission. Then
+`submission_refusal` locks the user's row, so that two submissions of one user at once are judged
+one after the other, and asks, in this order (the first that says no answers):
 
-A refusal is an ApplicationError whose extra holds {"status": "REJECTED", "limit": <which>, ...};
-it is returned, not raised, and nothing of the refused submission is stored.
+1. `standing_refusal`: a suspended user (every pool), then a paid pool not open to the user: 403.
+2. `quota_refusal`: submissions in 24 hours, then submissions queued or running: 429.
+3. `spend_refusal`, paid pools only: billing's hard stop, the credit used up (402); the monthly
+   spend cap (402); the daily GPU-seconds cap (429, with Retry-After until it resets).
+
+A refusal is an ApplicationError (core.exceptions) whose extra holds {"status": "REJECTED",
+"limit": <which>, ...}; it is returned, not raised, and nothing of the refused submission is stored.
 """
 
 from __future__ import annotations
@@ -18,16 +24,19 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 
-from billing.guards import PaymentRequired
-from billing.selectors import fleet_is_paid, paid_fleets_stop_reason
+from billing.guards import paid_pool_stop_reason
+from billing.selectors import fleet_is_paid
 from core import clock
-from core.exceptions import AccessDenied, ApplicationError, QuotaExceeded
+from core.exceptions import AccessDenied, ApplicationError, PaymentRequired, QuotaExceeded
+from core.locks import locked
 from core.units import format_duration
 from fleets.models import Fleet
 from limits.selectors import CapUse, pools_access, submission_hold, suspended_sentence, user_caps, user_standing
 from submissions.models import Status
+from submissions.selectors import user_quota
 
 
 def refusal_extra(limit: str, **fields: Any) -> dict[str, Any]:
@@ -41,6 +50,19 @@ def standing_refusal(*, user: AbstractBaseUser, fleet: Fleet) -> ApplicationErro
     access = pools_access(user=user, fleets=[fleet], standing=standing)[fleet.pk]
     if not access.open:
         return AccessDenied(access.note, refusal_extra("pool_access", pool=fleet.name))
+    return None
+
+
+def quota_refusal(*, user: AbstractBaseUser, now: datetime | None = None) -> QuotaExceeded | None:
+    quota = user_quota(user_id=user.pk, now=now)  # one query; the daily limit is still reported first
+    if quota["daily_used"] >= quota["daily_limit"]:
+        return QuotaExceeded(
+            f"You reached the limit of {quota['daily_limit']} submissions in 24 hours; try again later.",
+            refusal_extra("daily_submissions", cap=quota["daily_limit"]))
+    if quota["concurrent_used"] >= quota["concurrent_limit"]:
+        return QuotaExceeded(
+            f"You already have {quota['concurrent_limit']} submission(s) queued or running; wait for one to finish "
+            "or cancel it.", refusal_extra("concurrent_submissions", cap=quota["concurrent_limit"]))
     return None
 
 
@@ -83,7 +105,7 @@ def spend_refusal(*, user: AbstractBaseUser, fleet: Fleet, now: datetime | None 
     if not fleet_is_paid(fleet):
         return None  # free pools go on whatever the budget and the caps say
     now = now or clock.now()
-    stop = paid_fleets_stop_reason(now=now)
+    stop = paid_pool_stop_reason(fleet=fleet, now=now)
     if stop:
         return PaymentRequired(stop, refusal_extra("credit"))
     caps = user_caps(user=user, now=now)
@@ -93,3 +115,12 @@ def spend_refusal(*, user: AbstractBaseUser, fleet: Fleet, now: datetime | None 
     if caps.daily_gpu_seconds.refuses(need_seconds):
         return _daily(caps.daily_gpu_seconds, need_seconds, fleet, now)
     return None
+
+
+def submission_refusal(*, user: AbstractBaseUser, fleet: Fleet, now: datetime | None = None) -> ApplicationError | None:
+    """Why `user` may not submit to `fleet` now, or None: the gate's checks in their order (the module's
+    docstring). Call it inside the transaction that stores the submission: the user's row stays
+    locked until it commits, so two simultaneous requests cannot both pass a quota or a cap."""
+    list(locked(get_user_model().objects.filter(pk=user.pk)).values_list("pk", flat=True))
+    return (standing_refusal(user=user, fleet=fleet) or quota_refusal(user=user)
+            or spend_refusal(user=user, fleet=fleet, now=now))
