@@ -68,7 +68,7 @@ class DstackInstanceSource:
 def dstack_source(fleet: Fleet) -> InstanceCostSource | None:
     """dstack's instances of a dstack pool, or None while no dstack server is configured."""
     # dstack's client is heavy: imported when a reconciliation runs, not when billing loads.
-    from fleets.dstack_config import dstack_client, dstack_configured
+    from fleets.dstack_pools.config import dstack_client, dstack_configured
 
     if fleet.backend != Backend.DSTACK or not dstack_configured():
         return None

@@ -15,7 +15,7 @@ from django.utils.html import format_html
 
 from billing.selectors import vm_costs
 from core.units import format_duration
-from fleets import admin_dstack
+from fleets.dstack_pools import admin as dstack_admin
 from fleets.models import Backend, Fleet, PoolPolicy, VMInstance, VMState
 from fleets.policy import policy_summary
 from fleets.services import vm_drain, vm_stop_now
@@ -32,8 +32,8 @@ class FleetAdmin(admin.ModelAdmin):
     list_filter = ("backend", "policy", "device", "enabled")
     search_fields = ("name", "title")
     readonly_fields = ("policy_in_effect_now", "credit_used_pct", "dstack_yaml", "dstack_settings")
-    actions = (admin_dstack.dstack_plan, admin_dstack.dstack_apply, admin_dstack.dstack_verify,
-               admin_dstack.dstack_delete)
+    actions = (dstack_admin.dstack_plan, dstack_admin.dstack_apply, dstack_admin.dstack_verify,
+               dstack_admin.dstack_delete)
     change_list_template = "admin/fleets/fleet/change_list.html"
 
     @admin.display(description="backend", ordering="backend")
@@ -59,13 +59,13 @@ class FleetAdmin(admin.ModelAdmin):
     def dstack_yaml(self, fleet: Fleet) -> str:
         if fleet.pk is None or fleet.backend != Backend.DSTACK:
             return "- (dstack pools only)"
-        return admin_dstack.fleet_yaml_html(fleet)
+        return dstack_admin.fleet_yaml_html(fleet)
 
     @admin.display(description="dstack settings in effect (config keys; unset ones use these defaults)")
     def dstack_settings(self, fleet: Fleet) -> str:
         if fleet.pk is None or fleet.backend != Backend.DSTACK:
             return "- (dstack pools only)"
-        return admin_dstack.fleet_settings_html(fleet)
+        return dstack_admin.fleet_settings_html(fleet)
 
     def get_urls(self) -> list[URLPattern]:
         view = self.admin_site.admin_view(self.instances_view)
@@ -74,7 +74,7 @@ class FleetAdmin(admin.ModelAdmin):
     def instances_view(self, request: HttpRequest) -> TemplateResponse:
         if not self.has_view_permission(request):  # staff alone is not enough: it lists VMs and runs
             raise PermissionDenied
-        return admin_dstack.instances_view(self, request)
+        return dstack_admin.instances_view(self, request)
 
 
 class VMChangeList(ChangeList):

@@ -121,7 +121,7 @@ class _DstackCache:
             return Finding(self._result.ok, {**self._result.detail, "pools": pools, "cached": cached})
 
     def _call(self) -> Finding:
-        from fleets.dstack_config import dstack_client  # imports dstack's client: only with a dstack pool
+        from fleets.dstack_pools.config import dstack_client  # imports dstack's client: only with a dstack pool
 
         timeout = settings.HIPJUDGE_READY_TIMEOUT
         try:

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.test import Client
 
-from fleets.dstack_services import fleet_dstack_ensure
+from fleets.dstack_pools.services import fleet_dstack_ensure
 from fleets.models import VMInstance, VMState
 from submissions.services import submission_create
 from tests.conftest import read_source
@@ -38,8 +38,9 @@ def calls(monkeypatch: Any) -> list[str]:
     def recorder(name: str) -> Any:
         return lambda *args, **kwargs: made.append(name) or True
 
-    for target in ("fleets.admin.vm_stop_now", "fleets.admin.vm_drain", "fleets.dstack_services.dstack_fleet_apply",
-                   "fleets.dstack_services.dstack_fleet_delete", "submissions.admin.submission_cancel"):
+    for target in ("fleets.admin.vm_stop_now", "fleets.admin.vm_drain", "submissions.admin.submission_cancel",
+                   "fleets.dstack_pools.services.dstack_fleet_apply",
+                   "fleets.dstack_pools.services.dstack_fleet_delete"):
         monkeypatch.setattr(target, recorder(target.rsplit(".", 1)[1]))
     return made
 

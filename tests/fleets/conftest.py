@@ -89,7 +89,7 @@ def on_dstack_frozen(settings: Any, dstack_server_frozen: LocalDstack) -> LocalD
 @pytest.fixture
 def make_dstack_pool(db: Any) -> Callable[..., Any]:
     """A dstack pool with a name no other test uses (the servers live for the whole session)."""
-    from fleets.dstack_services import fleet_dstack_ensure
+    from fleets.dstack_pools.services import fleet_dstack_ensure
 
     def make(**overrides: Any) -> Any:
         values: dict[str, Any] = {"name": f"hj-p-{uuid.uuid4().hex[:8]}", "backends": ["amddevcloud"]}

@@ -15,8 +15,8 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from fleets.dstack import vm_service_config
-from fleets.dstack_agent import AGENT_IMPORTS, AGENT_REQUIREMENTS, agent_install_command, agent_package
-from fleets.dstack_config import vm_run_settings
+from fleets.dstack_pools.agent_files import AGENT_IMPORTS, AGENT_REQUIREMENTS, agent_install_command, agent_package
+from fleets.dstack_pools.config import vm_run_settings
 from fleets.models import VMInstance, VMState
 from tests.conftest import ROOT
 from tests.fleets.conftest import TEST_IMAGE

@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from billing.services import ledger_accrue
 from fleets.dstack import FleetMissingError, get_fleet
-from fleets.dstack_config import dstack_client
-from fleets.dstack_services import dstack_fleet_apply
+from fleets.dstack_pools.config import dstack_client
+from fleets.dstack_pools.services import dstack_fleet_apply
 from fleets.models import VMInstance, VMState
 from tests.fleets.conftest import StandInBackend
 from tests.fleets.dstack.local_server import LocalDstack

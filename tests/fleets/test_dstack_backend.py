@@ -13,10 +13,10 @@ import pytest
 from django.utils import timezone
 
 from fleets.backends import CapacityError
-from fleets.backends.dstack import DstackBackend
 from fleets.dstack import find_run, get_run, submit_vm_run, vm_run_name
-from fleets.dstack_config import dstack_client, vm_run_settings
-from fleets.dstack_services import dstack_fleet_apply
+from fleets.dstack_pools.backend import DstackBackend
+from fleets.dstack_pools.config import dstack_client, vm_run_settings
+from fleets.dstack_pools.services import dstack_fleet_apply
 from fleets.models import VMInstance, VMState
 from fleets.services import vm_provision, vm_reap_idle, vms_reconcile
 from fleets.tasks import reconcile

@@ -9,16 +9,16 @@ import pytest
 
 from billing.reconcile import DstackInstanceSource, dstack_source, fleets_reconcile
 from fleets.backends import ProvisionError
-from fleets.backends.dstack import DstackBackend
 from fleets.dstack import AGENT_TOKEN_ENV, vm_service_config, vm_service_configuration
-from fleets.dstack_agent import AGENT_SIZE_LIMIT, agent_package
-from fleets.dstack_config import (
+from fleets.dstack_pools.agent_files import AGENT_SIZE_LIMIT, agent_package
+from fleets.dstack_pools.backend import DstackBackend
+from fleets.dstack_pools.config import (
     FleetConfigError,
     dstack_fleet_settings,
     idle_duration,
     vm_run_settings,
 )
-from fleets.dstack_services import dstack_fleet_apply
+from fleets.dstack_pools.services import dstack_fleet_apply
 from fleets.models import VMInstance, VMState
 from tests.fleets.conftest import TEST_IMAGE
 from tests.fleets.dstack.local_server import LocalDstack

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from fleets.dstack import get_fleet
-from fleets.dstack_config import dstack_client
+from fleets.dstack_pools.config import dstack_client
 from fleets.models import Fleet, VMInstance, VMState
 from tests.fleets.conftest import TEST_IMAGE
 from tests.fleets.dstack.local_server import LocalDstack, free_port

@@ -16,8 +16,8 @@ from django.utils import timezone
 
 from billing.selectors import vm_costs
 from billing.services import ledger_accrue
-from fleets.backends.dstack import DstackBackend
-from fleets.dstack_services import fleet_dstack_ensure
+from fleets.dstack_pools.backend import DstackBackend
+from fleets.dstack_pools.services import fleet_dstack_ensure
 from fleets.models import VMInstance, VMState
 from fleets.services import vm_drain, vm_reap_idle
 from submissions.dispatch import submission_dispatch_next

@@ -196,7 +196,7 @@ def test_dstack_pools_add_a_cached_dstack_check(monkeypatch: Any, settings: Any,
     heartbeat_beat(name="host:1")
     Fleet.objects.create(name="mi300x", backend=Backend.DSTACK, device="hip")
     fake = FakeDstack(fail)
-    monkeypatch.setattr("fleets.dstack_config.dstack_client", fake)
+    monkeypatch.setattr("fleets.dstack_pools.config.dstack_client", fake)
     first, second = ready(), ready()
     assert fake.calls == 1
     assert first[0] == second[0]  # the second probe reused the answer

@@ -118,7 +118,7 @@ def test_the_series_count_what_the_database_holds(owner: Any, local_pool: Any) -
 
 def test_failed_dstack_calls_are_counted_by_error_class(settings: Any) -> None:
     from fleets.dstack import DstackUnreachableError
-    from fleets.dstack_config import dstack_client
+    from fleets.dstack_pools.config import dstack_client
 
     settings.DSTACK_SERVER_URL, settings.DSTACK_TOKEN = "http://127.0.0.1:9", "token"
     client = dstack_client(timeout_s=1, connect_retries=0, retry_budget_s=1)

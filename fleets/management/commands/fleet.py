@@ -2,7 +2,7 @@
 
 `init NAME --backend sim` makes a simulated pool instead (fleets.sim_pools): a local agent judges
 its jobs, cold starts and the price are simulated; it has no backend fleet to plan or apply.
-Thin: each operation is one call into fleets.dstack_services; every dstack error already says what
+Thin: each operation is one call into fleets.dstack_pools.services; every dstack error already says what
 to do, so it is shown as is (exit status 1).
 """
 
@@ -16,7 +16,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from fleets.dstack import DstackError, FleetMissingError
-from fleets.dstack_services import (
+from fleets.dstack_pools.services import (
     dstack_fleet_apply,
     dstack_fleet_delete,
     dstack_fleet_instances,

@@ -17,7 +17,7 @@ from django.conf import settings
 
 from core.counters import DSTACK_CALL_ERRORS, counter_add
 from fleets.dstack import DstackClient, DstackError, DstackSettings, FleetSettings, VmRunSettings
-from fleets.dstack_agent import agent_install_command, agent_package
+from fleets.dstack_pools.agent_files import agent_install_command, agent_package
 from fleets.models import Backend, Fleet, VMInstance
 from fleets.policy import agent_silence_limit_s
 

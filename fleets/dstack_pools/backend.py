@@ -43,7 +43,7 @@ from fleets.dstack import (
     submit_vm_run,
     vm_run_name,
 )
-from fleets.dstack_config import dstack_client, dstack_settings, vm_run_settings
+from fleets.dstack_pools.config import dstack_client, dstack_settings, vm_run_settings
 from fleets.models import Fleet, VMInstance
 
 log = logging.getLogger(__name__)

@@ -55,7 +55,7 @@ def _each(queryset: QuerySet[Fleet], work: Callable[[Fleet, Outcome], None]) -> 
 
 
 def _plan(fleet: Fleet, out: Outcome) -> None:
-    from fleets.dstack_services import dstack_fleet_plan
+    from fleets.dstack_pools.services import dstack_fleet_plan
 
     report = dstack_fleet_plan(fleet=fleet)
     server, plan = report.server, report.plan
@@ -91,8 +91,8 @@ def dstack_apply(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fle
         return dstack_plan(admin, request, queryset)
     recreate = request.POST.get("recreate") == "on"
     from fleets.dstack import fleet_yaml
-    from fleets.dstack_config import dstack_fleet_settings
-    from fleets.dstack_services import dstack_fleet_apply
+    from fleets.dstack_pools.config import dstack_fleet_settings
+    from fleets.dstack_pools.services import dstack_fleet_apply
 
     def apply(fleet: Fleet, out: Outcome) -> None:
         state = dstack_fleet_apply(fleet=fleet, recreate=recreate)
@@ -105,7 +105,7 @@ def dstack_apply(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fle
 
 @admin.action(description="dstack: verify against dstack", permissions=["view"])
 def dstack_verify(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fleet]) -> TemplateResponse:
-    from fleets.dstack_services import dstack_fleet_verify
+    from fleets.dstack_pools.services import dstack_fleet_verify
 
     def verify(fleet: Fleet, out: Outcome) -> None:
         differences = dstack_fleet_verify(fleet=fleet)
@@ -127,7 +127,7 @@ def dstack_delete(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fl
                          question="Delete these dstack fleets? The pools stop taking submissions.",
                          option=("force", "Even with VMs in use (their jobs are killed)"))
     force = request.POST.get("force") == "on"
-    from fleets.dstack_services import dstack_fleet_delete
+    from fleets.dstack_pools.services import dstack_fleet_delete
 
     def delete(fleet: Fleet, out: Outcome) -> None:
         result = dstack_fleet_delete(fleet=fleet, force=force, wait_s=5)  # a web request: do not hang on it
@@ -149,8 +149,8 @@ class PoolView:
 
 def instances_view(admin: ModelAdmin, request: HttpRequest) -> TemplateResponse:
     from fleets.dstack import DstackError, list_vm_runs
-    from fleets.dstack_config import dstack_client
-    from fleets.dstack_services import dstack_fleet_instances
+    from fleets.dstack_pools.config import dstack_client
+    from fleets.dstack_pools.services import dstack_fleet_instances
 
     pools = [PoolView(fleet=f) for f in Fleet.objects.filter(backend=Backend.DSTACK).order_by("name")]
     error, runs = "", []
@@ -178,7 +178,7 @@ def instances_view(admin: ModelAdmin, request: HttpRequest) -> TemplateResponse:
 def fleet_yaml_html(fleet: Fleet) -> str:
     """The backend fleet's YAML (what `fleet plan` sends), or the error that stops it."""
     from fleets.dstack import DstackError, fleet_yaml
-    from fleets.dstack_config import dstack_fleet_settings
+    from fleets.dstack_pools.config import dstack_fleet_settings
 
     try:
         return format_html("<pre>{}</pre>", fleet_yaml(dstack_fleet_settings(fleet)))
@@ -188,6 +188,6 @@ def fleet_yaml_html(fleet: Fleet) -> str:
 
 def fleet_settings_html(fleet: Fleet) -> str:
     """The dstack settings in effect: each config key, or the default it falls back to."""
-    from fleets.dstack_services import fleet_dstack_effective
+    from fleets.dstack_pools.services import fleet_dstack_effective
 
     return format_html("<pre>{}</pre>", json.dumps(fleet_dstack_effective(fleet=fleet), indent=2))

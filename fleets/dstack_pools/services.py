@@ -30,7 +30,7 @@ from fleets.dstack import (
     verify_fleet,
     vm_run_name,
 )
-from fleets.dstack_config import (
+from fleets.dstack_pools.config import (
     DSTACK_DEFAULTS,
     dstack_client,
     dstack_configured,
