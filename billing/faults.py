@@ -38,7 +38,7 @@ from billing.models import LedgerEntry, Phase, Source, VMAccrual
 from core import clock
 from core.locks import locked
 from fleets.models import Fleet, VMJob
-from fleets.policy import idle_timeout_bound_s, needs_view, pool_view
+from fleets.policy import idle_timeout_bound_s, needs_snapshot, pool_snapshot
 from submissions.models import TERMINAL_STATUSES, QueueClass, Submission
 
 log = logging.getLogger(__name__)
@@ -63,8 +63,8 @@ class LastHolding:
 
 
 def _idle_until(fleet: Fleet, released: datetime) -> datetime | None:
-    view = pool_view(fleet=fleet, now=clock.now()) if needs_view(fleet) else None
-    bound = idle_timeout_bound_s(fleet=fleet, view=view)
+    snapshot = pool_snapshot(fleet=fleet, now=clock.now()) if needs_snapshot(fleet) else None
+    bound = idle_timeout_bound_s(fleet=fleet, snapshot=snapshot)
     return None if bound is None else released + timedelta(seconds=bound + REAPER_SLACK_S)
 
 

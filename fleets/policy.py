@@ -47,8 +47,8 @@ KEEP_COLD_STARTS = 4  # how long a VM that jobs come to faster than a cold start
 
 
 @dataclass(frozen=True)
-class PoolView:
-    """What the policy knows of a pool at one moment (pool_view reads it: three queries)."""
+class PoolSnapshot:
+    """What the policy knows of a pool at one moment (pool_snapshot reads it: three queries)."""
 
     cold_start_s: float
     arrivals_per_s: float
@@ -60,7 +60,7 @@ class PoolView:
         return self.arrivals_per_s * 3600
 
 
-def pool_view(*, fleet: Fleet, now: datetime) -> PoolView:
+def pool_snapshot(*, fleet: Fleet, now: datetime) -> PoolSnapshot:
     starts = VMInstance.objects.filter(fleet=fleet, ready_at__isnull=False).order_by("-created_at").values_list(
         "created_at", "ready_at")[:COLD_STARTS_MEASURED]
     measured = [(ready - created).total_seconds() for created, ready in starts if ready is not None]
@@ -75,31 +75,31 @@ def pool_view(*, fleet: Fleet, now: datetime) -> PoolView:
         arrivals = VMJob.objects.filter(fleet=fleet, started_at__gt=since).count()
     lengths = [(end - start).total_seconds() for start, end, cold_job in recent
                if end is not None and not cold_job][:JOBS_MEASURED]
-    return PoolView(cold_start_s=max(cold, 1.0), arrivals_per_s=arrivals / RATE_WINDOW.total_seconds(),
+    return PoolSnapshot(cold_start_s=max(cold, 1.0), arrivals_per_s=arrivals / RATE_WINDOW.total_seconds(),
                     mean_job_s=max(statistics.fmean(lengths), 1.0) if lengths else DEFAULT_JOB_S,
                     credit_used_pct=fleet.credit_used_pct)
 
 
 # ---- the rules -----------------------------------------------------------------------------------
-def idle_timeout_s(*, fleet: Fleet, view: PoolView | None, serving: int) -> float:
+def idle_timeout_s(*, fleet: Fleet, snapshot: PoolSnapshot | None, serving: int) -> float:
     """Seconds a warm VM of the pool may wait for work before it is stopped; `serving`: the pool's
     VMs that take work, this one included (the reaper counts down as it stops the longest idle)."""
-    if fleet.policy_in_effect != PoolPolicy.ADAPTIVE or view is None:
+    if fleet.policy_in_effect != PoolPolicy.ADAPTIVE or snapshot is None:
         return float(fleet.idle_timeout_s)
-    cold = view.cold_start_s
-    gap = max(serving, 1) / view.arrivals_per_s if view.arrivals_per_s > 0 else math.inf
+    cold = snapshot.cold_start_s
+    gap = max(serving, 1) / snapshot.arrivals_per_s if snapshot.arrivals_per_s > 0 else math.inf
     if gap <= cold:
         timeout = KEEP_COLD_STARTS * cold  # the next job is likely sooner than a cold start: keep it
     elif gap >= 2 * cold:
         timeout = cold / 4  # seldom needed: stop it soon after a follow-up has had its minute
     else:  # in between, from keeping to stopping, geometrically
         timeout = KEEP_COLD_STARTS * cold * (1 / (4 * KEEP_COLD_STARTS)) ** (gap / cold - 1)
-    if view.credit_used_pct is not None and view.credit_used_pct >= TIGHT_PCT:
+    if snapshot.credit_used_pct is not None and snapshot.credit_used_pct >= TIGHT_PCT:
         timeout /= 2
     return timeout
 
 
-def idle_timeout_bound_s(*, fleet: Fleet, view: PoolView | None) -> float | None:
+def idle_timeout_bound_s(*, fleet: Fleet, snapshot: PoolSnapshot | None) -> float | None:
     """The longest a warm VM of the pool waits for work before the policy stops it, whatever the
     arrivals; None where the policy keeps VMs up without work (always-on's floor, pre-warm hours).
     Billing books idle time past it (and the reaper's period) to the platform: only a platform that
@@ -107,9 +107,9 @@ def idle_timeout_bound_s(*, fleet: Fleet, view: PoolView | None) -> float | None
     policy = fleet.policy_in_effect
     if policy == PoolPolicy.ALWAYS_ON or (policy == PoolPolicy.ADAPTIVE and fleet.prewarm_hours):
         return None
-    if policy != PoolPolicy.ADAPTIVE or view is None:
+    if policy != PoolPolicy.ADAPTIVE or snapshot is None:
         return float(fleet.idle_timeout_s)
-    return KEEP_COLD_STARTS * view.cold_start_s
+    return KEEP_COLD_STARTS * snapshot.cold_start_s
 
 
 AGENT_SILENCE_FLOOR_S = 300  # above two reconcile periods: the reconcile reaches every warm agent every 2 min
@@ -143,7 +143,7 @@ def in_prewarm_hours(*, fleet: Fleet, at: datetime) -> bool:
     return False
 
 
-def vm_floor(*, fleet: Fleet, view: PoolView | None, now: datetime) -> int:
+def vm_floor(*, fleet: Fleet, snapshot: PoolSnapshot | None, now: datetime) -> int:
     """VMs the pool keeps up even without work (started ahead of demand when missing); none at the
     hard stop (billing stops warm VMs of paid pools then)."""
     if not fleet.enabled or (fleet.credit_used_pct is not None and fleet.credit_used_pct >= HARD_STOP_PCT):
@@ -152,26 +152,26 @@ def vm_floor(*, fleet: Fleet, view: PoolView | None, now: datetime) -> int:
     if policy == PoolPolicy.ALWAYS_ON:
         return min(max(fleet.min_vms, 1), fleet.max_vms)
     if policy == PoolPolicy.ADAPTIVE and fleet.prewarm_hours:
-        ahead = view.cold_start_s if view is not None else DEFAULT_COLD_START_S
+        ahead = snapshot.cold_start_s if snapshot is not None else DEFAULT_COLD_START_S
         if in_prewarm_hours(fleet=fleet, at=now) or in_prewarm_hours(fleet=fleet, at=now + timedelta(seconds=ahead)):
             return min(1, fleet.max_vms)
     return 0
 
 
-def needs_view(fleet: Fleet) -> bool:
+def needs_snapshot(fleet: Fleet) -> bool:
     return fleet.policy_in_effect == PoolPolicy.ADAPTIVE
 
 
-def expected_wait_s(*, view: PoolView, serving: list[VMInstance], queued: int, now: datetime) -> float:
+def expected_wait_s(*, snapshot: PoolSnapshot, serving: list[VMInstance], queued: int, now: datetime) -> float:
     """The newest of `queued` jobs' wait if no VM is added: each goes to the VM that frees first."""
-    job = view.mean_job_s
+    job = snapshot.mean_job_s
     free_at = []
     for vm in serving:
         if vm.state == VMState.BUSY:
             elapsed = (now - (vm.last_used_at or vm.state_changed_at)).total_seconds()
             free_at.append(max(job - elapsed, job / 4))
         elif vm.state == VMState.PROVISIONING:
-            starting = max(view.cold_start_s - (now - vm.created_at).total_seconds(), 0.0)
+            starting = max(snapshot.cold_start_s - (now - vm.created_at).total_seconds(), 0.0)
             free_at.append(starting + (job if vm.job_ref else 0.0))
         else:
             free_at.append(0.0)
@@ -193,13 +193,13 @@ class Scale(Enum):
 
 def scale_decision(*, fleet: Fleet, live: list[VMInstance], queued: int, now: datetime) -> Scale:
     """A job found no warm VM: what to do. `live` are the pool's VMs that count against max_vms."""
-    view = pool_view(fleet=fleet, now=now) if needs_view(fleet) else None
+    snapshot = pool_snapshot(fleet=fleet, now=now) if needs_snapshot(fleet) else None
     if len(live) >= vm_ceiling(fleet=fleet):
         return Scale.WAIT
     serving = [vm for vm in live if vm.state in SERVING_VM_STATES]
-    if view is None or not serving:
+    if snapshot is None or not serving:
         return Scale.BIND
-    if expected_wait_s(view=view, serving=serving, queued=queued, now=now) > view.cold_start_s:
+    if expected_wait_s(snapshot=snapshot, serving=serving, queued=queued, now=now) > snapshot.cold_start_s:
         return Scale.PRESTART
     return Scale.WAIT
 
@@ -214,30 +214,30 @@ def _idle_since(vm: VMInstance) -> datetime:
     return vm.last_used_at or vm.ready_at or vm.created_at
 
 
-def _reap_view(*, fleet: Fleet, live: list[VMInstance], now: datetime) -> PoolView | None:
-    """The view reap_plan reads: only an adaptive pool's, and only with a warm VM or pre-warm hours."""
+def _reap_snapshot(*, fleet: Fleet, live: list[VMInstance], now: datetime) -> PoolSnapshot | None:
+    """The snapshot reap_plan reads: only an adaptive pool's, and only with a warm VM or pre-warm hours."""
     warm = any(vm.state == VMState.WARM for vm in live)
-    return pool_view(fleet=fleet, now=now) if needs_view(fleet) and (warm or fleet.prewarm_hours) else None
+    return pool_snapshot(fleet=fleet, now=now) if needs_snapshot(fleet) and (warm or fleet.prewarm_hours) else None
 
 
 def reap_plan(*, fleet: Fleet, live: list[VMInstance], now: datetime) -> ReapPlan:
     """Which warm VMs of the pool to stop now (longest idle first), and how many to start."""
-    return _reap_plan(fleet=fleet, live=live, now=now, view=_reap_view(fleet=fleet, live=live, now=now))
+    return _reap_plan(fleet=fleet, live=live, now=now, snapshot=_reap_snapshot(fleet=fleet, live=live, now=now))
 
 
-def _reap_plan(*, fleet: Fleet, live: list[VMInstance], now: datetime, view: PoolView | None) -> ReapPlan:
+def _reap_plan(*, fleet: Fleet, live: list[VMInstance], now: datetime, snapshot: PoolSnapshot | None) -> ReapPlan:
     warm = sorted((vm for vm in live if vm.state == VMState.WARM), key=_idle_since)
-    ceiling, floor = vm_ceiling(fleet=fleet), vm_floor(fleet=fleet, view=view, now=now)
+    ceiling, floor = vm_ceiling(fleet=fleet), vm_floor(fleet=fleet, snapshot=snapshot, now=now)
     serving = sum(vm.state in SERVING_VM_STATES for vm in live)
     up = len(live)
     stop: list[tuple[VMInstance, str]] = []
     for vm in warm:
         # With `serving` VMs up, this one (the longest idle left) is the one the pool needs least.
-        timeout = idle_timeout_s(fleet=fleet, view=view, serving=serving)
+        timeout = idle_timeout_s(fleet=fleet, snapshot=snapshot, serving=serving)
         if up > ceiling:
             stop.append((vm, f"The credit is {fleet.credit_used_pct} % used: the pool keeps at most {ceiling} VM."))
         elif up > floor and (now - _idle_since(vm)).total_seconds() >= timeout:
-            stop.append((vm, _idle_reason(timeout, view)))
+            stop.append((vm, _idle_reason(timeout, snapshot)))
         else:
             continue
         up, serving = up - 1, serving - 1
@@ -252,7 +252,7 @@ def _seconds_after(since: datetime, seconds: float) -> datetime:
 
 
 def _window_starts(*, fleet: Fleet, now: datetime) -> list[datetime]:
-    """The job starts pool_view counts as the last hour's arrivals at `now`, oldest first."""
+    """The job starts pool_snapshot counts as the last hour's arrivals at `now`, oldest first."""
     return sorted(VMJob.objects.filter(fleet=fleet, started_at__gt=now - RATE_WINDOW).values_list(
         "started_at", flat=True))
 
@@ -276,42 +276,42 @@ def reap_due_at(*, fleet: Fleet, live: list[VMInstance], now: datetime) -> datet
     """The earliest instant from `now` at which reap_plan would stop or start a VM of the pool if
     nothing else happened meanwhile (no job, no VM change, no change to the credit used); None when
     that never comes. Between such happenings only the clock moves: an idle VM's idle time grows, and
-    the adaptive timeout changes only when a job start leaves the hour pool_view counts (it shortens
+    the adaptive timeout changes only when a job start leaves the hour pool_snapshot counts (it shortens
     then), or at a pre-warm edge. A caller may skip the reaper until then (the simulator does)."""
-    view = _reap_view(fleet=fleet, live=live, now=now)
-    plan = _reap_plan(fleet=fleet, live=live, now=now, view=view)
+    snapshot = _reap_snapshot(fleet=fleet, live=live, now=now)
+    plan = _reap_plan(fleet=fleet, live=live, now=now, snapshot=snapshot)
     if plan.stop or plan.start:
         return now
-    edges = _floor_changes(fleet=fleet, ahead_s=view.cold_start_s if view else DEFAULT_COLD_START_S, now=now)
+    edges = _floor_changes(fleet=fleet, ahead_s=snapshot.cold_start_s if snapshot else DEFAULT_COLD_START_S, now=now)
     due = min(edges, default=None)
     warm = sorted((vm for vm in live if vm.state == VMState.WARM), key=_idle_since)
-    if not warm or len(live) <= vm_floor(fleet=fleet, view=view, now=now):
+    if not warm or len(live) <= vm_floor(fleet=fleet, snapshot=snapshot, now=now):
         return due  # nothing to stop before the floor changes (the ceiling changes only with the credit)
     # Only the longest idle VM matters: the others wait as long, having waited less.
     idle_since, serving = _idle_since(warm[0]), sum(vm.state in SERVING_VM_STATES for vm in live)
-    if view is None:
-        stop_at = _seconds_after(idle_since, idle_timeout_s(fleet=fleet, view=None, serving=serving))
+    if snapshot is None:
+        stop_at = _seconds_after(idle_since, idle_timeout_s(fleet=fleet, snapshot=None, serving=serving))
         return min(stop_at, due) if due else stop_at
     # The hour's count falls by one as each start in it turns an hour old: walk those steps.
     leaving = [started + RATE_WINDOW for started in _window_starts(fleet=fleet, now=now)]
     step_start = now
     for index in range(len(leaving) + 1):
         count = len(leaving) - index
-        stepped = PoolView(cold_start_s=view.cold_start_s, arrivals_per_s=count / RATE_WINDOW.total_seconds(),
-                           mean_job_s=view.mean_job_s, credit_used_pct=view.credit_used_pct)
-        stop_at = max(step_start, _seconds_after(idle_since, idle_timeout_s(fleet=fleet, view=stepped,
-                                                                             serving=serving)))
+        stepped = PoolSnapshot(cold_start_s=snapshot.cold_start_s, arrivals_per_s=count / RATE_WINDOW.total_seconds(),
+                               mean_job_s=snapshot.mean_job_s, credit_used_pct=snapshot.credit_used_pct)
+        stop_at = max(step_start, _seconds_after(idle_since, idle_timeout_s(fleet=fleet, snapshot=stepped,
+                                                                                 serving=serving)))
         if index == len(leaving) or stop_at < leaving[index]:
             return min(stop_at, due) if due else stop_at
         step_start = leaving[index]
     return due  # (not reached: the last step has no end)
 
 
-def _idle_reason(timeout: float, view: PoolView | None) -> str:
-    if view is None:
+def _idle_reason(timeout: float, snapshot: PoolSnapshot | None) -> str:
+    if snapshot is None:
         return f"Idle for more than {timeout:.0f} s."
-    return (f"Idle for more than {timeout:.0f} s (adaptive: cold start ~{view.cold_start_s:.0f} s, "
-            f"{view.arrivals_per_h:.1f} jobs in the last hour).")
+    return (f"Idle for more than {timeout:.0f} s (adaptive: cold start ~{snapshot.cold_start_s:.0f} s, "
+            f"{snapshot.arrivals_per_h:.1f} jobs in the last hour).")
 
 
 def policy_summary(*, fleet: Fleet, now: datetime) -> str:
@@ -320,13 +320,13 @@ def policy_summary(*, fleet: Fleet, now: datetime) -> str:
     if policy == PoolPolicy.FIXED:
         return f"Fixed: a warm VM stops after {fleet.idle_timeout_s} s idle; a job with no warm VM gets a cold start."
     if policy == PoolPolicy.ALWAYS_ON:
-        return (f"Always on: {vm_floor(fleet=fleet, view=None, now=now)} VM(s) kept up; any others stop after "
+        return (f"Always on: {vm_floor(fleet=fleet, snapshot=None, now=now)} VM(s) kept up; any others stop after "
                 f"{fleet.idle_timeout_s} s idle.")
-    view = pool_view(fleet=fleet, now=now)
-    one = idle_timeout_s(fleet=fleet, view=view, serving=1)
-    parts = [f"Adaptive: cold start ~{view.cold_start_s:.0f} s, {view.arrivals_per_h:.0f} job(s) in the last hour, "
-             f"jobs ~{view.mean_job_s:.0f} s; one idle VM now waits {one:.0f} s; a new VM starts only when the "
-             f"expected wait exceeds {view.cold_start_s:.0f} s."]
+    snapshot = pool_snapshot(fleet=fleet, now=now)
+    one = idle_timeout_s(fleet=fleet, snapshot=snapshot, serving=1)
+    parts = [f"Adaptive: cold start ~{snapshot.cold_start_s:.0f} s, {snapshot.arrivals_per_h:.0f} job(s) in the last "
+             f"hour, jobs ~{snapshot.mean_job_s:.0f} s; one idle VM now waits {one:.0f} s; a new VM starts only when "
+             f"the expected wait exceeds {snapshot.cold_start_s:.0f} s."]
     if fleet.prewarm_hours:
         parts.append(f"One VM kept warm {fleet.prewarm_hours} UTC.")
     if fleet.credit_used_pct is not None and fleet.credit_used_pct >= TIGHT_PCT:

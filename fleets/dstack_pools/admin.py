@@ -139,7 +139,9 @@ def dstack_delete(admin: ModelAdmin, request: HttpRequest, queryset: QuerySet[Fl
 
 # ---- dstack's instances beside our VMs ---------------------------------------------------------------
 @dataclass
-class PoolView:
+class DstackPoolInstances:
+    """One dstack pool on the instances page: its backend fleet's instances, our live VMs, its runs."""
+
     fleet: Fleet
     instances: list[Any] = field(default_factory=list)
     vms: list[Any] = field(default_factory=list)
@@ -152,7 +154,7 @@ def instances_view(admin: ModelAdmin, request: HttpRequest) -> TemplateResponse:
     from fleets.dstack_pools.config import dstack_client
     from fleets.dstack_pools.services import dstack_fleet_instances
 
-    pools = [PoolView(fleet=f) for f in Fleet.objects.filter(backend=Backend.DSTACK).order_by("name")]
+    pools = [DstackPoolInstances(fleet=f) for f in Fleet.objects.filter(backend=Backend.DSTACK).order_by("name")]
     error, runs = "", []
     try:
         client = dstack_client() if pools else None

@@ -19,7 +19,7 @@ from django.utils import timezone
 from billing.services import credit_grant_create
 from core.clock import clock_use
 from fleets.models import Fleet, PoolPolicy, VMInstance, VMJob, VMState, validate_prewarm_hours
-from fleets.policy import Scale, idle_timeout_s, pool_view, reap_due_at, reap_plan, scale_decision
+from fleets.policy import Scale, idle_timeout_s, pool_snapshot, reap_due_at, reap_plan, scale_decision
 from fleets.services import fleets_credit_note, vm_acquire, vm_prestarted_provision, vm_reap_due_at, vm_reap_idle
 from tests.fleets.conftest import StandInBackend
 
@@ -72,10 +72,10 @@ def test_the_default_policy_is_adaptive_for_dstack_and_simulated_pools_and_fixed
 
 
 def test_the_cold_start_is_measured_as_the_median_of_the_pools_recent_starts(pool: Fleet, clock: Clock) -> None:
-    assert pool_view(fleet=pool, now=clock.now).cold_start_s == 300  # nothing measured: the pool's estimate
+    assert pool_snapshot(fleet=pool, now=clock.now).cold_start_s == 300  # nothing measured: the pool's estimate
     for seconds in (200, 400, 410):
         warm_vm(pool, idle_since=clock.now - timedelta(hours=1), cold_start_s=seconds)
-    assert pool_view(fleet=pool, now=clock.now).cold_start_s == 400
+    assert pool_snapshot(fleet=pool, now=clock.now).cold_start_s == 400
 
 
 @pytest.mark.parametrize(("jobs_last_hour", "expected"), [
@@ -89,8 +89,8 @@ def test_the_adaptive_idle_timeout_is_the_ski_rental_break_even_shifted_by_the_a
         pool: Fleet, clock: Clock, jobs_last_hour: int, expected: float) -> None:
     vm = warm_vm(pool, idle_since=clock.now)
     jobs(pool, vm, count=jobs_last_hour, ending=clock.now)
-    view = pool_view(fleet=pool, now=clock.now)
-    assert idle_timeout_s(fleet=pool, view=view, serving=1) == pytest.approx(expected)
+    snapshot = pool_snapshot(fleet=pool, now=clock.now)
+    assert idle_timeout_s(fleet=pool, snapshot=snapshot, serving=1) == pytest.approx(expected)
 
 
 def test_the_rate_decides_how_many_idle_vms_stay(pool: Fleet, clock: Clock, backend: StandInBackend) -> None:
@@ -126,11 +126,11 @@ def test_from_80_percent_of_the_credit_the_idle_timeout_halves(pool: Fleet, cloc
     jobs(pool, vm, count=12, ending=clock.now)
     fleets_credit_note(used_pct=Decimal("79.9"), fleet_ids=[pool.pk])
     pool.refresh_from_db()
-    assert idle_timeout_s(fleet=pool, view=pool_view(fleet=pool, now=clock.now), serving=1) == 1200
+    assert idle_timeout_s(fleet=pool, snapshot=pool_snapshot(fleet=pool, now=clock.now), serving=1) == 1200
     fleets_credit_note(used_pct=Decimal("80.2"), fleet_ids=[pool.pk])
     pool.refresh_from_db()
     assert pool.credit_used_pct == 80
-    assert idle_timeout_s(fleet=pool, view=pool_view(fleet=pool, now=clock.now), serving=1) == 600
+    assert idle_timeout_s(fleet=pool, snapshot=pool_snapshot(fleet=pool, now=clock.now), serving=1) == 600
 
 
 def test_from_95_percent_the_pool_keeps_one_vm_and_starts_no_other(
