@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from rest_framework import status
 
-from billing.selectors import fleet_is_paid, paid_fleets_stop_reason
+from billing.selectors import paid_pools_stop_reason, pool_is_paid
 from core.exceptions import ApplicationError
-from fleets.models import Fleet
+from fleets.models import Pool
 
 
 class PaymentRequired(ApplicationError):
@@ -19,9 +19,9 @@ class PaymentRequired(ApplicationError):
     status_code = status.HTTP_402_PAYMENT_REQUIRED
 
 
-def vm_acquire_guard(*, fleet: Fleet) -> str | None:
+def vm_acquire_guard(*, pool: Pool) -> str | None:
     """No VM of a paid pool is handed out (warm or new) while the credit is used up."""
-    if not fleet_is_paid(fleet):
+    if not pool_is_paid(pool):
         return None
-    return paid_fleets_stop_reason() or None
+    return paid_pools_stop_reason() or None
 

@@ -61,7 +61,7 @@ def test_the_bounds_are_the_root_projects() -> None:
 @pytest.mark.django_db
 def test_a_vm_installs_them_from_the_agent_it_is_shipped(make_dstack_pool: Any, settings: Any) -> None:
     settings.HIPJUDGE_DSTACK_IMAGE = TEST_IMAGE
-    vm = VMInstance.objects.create(fleet=make_dstack_pool(max_vms=1), state=VMState.PROVISIONING, token="t")
+    vm = VMInstance.objects.create(pool=make_dstack_pool(max_vms=1), state=VMState.PROVISIONING, token="t")
     run = vm_run_settings(vm)
     config = vm_service_config(run)
     install = agent_install_command(run.container_dir)
