@@ -1,14 +1,28 @@
 """FleetAccess becomes PoolGroupAccess, its key .fleet becomes .pool (fleets.Fleet is now Pool):
 the table (limits_fleetaccess) and the column (fleet_id) keep their names, so the database is not
-touched: every operation is state only."""
+touched: every operation but the content type's rename is state only."""
 
 import django.db.models.deletion
 from django.db import migrations, models
+
+from core.model_renames import content_type_rename
+
+
+def forwards(apps, schema_editor):
+    content_type_rename(apps, schema_editor, app_label="limits", old="fleetaccess", new="poolgroupaccess",
+                        old_verbose="paid pool access", new_verbose="paid pool access")
+
+
+def backwards(apps, schema_editor):
+    content_type_rename(apps, schema_editor, app_label="limits", old="poolgroupaccess", new="fleetaccess",
+                        old_verbose="paid pool access", new_verbose="paid pool access")
 
 
 class Migration(migrations.Migration):
 
     dependencies = [
+        ("auth", "0012_alter_user_first_name_max_length"),
+        ("contenttypes", "0002_remove_content_type_name"),
         ("fleets", "0005_fleet_becomes_pool"),
         ("limits", "0001_initial"),
     ]
@@ -28,4 +42,5 @@ class Migration(migrations.Migration):
                 ),
             ],
         ),
+        migrations.RunPython(forwards, backwards),
     ]
