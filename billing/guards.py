@@ -8,17 +8,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from billing.selectors import fleet_is_paid, paid_fleets_stop_reason
-from fleets.models import Fleet
+from billing.selectors import paid_pools_stop_reason, pool_is_paid
+from fleets.models import Pool
 
 
-def paid_pool_stop_reason(*, fleet: Fleet, now: datetime | None = None) -> str:
+def paid_pool_stop_reason(*, pool: Pool, now: datetime | None = None) -> str:
     """Why this pool takes no work now, the credit being used up; "" for a free pool or while credit remains."""
-    if not fleet_is_paid(fleet):
+    if not pool_is_paid(pool):
         return ""
-    return paid_fleets_stop_reason(now=now)
+    return paid_pools_stop_reason(now=now)
 
 
-def vm_acquire_guard(*, fleet: Fleet) -> str | None:
+def vm_acquire_guard(*, pool: Pool) -> str | None:
     """No VM of a paid pool is handed out (warm or new) while the credit is used up."""
-    return paid_pool_stop_reason(fleet=fleet) or None
+    return paid_pool_stop_reason(pool=pool) or None
