@@ -31,10 +31,10 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 class LedgerEntryAdmin(ReadOnlyAdmin):
     """Append-only: entries are viewed, never changed or deleted; a correction is a new entry."""
 
-    list_display = ("period_start", "source", "phase", "fleet", "vm_short", "user", "seconds", "rate_per_hour",
+    list_display = ("period_start", "source", "phase", "pool", "vm_short", "user", "seconds", "rate_per_hour",
                     "rate_source", "amount")
-    list_filter = ("source", "phase", "fleet", "rate_source")
-    list_select_related = ("fleet", "user")
+    list_filter = ("source", "phase", "pool", "rate_source")
+    list_select_related = ("pool", "user")
     search_fields = ("id", "vm__id", "submission__id", "user__username", "note")
     date_hierarchy = "period_start"
     readonly_fields = [f.name for f in LedgerEntry._meta.fields]
@@ -93,10 +93,10 @@ class UserSpendLimitAdmin(admin.ModelAdmin):
 
 @admin.register(ReconciliationReport)
 class ReconciliationReportAdmin(ReadOnlyAdmin):
-    list_display = ("created_at", "fleet", "period_start", "period_end", "ours", "theirs", "gap", "gap_pct",
+    list_display = ("created_at", "pool", "period_start", "period_end", "ours", "theirs", "gap", "gap_pct",
                     "instances", "booked")
-    list_filter = ("fleet",)
-    list_select_related = ("fleet",)
+    list_filter = ("pool",)
+    list_select_related = ("pool",)
 
     @admin.display(boolean=True, description="booked")
     def booked(self, report: ReconciliationReport) -> bool:

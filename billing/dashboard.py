@@ -73,14 +73,14 @@ def dashboard_data(*, now: datetime | None = None) -> dict[str, Any]:
 
     users = list(recent.filter(user__isnull=False).values("user__username").annotate(
         cost=Sum("amount"), secs=Sum("seconds")).order_by("-cost")[:TOP])
-    fleets = list(recent.values("fleet__name", "fleet__backend").annotate(
+    pools = list(recent.values("pool__name", "pool__backend").annotate(
         cost=Sum("amount"), secs=Sum("seconds"),
         idle=Sum("amount", filter=Q(phase=Phase.IDLE))).order_by("-cost"))
-    for totals in [*users, *fleets]:  # SQLite sums decimals with extra digits
+    for totals in [*users, *pools]:  # SQLite sums decimals with extra digits
         totals["cost"] = quantize_usd(totals["cost"] or ZERO)
-    for totals in fleets:
+    for totals in pools:
         totals["idle"] = quantize_usd(totals["idle"] or ZERO)
-        totals["label"] = pool_label(totals["fleet__name"], totals["fleet__backend"])
+        totals["label"] = pool_label(totals["pool__name"], totals["pool__backend"])
     vms = _vm_rows(recent)
     starts = vm_starts_by_day(since=window_start)
 
@@ -95,10 +95,10 @@ def dashboard_data(*, now: datetime | None = None) -> dict[str, Any]:
         "spent_30d": quantize_usd(sum((Decimal(str(v)) for stack in STACKS for v in daily[stack]), ZERO)),
         "faults_30d": quantize_usd(sum((Decimal(str(v)) for v in faults), ZERO)),
         "users": users,
-        "fleets": fleets,
-        "simulated_pools": sorted(f["fleet__name"] for f in fleets if f["fleet__backend"] == Backend.SIM),
+        "pools": pools,
+        "simulated_pools": sorted(f["pool__name"] for f in pools if f["pool__backend"] == Backend.SIM),
         "vms": vms,
-        "reconciliations": list(ReconciliationReport.objects.select_related("fleet").order_by("-created_at")[:8]),
+        "reconciliations": list(ReconciliationReport.objects.select_related("pool").order_by("-created_at")[:8]),
         "gap_pct_limit": settings.HIPJUDGE_RECONCILE_GAP_PCT,
         "nobody_told": "" if alert_recipients() else NOBODY_TOLD,
         "charts": {
@@ -112,8 +112,8 @@ def dashboard_data(*, now: datetime | None = None) -> dict[str, Any]:
             "projection": _clipped(_projection(metrics, cumulative, days, today), y_max),
             "y_max": y_max,
             "users": {"labels": [u["user__username"] for u in users], "cost": [_f(u["cost"]) for u in users]},
-            "fleets": {"labels": [f["label"] for f in fleets], "cost": [_f(f["cost"]) for f in fleets],
-                       "idle": [_f(f["idle"]) for f in fleets]},
+            "pools": {"labels": [f["label"] for f in pools], "cost": [_f(f["cost"]) for f in pools],
+                       "idle": [_f(f["idle"]) for f in pools]},
             "starts": {"cold": [starts.get(day, VMStarts()).cold for day in days],
                        "warm": [starts.get(day, VMStarts()).warm for day in days]},
         },
@@ -159,7 +159,7 @@ def _projection(metrics: dict[str, Any], cumulative: list[float], days: list[dat
 
 def _vm_rows(recent: Any) -> list[dict[str, Any]]:
     rows = (recent.exclude(vm=None)
-            .values("vm_id", "vm__state", "vm__created_at", "vm__stopped_at", "fleet__name", "fleet__backend")
+            .values("vm_id", "vm__state", "vm__created_at", "vm__stopped_at", "pool__name", "pool__backend")
             .annotate(cost=Sum("amount"), secs=Sum("seconds"),
                       busy=Sum("seconds", filter=Q(phase=Phase.BUSY)),
                       idle_cost=Sum("amount", filter=Q(phase=Phase.IDLE)),
@@ -171,7 +171,7 @@ def _vm_rows(recent: Any) -> list[dict[str, Any]]:
         busy = row["busy"] or Decimal(0)
         result.append({
             "id": row["vm_id"], "short_id": str(row["vm_id"])[:8],
-            "fleet": pool_label(row["fleet__name"], row["fleet__backend"]),
+            "pool": pool_label(row["pool__name"], row["pool__backend"]),
             "state": row["vm__state"], "created_at": row["vm__created_at"], "stopped_at": row["vm__stopped_at"],
             "uptime_s": seconds, "uptime": format_duration(float(seconds)),
             "busy_pct": (busy * 100 / seconds).quantize(Decimal("0.1")) if seconds else Decimal("0.0"),

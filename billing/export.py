@@ -51,7 +51,7 @@ def ledger_month_rows(*, month: str) -> Iterator[tuple[str, ...]]:
     start, end = month_bounds(month)
     entries = (LedgerEntry.objects.filter(period_start__gte=start, period_start__lt=end)
                .order_by("period_start", "created_at", "id")
-               .values_list("id", "created_at", "period_start", "period_end", "source", "phase", "fleet__name",
+               .values_list("id", "created_at", "period_start", "period_end", "source", "phase", "pool__name",
                             "vm_id", "submission_id", "user_id", "user__username", "seconds", "rate_per_hour",
                             "rate_source", "amount", "note"))
     for entry in entries.iterator(chunk_size=2000):

@@ -37,8 +37,8 @@ from billing.amounts import cost_of, seconds_between
 from billing.models import LedgerEntry, Phase, Source, VMAccrual
 from core import clock
 from core.locks import locked
-from fleets.models import Fleet, VMJob
-from fleets.policy import idle_timeout_bound_s, needs_view, pool_view
+from fleets.models import Pool, VMJob
+from fleets.policy import idle_timeout_bound_s, needs_snapshot, pool_snapshot
 from submissions.models import TERMINAL_STATUSES, QueueClass, Submission
 
 log = logging.getLogger(__name__)
@@ -62,16 +62,16 @@ class LastHolding:
     idle_until: datetime | None
 
 
-def _idle_until(fleet: Fleet, released: datetime) -> datetime | None:
-    view = pool_view(fleet=fleet, now=clock.now()) if needs_view(fleet) else None
-    bound = idle_timeout_bound_s(fleet=fleet, view=view)
+def _idle_until(pool: Pool, released: datetime) -> datetime | None:
+    snapshot = pool_snapshot(pool=pool, now=clock.now()) if needs_snapshot(pool) else None
+    bound = idle_timeout_bound_s(pool=pool, snapshot=snapshot)
     return None if bound is None else released + timedelta(seconds=bound + REAPER_SLACK_S)
 
 
 def last_holding(submission: Submission) -> LastHolding | None:
     """The last attempt's holding, from the pool's job log (fleets.VMJob) and the RESULT event; None
     when the log no longer has it (pruned after two days)."""
-    job = (VMJob.objects.filter(job_ref=str(submission.pk)).select_related("vm__fleet")
+    job = (VMJob.objects.filter(job_ref=str(submission.pk)).select_related("vm__pool")
            .order_by("-started_at", "-id").first())
     if job is None:
         return None
@@ -79,7 +79,7 @@ def last_holding(submission: Submission) -> LastHolding | None:
     busy_until = None
     if result is not None:  # the agent's clock says when it ended the job; never later than we stored it
         busy_until = max(job.started_at, min(result)) + timedelta(seconds=RESULT_GRACE_S)
-    idle_until = _idle_until(job.vm.fleet, job.ended_at) if job.ended_at else None
+    idle_until = _idle_until(job.vm.pool, job.ended_at) if job.ended_at else None
     return LastHolding(vm_id=job.vm_id, start=job.started_at, busy_until=busy_until, idle_until=idle_until)
 
 
@@ -100,7 +100,7 @@ def _pair(entry: LedgerEntry, span: tuple[datetime, datetime]) -> list[LedgerEnt
     seconds = entry.seconds if whole else seconds_between(start, end)
     amount = entry.amount if whole else cost_of(seconds, entry.rate_per_hour)
     why = "attempt re-queued" if whole and entry.phase != Phase.IDLE else f"{entry.phase} time a fault held"
-    common = {"vm_id": entry.vm_id, "fleet_id": entry.fleet_id, "submission_id": entry.submission_id,
+    common = {"vm_id": entry.vm_id, "pool_id": entry.pool_id, "submission_id": entry.submission_id,
               "phase": entry.phase, "period_start": start, "period_end": end, "rate_per_hour": entry.rate_per_hour,
               "rate_source": entry.rate_source, "source": Source.PLATFORM_FAULT, "corrects": entry}
     return [LedgerEntry(user_id=entry.user_id, seconds=-seconds, amount=-amount, note=f"Credit: {why}.", **common),

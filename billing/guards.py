@@ -1,27 +1,24 @@
 """Where billing says no: the hard stop for paid pools.
 
-submissions.dispatch asks `vm_acquire_guard` before it takes a VM for a queued submission; new
-submissions are refused by limits.guards (the hard stop, then the user's caps).
+submissions.dispatch asks `vm_acquire_guard` before it takes a VM for a queued submission; the
+admission gate (limits.admission) asks `paid_pool_stop_reason` before it takes a new submission.
 """
 
 from __future__ import annotations
 
-from rest_framework import status
+from datetime import datetime
 
-from billing.selectors import fleet_is_paid, paid_fleets_stop_reason
-from core.exceptions import ApplicationError
-from fleets.models import Fleet
-
-
-class PaymentRequired(ApplicationError):
-    """Out of credit, or over the user's monthly spend cap: HTTP 402 with the reason."""
-
-    status_code = status.HTTP_402_PAYMENT_REQUIRED
+from billing.selectors import paid_pools_stop_reason, pool_is_paid
+from fleets.models import Pool
 
 
-def vm_acquire_guard(*, fleet: Fleet) -> str | None:
+def paid_pool_stop_reason(*, pool: Pool, now: datetime | None = None) -> str:
+    """Why this pool takes no work now, the credit being used up; "" for a free pool or while credit remains."""
+    if not pool_is_paid(pool):
+        return ""
+    return paid_pools_stop_reason(now=now)
+
+
+def vm_acquire_guard(*, pool: Pool) -> str | None:
     """No VM of a paid pool is handed out (warm or new) while the credit is used up."""
-    if not fleet_is_paid(fleet):
-        return None
-    return paid_fleets_stop_reason() or None
-
+    return paid_pool_stop_reason(pool=pool) or None

@@ -6,10 +6,10 @@ from __future__ import annotations
 import logging
 from decimal import Decimal
 
-from billing.selectors import BudgetStatus, budget_status, fleet_is_paid, paid_fleet_q
+from billing.selectors import BudgetStatus, budget_status, paid_pool_q, pool_is_paid
 from core.logs import log_event
-from fleets.models import Fleet, VMInstance, VMState
-from fleets.services import fleets_credit_note, vm_stop
+from fleets.models import Pool, VMInstance, VMState
+from fleets.services import pools_credit_used_set, vm_stop
 
 log = logging.getLogger(__name__)
 HARD_STOP_PCT = Decimal(100)
@@ -21,8 +21,8 @@ def budget_enforce(*, status: BudgetStatus | None = None) -> int:
     if not status.exhausted:
         return 0
     stopped = 0
-    for vm in VMInstance.objects.filter(state=VMState.WARM).select_related("fleet"):
-        if fleet_is_paid(vm.fleet):
+    for vm in VMInstance.objects.filter(state=VMState.WARM).select_related("pool"):
+        if pool_is_paid(vm.pool):
             stopped += vm_stop(vm=vm, reason=status.stop_reason)
     if stopped:
         log_event(log, "budget.hard_stop", "hard stop: %d warm VM(s) of paid pools stopped (%s)", stopped,
@@ -38,5 +38,5 @@ def credit_used_for_pools(status: BudgetStatus) -> Decimal | None:
 
 def pools_credit_note(*, status: BudgetStatus) -> int:
     """Note the credit used on the paid pools (fleets.services.fleets_credit_note)."""
-    paid = list(Fleet.objects.filter(paid_fleet_q()).values_list("pk", flat=True))
-    return fleets_credit_note(used_pct=credit_used_for_pools(status), fleet_ids=paid)
+    paid = list(Pool.objects.filter(paid_pool_q()).values_list("pk", flat=True))
+    return pools_credit_used_set(used_pct=credit_used_for_pools(status), pool_ids=paid)

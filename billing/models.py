@@ -16,7 +16,7 @@ from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-from fleets.models import Fleet, VMInstance
+from fleets.models import Pool, VMInstance
 
 MONEY: dict[str, Any] = {"max_digits": 18, "decimal_places": 6}
 
@@ -44,7 +44,7 @@ class Source(models.TextChoices):
 
 class RateSource(models.TextChoices):
     DSTACK = "dstack", "dstack instance price"
-    FLEET = "fleet", "fleet hourly rate"
+    POOL = "fleet", "pool hourly rate"  # the stored value predates the word "pool"
     NONE = "", "not a rate (correction)"
 
 
@@ -60,7 +60,7 @@ class LedgerEntry(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     # PROTECT: a VM or pool with money booked against it stays on record.
     vm = models.ForeignKey(VMInstance, null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_entries")
-    fleet = models.ForeignKey(Fleet, on_delete=models.PROTECT, related_name="ledger_entries")
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="ledger_entries", db_column="fleet_id")
     # SET_NULL: deleting a user (or their submission) must not make the money disappear.
     submission = models.ForeignKey("submissions.Submission", null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="ledger_entries")
@@ -88,7 +88,7 @@ class LedgerEntry(models.Model):
         indexes = [
             models.Index(fields=["period_start"]),
             models.Index(fields=["user", "period_start"]),
-            models.Index(fields=["fleet", "period_start"]),
+            models.Index(fields=["pool", "period_start"], name="billing_led_fleet_i_9f61ec_idx"),
         ]
         constraints = [
             # Running the accrual twice (or in two workers) can never book one period twice.
@@ -122,7 +122,7 @@ class VMAccrual(models.Model):
     vm = models.OneToOneField(VMInstance, primary_key=True, on_delete=models.CASCADE, related_name="billing_accrual")
     accrued_until = models.DateTimeField()
     closed = models.BooleanField(default=False, help_text="The VM ended and is booked to its end.")
-    # The backend's own price for this VM when it reported one (dstack offers), else the fleet rate.
+    # The backend's own price for this VM when it reported one (dstack offers), else the pool's rate.
     price_per_hour = models.DecimalField(**MONEY, null=True, blank=True)
     price_source = models.CharField(max_length=16, choices=RateSource.choices, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -204,7 +204,7 @@ class UserSpendLimit(models.Model):
 class ReconciliationReport(models.Model):
     """One comparison of our booked cost with the provider's for a pool and a window."""
 
-    fleet = models.ForeignKey(Fleet, on_delete=models.CASCADE, related_name="reconciliations")
+    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="reconciliations", db_column="fleet_id")
     period_start = models.DateTimeField()
     period_end = models.DateTimeField()
     ours = models.DecimalField(**MONEY, help_text="Booked before this run, prorated to the window.")
@@ -219,4 +219,4 @@ class ReconciliationReport(models.Model):
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
-        return f"{self.fleet} {self.period_start:%Y-%m-%d} gap {self.gap_pct} %"
+        return f"{self.pool} {self.period_start:%Y-%m-%d} gap {self.gap_pct} %"

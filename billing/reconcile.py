@@ -27,7 +27,7 @@ from billing.models import ReconciliationReport, Source
 from billing.selectors import ledger_window
 from billing.services import ledger_adjust
 from core.locks import locked
-from fleets.models import Backend, Fleet
+from fleets.models import Backend, Pool
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ class InstanceCost:
 
 
 class InstanceCostSource(Protocol):
-    def instance_costs(self, fleet: Fleet) -> list[InstanceCost]:
+    def instance_costs(self, pool: Pool) -> list[InstanceCost]:
         """Every instance of the pool's backend fleet, terminated ones included."""
         ...
 
@@ -51,26 +51,26 @@ class InstanceCostSource(Protocol):
 class DstackInstanceSource:
     """InstanceCostSource over a connected fleets.dstack.DstackClient."""
 
-    def __init__(self, client: Any, *, fleet_name: Callable[[Fleet], str] = lambda f: f.name) -> None:
+    def __init__(self, client: Any, *, fleet_name: Callable[[Pool], str] = lambda f: f.name) -> None:
         self.client = client
         self.fleet_name = fleet_name
 
-    def instance_costs(self, fleet: Fleet) -> list[InstanceCost]:
+    def instance_costs(self, pool: Pool) -> list[InstanceCost]:
         from fleets.dstack import list_fleet_instances  # dstack's client is heavy; import on use
 
         return [
             InstanceCost(name=i.name, price_per_hour=Decimal(str(i.price or 0)), started_at=i.created,
                          finished_at=i.finished_at)
-            for i in list_fleet_instances(self.client, self.fleet_name(fleet), include_terminated=True)
+            for i in list_fleet_instances(self.client, self.fleet_name(pool), include_terminated=True)
         ]
 
 
-def dstack_source(fleet: Fleet) -> InstanceCostSource | None:
+def dstack_source(pool: Pool) -> InstanceCostSource | None:
     """dstack's instances of a dstack pool, or None while no dstack server is configured."""
     # dstack's client is heavy: imported when a reconciliation runs, not when billing loads.
-    from fleets.dstack_config import dstack_client, dstack_configured
+    from fleets.dstack_pools.config import dstack_client, dstack_configured
 
-    if fleet.backend != Backend.DSTACK or not dstack_configured():
+    if pool.backend != Backend.DSTACK or not dstack_configured():
         return None
     return DstackInstanceSource(dstack_client())
 
@@ -88,10 +88,10 @@ def provider_cost(instances: list[InstanceCost], *, start: datetime, end: dateti
     return total
 
 
-def booked_cost(*, fleet: Fleet, start: datetime, end: datetime) -> Decimal:
+def booked_cost(*, pool: Pool, start: datetime, end: datetime) -> Decimal:
     """What our ledger says the pool cost in [start, end): entries prorated to the window."""
     total = Decimal(0)
-    rows = ledger_window(start=start, end=end).filter(fleet=fleet).values_list("amount", "period_start", "period_end")
+    rows = ledger_window(start=start, end=end).filter(pool=pool).values_list("amount", "period_start", "period_end")
     for amount, p_start, p_end in rows:
         length = seconds_between(p_start, p_end)
         if length <= 0:
@@ -101,28 +101,28 @@ def booked_cost(*, fleet: Fleet, start: datetime, end: datetime) -> Decimal:
     return quantize_usd(total)
 
 
-def fleet_reconcile(*, fleet: Fleet, source: InstanceCostSource, start: datetime, end: datetime,
+def pool_reconcile(*, pool: Pool, source: InstanceCostSource, start: datetime, end: datetime,
                     now: datetime | None = None) -> ReconciliationReport:
     """Compare and, over the threshold, book the difference (provider − ours) for the window."""
     now = now or timezone.now()
-    instances = source.instance_costs(fleet)  # network: outside the transaction
+    instances = source.instance_costs(pool)  # network: outside the transaction
     theirs = provider_cost(instances, start=start, end=end, now=now)
     with transaction.atomic():
-        locked(Fleet.objects.filter(pk=fleet.pk)).first()  # one reconciler per pool at a time
-        ours = booked_cost(fleet=fleet, start=start, end=end)
+        locked(Pool.objects.filter(pk=pool.pk)).first()  # one reconciler per pool at a time
+        ours = booked_cost(pool=pool, start=start, end=end)
         gap = theirs - ours
         base = theirs if theirs > 0 else ours
         gap_pct = (gap * 100 / base).quantize(Decimal("0.01")) if base > 0 else Decimal("0.00")
         entry = None
         if abs(gap_pct) > Decimal(str(settings.HIPJUDGE_RECONCILE_GAP_PCT)) and gap != 0:
             entry = ledger_adjust(
-                fleet=fleet, amount=gap, source=Source.RECONCILIATION, period_start=start, period_end=end,
-                note=(f"dstack billed {theirs:.6f} USD for {len(instances)} instance(s) of pool {fleet.name} "
+                pool=pool, amount=gap, source=Source.RECONCILIATION, period_start=start, period_end=end,
+                note=(f"dstack billed {theirs:.6f} USD for {len(instances)} instance(s) of pool {pool.name} "
                       f"between {start:%Y-%m-%d %H:%M} and {end:%Y-%m-%d %H:%M} UTC; we had booked "
                       f"{ours:.6f} USD ({gap_pct} % gap)."))
-            log.warning("reconciliation of %s: %s", fleet.name, entry.note)
+            log.warning("reconciliation of %s: %s", pool.name, entry.note)
         return ReconciliationReport.objects.create(
-            fleet=fleet, period_start=start, period_end=end, ours=ours, theirs=theirs, gap=gap, gap_pct=gap_pct,
+            pool=pool, period_start=start, period_end=end, ours=ours, theirs=theirs, gap=gap, gap_pct=gap_pct,
             instances=len(instances), entry=entry)
 
 
@@ -131,20 +131,20 @@ def previous_day(now: datetime) -> tuple[datetime, datetime]:
     return end - timedelta(days=1), end
 
 
-def fleets_reconcile(*, now: datetime | None = None,
-                     source_for: Callable[[Fleet], InstanceCostSource | None] = dstack_source) -> dict[str, int]:
+def pools_reconcile(*, now: datetime | None = None,
+                     source_for: Callable[[Pool], InstanceCostSource | None] = dstack_source) -> dict[str, int]:
     """Reconcile yesterday (UTC) for every dstack pool; safe to run any number of times."""
     now = now or timezone.now()
     start, end = previous_day(now)
     pools = corrections = 0
-    for fleet in Fleet.objects.filter(backend=Backend.DSTACK):
-        source = source_for(fleet)
+    for pool in Pool.objects.filter(backend=Backend.DSTACK):
+        source = source_for(pool)
         if source is None:
             continue
         try:
-            report = fleet_reconcile(fleet=fleet, source=source, start=start, end=end, now=now)
+            report = pool_reconcile(pool=pool, source=source, start=start, end=end, now=now)
         except Exception:  # one pool's provider outage must not hide the others
-            log.exception("reconciling pool %s", fleet.name)
+            log.exception("reconciling pool %s", pool.name)
             continue
         pools += 1
         corrections += report.entry_id is not None

@@ -14,7 +14,7 @@ from django.db.models import Min, Q, QuerySet, Sum
 from billing.amounts import ZERO
 from billing.models import CreditGrant, LedgerEntry, Phase, UserSpendLimit
 from core import clock
-from fleets.models import Backend, Fleet
+from fleets.models import Backend, Pool
 from submissions.models import Submission
 from submissions.selectors import user_quota
 
@@ -24,13 +24,13 @@ def _sum(qs: QuerySet[LedgerEntry]) -> Decimal:
     return total.quantize(ZERO)  # SQLite sums decimals with extra digits
 
 
-def fleet_is_paid(fleet: Fleet) -> bool:
+def pool_is_paid(pool: Pool) -> bool:
     """A pool that costs money: a configured rate, or a dstack backend (priced by its offers)."""
-    return fleet.hourly_rate > 0 or fleet.backend == Backend.DSTACK
+    return pool.hourly_rate > 0 or pool.backend == Backend.DSTACK
 
 
-def paid_fleet_q(prefix: str = "") -> Q:
-    """fleet_is_paid as a filter, on Fleet (prefix "") or through a relation (prefix "fleet__")."""
+def paid_pool_q(prefix: str = "") -> Q:
+    """pool_is_paid as a filter, on Pool (prefix "") or through a relation (prefix "pool__")."""
     return Q(**{f"{prefix}hourly_rate__gt": 0}) | Q(**{f"{prefix}backend": Backend.DSTACK})
 
 
@@ -89,7 +89,7 @@ def budget_status(*, now: datetime | None = None) -> BudgetStatus:
                         grant_ids=[pk for pk, _, _ in grants])
 
 
-def paid_fleets_stop_reason(*, now: datetime | None = None) -> str:
+def paid_pools_stop_reason(*, now: datetime | None = None) -> str:
     """Why paid pools take no work right now, or "" when they do."""
     return budget_status(now=now).stop_reason
 
@@ -117,15 +117,15 @@ def user_usage(*, user: AbstractBaseUser, now: datetime | None = None) -> dict:
     cap = user_monthly_cap(user=user)
     quota = user_quota(user_id=user.pk, now=now)
     by_pool = (LedgerEntry.objects.filter(user_id=user.pk, period_start__gte=month_start(now))
-               .values("fleet__name").annotate(cost=Sum("amount"), secs=Sum("seconds", filter=Q(phase=Phase.BUSY)))
-               .order_by("fleet__name"))
+               .values("pool__name").annotate(cost=Sum("amount"), secs=Sum("seconds", filter=Q(phase=Phase.BUSY)))
+               .order_by("pool__name"))
     return {
         "month": month_start(now).strftime("%Y-%m"),
         "spent_usd": spent,
         "monthly_cap_usd": cap,
         "remaining_usd": None if cap is None else max(cap - spent, ZERO),
         "busy_seconds": sum((row["secs"] or Decimal(0) for row in by_pool), Decimal(0)),
-        "by_pool": [{"pool": row["fleet__name"], "cost_usd": row["cost"], "busy_seconds": row["secs"] or Decimal(0)}
+        "by_pool": [{"pool": row["pool__name"], "cost_usd": row["cost"], "busy_seconds": row["secs"] or Decimal(0)}
                     for row in by_pool],
         "submissions_24h": quota["daily_used"],
         "daily_limit": quota["daily_limit"],

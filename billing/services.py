@@ -34,7 +34,7 @@ from billing.models import CreditGrant, LedgerEntry, Phase, RateSource, Source, 
 from billing.signals import credit_granted
 from core import clock
 from core.locks import locked
-from fleets.models import ENDED_VM_STATES, Fleet, VMInstance, VMState
+from fleets.models import ENDED_VM_STATES, Pool, VMInstance, VMState
 from submissions.models import QueueClass, Submission
 
 log = logging.getLogger(__name__)
@@ -58,7 +58,7 @@ class _Segment:
 # ---- rates -------------------------------------------------------------------------------------
 def vm_rate(*, vm: VMInstance, cursor: VMAccrual | None = None) -> tuple[Decimal, str]:
     """USD per hour for this VM and where it came from: a price recorded for the VM (the dstack
-    offer it runs on), else `agent_info["price_per_hour"]` set by its backend, else the fleet's."""
+    offer it runs on), else `agent_info["price_per_hour"]` set by its backend, else the pool's."""
     if cursor is not None and cursor.price_per_hour is not None:
         return cursor.price_per_hour, cursor.price_source or RateSource.DSTACK
     raw = (vm.agent_info or {}).get("price_per_hour")
@@ -70,7 +70,7 @@ def vm_rate(*, vm: VMInstance, cursor: VMAccrual | None = None) -> tuple[Decimal
         else:
             if price >= 0:
                 return quantize_usd(price), RateSource.DSTACK
-    return vm.fleet.hourly_rate, RateSource.FLEET
+    return vm.pool.hourly_rate, RateSource.POOL
 
 
 def vm_price_record(*, vm_id: uuid.UUID | str, price_per_hour: Decimal, source: str = RateSource.DSTACK) -> None:
@@ -217,26 +217,26 @@ def ledger_accrue(*, vm_id: uuid.UUID | str, now: datetime | None = None) -> lis
 @dataclass(frozen=True)
 class Accrued:
     entries: list[LedgerEntry]
-    fleet: Fleet | None  # the VM's pool as read by the accrual; None when it read no VM
+    pool: Pool | None  # the VM's pool as read by the accrual; None when it read no VM
 
 
 def ledger_accrue_read(*, vm_id: uuid.UUID | str, now: datetime | None = None) -> Accrued:
     """ledger_accrue, and the VM's pool as it read it (for billing's receiver: one read of the row)."""
     now = now or clock.now()
-    fleet = None
+    pool = None
     try:
         with transaction.atomic():
             # The cursor is locked before the VM row is read: the state read is the one as of the lock.
             cursor = locked(VMAccrual.objects.filter(pk=uuid.UUID(str(vm_id)))).first()
             if cursor is not None and cursor.closed:
                 return Accrued([], None)
-            vm = VMInstance.objects.select_related("fleet").filter(pk=vm_id).first()
+            vm = VMInstance.objects.select_related("pool").filter(pk=vm_id).first()
             if vm is None:
                 return Accrued([], None)
             if cursor is None:  # first accrual of this VM: create the cursor, lock it, read again
                 cursor = _cursor_create_locked(vm)
-                vm.refresh_from_db(from_queryset=VMInstance.objects.select_related("fleet"))
-            fleet = vm.fleet
+                vm.refresh_from_db(from_queryset=VMInstance.objects.select_related("pool"))
+            pool = vm.pool
             history = _observe(vm)
             ended = vm.state in ENDED_VM_STATES
             end = min(vm.state_changed_at, now) if ended else now
@@ -245,7 +245,7 @@ def ledger_accrue_read(*, vm_id: uuid.UUID | str, now: datetime | None = None) -
                 if ended and end == vm.state_changed_at:
                     cursor.closed = True
                     cursor.save(update_fields=["closed", "updated_at"])
-                return Accrued([], fleet)
+                return Accrued([], pool)
             entries = _book(vm, cursor, _segments(vm, start, end, history))
             cursor.accrued_until = end
             cursor.closed = ended and end == vm.state_changed_at
@@ -254,8 +254,8 @@ def ledger_accrue_read(*, vm_id: uuid.UUID | str, now: datetime | None = None) -
         # Another worker booked this period between our read and our insert (only possible if
         # the cursor lock was bypassed): the constraint kept it single; nothing to do.
         log.warning("accrual of VM %s up to %s was already booked", vm_id, now)
-        return Accrued([], fleet)
-    return Accrued(entries, fleet)
+        return Accrued([], pool)
+    return Accrued(entries, pool)
 
 
 def _book(vm: VMInstance, cursor: VMAccrual, segments: list[_Segment]) -> list[LedgerEntry]:
@@ -269,7 +269,7 @@ def _book(vm: VMInstance, cursor: VMAccrual, segments: list[_Segment]) -> list[L
         seconds = seconds_between(seg.start, seg.end)
         submission_id, user_id = charged.get(seg.charged_ref, (None, None))
         entries.append(LedgerEntry(
-            vm=vm, fleet_id=vm.fleet_id, submission_id=submission_id, user_id=user_id, phase=phase,
+            vm=vm, pool_id=vm.pool_id, submission_id=submission_id, user_id=user_id, phase=phase,
             period_start=seg.start, period_end=seg.end, seconds=seconds, rate_per_hour=rate,
             rate_source=rate_source, amount=cost_of(seconds, rate), source=Source.ACCRUAL))
     return LedgerEntry.objects.bulk_create(entries)
@@ -291,7 +291,7 @@ def ledger_accrue_all(*, now: datetime | None = None) -> int:
 
 
 # ---- corrections -------------------------------------------------------------------------------
-def ledger_adjust(*, fleet: Fleet, amount: Decimal, note: str, period_start: datetime,
+def ledger_adjust(*, pool: Pool, amount: Decimal, note: str, period_start: datetime,
                   period_end: datetime, source: str = Source.ADJUSTMENT, vm: VMInstance | None = None,
                   user_id: int | None = None) -> LedgerEntry:
     """A correcting entry (positive charges, negative credits back); the note says why."""
@@ -299,7 +299,7 @@ def ledger_adjust(*, fleet: Fleet, amount: Decimal, note: str, period_start: dat
         raise ValueError("a correction needs a note saying why")
     if source == Source.ACCRUAL:
         raise ValueError("accruals are booked by ledger_accrue only")
-    entry = LedgerEntry(vm=vm, fleet=fleet, user_id=user_id, phase="", period_start=period_start,
+    entry = LedgerEntry(vm=vm, pool=pool, user_id=user_id, phase="", period_start=period_start,
                         period_end=period_end, seconds=Decimal(0), rate_per_hour=Decimal(0),
                         rate_source=RateSource.NONE, amount=quantize_usd(amount), source=source, note=note.strip())
     entry.save()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from billing.alerts import budget_check
 from billing.hard_stop import budget_enforce, pools_credit_note
-from billing.reconcile import fleets_reconcile
+from billing.reconcile import pools_reconcile
 from billing.selectors import budget_status
 from billing.services import ledger_accrue_all
 
@@ -26,4 +26,4 @@ def accrue() -> dict[str, int]:
 
 
 def reconcile() -> dict[str, int]:
-    return fleets_reconcile()
+    return pools_reconcile()

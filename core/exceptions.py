@@ -35,6 +35,12 @@ class AuthenticationFailed(ApplicationError):
     status_code = status.HTTP_401_UNAUTHORIZED
 
 
+class PaymentRequired(ApplicationError):
+    """Out of credit, or over the user's monthly spend cap: HTTP 402 with the reason."""
+
+    status_code = status.HTTP_402_PAYMENT_REQUIRED
+
+
 class AccessDenied(ApplicationError):
     status_code = status.HTTP_403_FORBIDDEN
 

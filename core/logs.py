@@ -2,7 +2,7 @@
 
 State changes (a submission's status, a VM's state, pool and budget events) are logged through
 `log_event`, which carries the ids as structured fields: `event` names the kind of change and
-`submission`, `vm`, `pool` (the Fleet's id) say what changed. Only those named fields reach a
+`submission`, `vm`, `pool` (the Pool's id) say what changed. Only those named fields reach a
 formatter: arbitrary `extra=` objects (Django attaches the request to its error lines) are never
 serialized, so a source text or a token cannot ride along. Callers pass ids, never payloads.
 """

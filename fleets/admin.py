@@ -15,8 +15,8 @@ from django.utils.html import format_html
 
 from billing.selectors import vm_costs
 from core.units import format_duration
-from fleets import admin_dstack
-from fleets.models import Backend, Fleet, PoolPolicy, VMInstance, VMState
+from fleets.dstack_pools import admin as dstack_admin
+from fleets.models import Backend, Pool, PoolPolicy, VMInstance, VMState
 from fleets.policy import policy_summary
 from fleets.services import vm_drain, vm_stop_now
 
@@ -25,56 +25,56 @@ def _duration(delta: timedelta | None) -> str:
     return "-" if delta is None else format_duration(delta.total_seconds())
 
 
-@admin.register(Fleet)
-class FleetAdmin(admin.ModelAdmin):
+@admin.register(Pool)
+class PoolAdmin(admin.ModelAdmin):
     list_display = ("name", "backend_shown", "device", "gpu", "max_vms", "policy_shown", "idle_timeout_s",
                     "provision_timeout_s", "hourly_rate", "enabled")
     list_filter = ("backend", "policy", "device", "enabled")
     search_fields = ("name", "title")
     readonly_fields = ("policy_in_effect_now", "credit_used_pct", "dstack_yaml", "dstack_settings")
-    actions = (admin_dstack.dstack_plan, admin_dstack.dstack_apply, admin_dstack.dstack_verify,
-               admin_dstack.dstack_delete)
-    change_list_template = "admin/fleets/fleet/change_list.html"
+    actions = (dstack_admin.dstack_plan, dstack_admin.dstack_apply, dstack_admin.dstack_verify,
+               dstack_admin.dstack_delete)
+    change_list_template = "admin/fleets/pool/change_list.html"
 
     @admin.display(description="backend", ordering="backend")
-    def backend_shown(self, fleet: Fleet) -> str:
-        return "simulated" if fleet.is_simulated else fleet.backend
+    def backend_shown(self, pool: Pool) -> str:
+        return "simulated" if pool.is_simulated else pool.backend
 
     @admin.display(description="policy", ordering="policy")
-    def policy_shown(self, fleet: Fleet) -> str:
-        shown = PoolPolicy(fleet.policy_in_effect).label
-        return shown if fleet.policy else f"{shown} (default)"
+    def policy_shown(self, pool: Pool) -> str:
+        shown = PoolPolicy(pool.policy_in_effect).label
+        return shown if pool.policy else f"{shown} (default)"
 
     @admin.display(description="GPU")
-    def gpu(self, fleet: Fleet) -> str:
-        return f"{fleet.gpu_count}x {fleet.gpu_name}" if fleet.gpu_name else "-"
+    def gpu(self, pool: Pool) -> str:
+        return f"{pool.gpu_count}x {pool.gpu_name}" if pool.gpu_name else "-"
 
     @admin.display(description="policy in effect")
-    def policy_in_effect_now(self, fleet: Fleet) -> str:
-        if fleet.pk is None:
+    def policy_in_effect_now(self, pool: Pool) -> str:
+        if pool.pk is None:
             return "-"
-        return policy_summary(fleet=fleet, now=timezone.now())
+        return policy_summary(pool=pool, now=timezone.now())
 
     @admin.display(description="dstack fleet YAML (what `fleet plan` sends)")
-    def dstack_yaml(self, fleet: Fleet) -> str:
-        if fleet.pk is None or fleet.backend != Backend.DSTACK:
+    def dstack_yaml(self, pool: Pool) -> str:
+        if pool.pk is None or pool.backend != Backend.DSTACK:
             return "- (dstack pools only)"
-        return admin_dstack.fleet_yaml_html(fleet)
+        return dstack_admin.fleet_yaml_html(pool)
 
     @admin.display(description="dstack settings in effect (config keys; unset ones use these defaults)")
-    def dstack_settings(self, fleet: Fleet) -> str:
-        if fleet.pk is None or fleet.backend != Backend.DSTACK:
+    def dstack_settings(self, pool: Pool) -> str:
+        if pool.pk is None or pool.backend != Backend.DSTACK:
             return "- (dstack pools only)"
-        return admin_dstack.fleet_settings_html(fleet)
+        return dstack_admin.fleet_settings_html(pool)
 
     def get_urls(self) -> list[URLPattern]:
         view = self.admin_site.admin_view(self.instances_view)
-        return [path("dstack/", view, name="fleets_fleet_dstack"), *super().get_urls()]
+        return [path("dstack/", view, name="fleets_pool_dstack"), *super().get_urls()]
 
     def instances_view(self, request: HttpRequest) -> TemplateResponse:
         if not self.has_view_permission(request):  # staff alone is not enough: it lists VMs and runs
             raise PermissionDenied
-        return admin_dstack.instances_view(self, request)
+        return dstack_admin.instances_view(self, request)
 
 
 class VMChangeList(ChangeList):
@@ -90,10 +90,10 @@ like web's: it may show what billing booked, while fleets' services never call b
 
 @admin.register(VMInstance)
 class VMInstanceAdmin(admin.ModelAdmin):
-    list_display = ("short_id", "fleet", "state", "run", "up_for", "idle_for", "cold_start", "cost",
+    list_display = ("short_id", "pool", "state", "run", "up_for", "idle_for", "cold_start", "cost",
                     "serves", "jobs_started", "created_at")
-    list_filter = ("state", "fleet")
-    list_select_related = ("fleet",)
+    list_filter = ("state", "pool")
+    list_select_related = ("pool",)
     search_fields = ("id", "job_ref", "handle")
     # The agent token never shows in the admin: it would let any staff session drive the agent.
     exclude = ("token",)
@@ -109,9 +109,9 @@ class VMInstanceAdmin(admin.ModelAdmin):
 
     @admin.display(description="run / process")
     def run(self, vm: VMInstance) -> str:
-        if vm.fleet.backend == Backend.DSTACK and vm.handle:
+        if vm.pool.backend == Backend.DSTACK and vm.handle:
             return vm.handle
-        if vm.fleet.is_simulated:
+        if vm.pool.is_simulated:
             return f"simulated{f', agent pid {vm.pid}' if vm.pid else ''}"
         if vm.pid:
             return f"pid {vm.pid}"

@@ -3,4 +3,4 @@ from django.apps import AppConfig
 
 class FleetsConfig(AppConfig):
     name = "fleets"
-    verbose_name = "Fleets and VMs"
+    verbose_name = "Pools and VMs"

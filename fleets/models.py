@@ -1,4 +1,4 @@
-"""Pools of machines (Fleet) and the machines themselves (VMInstance).
+"""Pools of machines (Pool) and the machines themselves (VMInstance).
 
 A VM runs one agent and at most one job at a time. Its state machine:
 
@@ -7,7 +7,7 @@ A VM runs one agent and at most one job at a time. Its state machine:
          ▼            ▼          ▼
        FAILED      DRAINING ──► STOPPED        (any live state can end FAILED)
 
-Fleets know nothing about submissions: a busy VM only carries an opaque `job_ref` naming the
+The fleets app knows nothing about submissions: a busy VM carries an opaque `job_ref` naming the
 work it serves, so infrastructure code stays reusable by billing and the dstack backend.
 """
 
@@ -87,7 +87,7 @@ def validate_peaks_by_type(value: Any) -> None:
             raise ValidationError(f"{kind}: must be a positive number of GFLOPS, not {gflops!r}")
 
 
-class Fleet(models.Model):
+class Pool(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     name = models.SlugField(max_length=63, unique=True, help_text="The pool name users submit to.")
     title = models.CharField(max_length=200, blank=True)
@@ -133,6 +133,7 @@ class Fleet(models.Model):
 
     class Meta:
         ordering = ["name"]
+        db_table = "fleets_fleet"  # the table from before the model was named Pool: no data moved
 
     def __str__(self) -> str:
         return self.name
@@ -194,7 +195,7 @@ class VMState(models.TextChoices):
     FAILED = "FAILED"
 
 
-# Not ended yet: these count against a fleet's max_vms (a draining VM still costs money until it is gone).
+# Not ended yet: these count against a pool's max_vms (a draining VM still costs money until it is gone).
 LIVE_VM_STATES = (VMState.PROVISIONING, VMState.WARM, VMState.BUSY, VMState.DRAINING)
 ENDED_VM_STATES = (VMState.STOPPED, VMState.FAILED)
 # VMs that may still serve their pool's queue (a draining VM takes no new work).
@@ -203,7 +204,7 @@ SERVING_VM_STATES = (VMState.PROVISIONING, VMState.WARM, VMState.BUSY)
 
 class VMInstance(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    fleet = models.ForeignKey(Fleet, on_delete=models.PROTECT, related_name="vms")
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="vms", db_column="fleet_id")
     state = models.CharField(max_length=16, choices=VMState.choices, default=VMState.PROVISIONING)
     state_reason = models.TextField(blank=True)
     # Where the agent answers and how to prove we are its orchestrator.
@@ -224,7 +225,8 @@ class VMInstance(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["fleet", "state"])]
+        # Named as before the pool rename (so were the column and the table): no index was rebuilt.
+        indexes = [models.Index(fields=["pool", "state"], name="fleets_vmin_fleet_i_7b7554_idx")]
         constraints = [
             # A busy VM always says whom it serves; an idle one serves nobody.
             models.CheckConstraint(
@@ -232,7 +234,7 @@ class VMInstance(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.fleet.name}/{str(self.id)[:8]} {self.state}"
+        return f"{self.pool.name}/{str(self.id)[:8]} {self.state}"
 
     @property
     def is_live(self) -> bool:
@@ -243,7 +245,7 @@ class VMJob(models.Model):
     """One job a VM served, from acquisition to release: the pool's measured arrivals and job
     lengths, which the adaptive policy reads (fleets.policy). Kept two days."""
 
-    fleet = models.ForeignKey(Fleet, on_delete=models.CASCADE, related_name="+")
+    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="+", db_column="fleet_id")
     vm = models.ForeignKey(VMInstance, on_delete=models.CASCADE, related_name="+")
     job_ref = models.CharField(max_length=100)
     cold = models.BooleanField(default=False, help_text="The VM was started for this job (its length includes that).")
@@ -251,7 +253,7 @@ class VMJob(models.Model):
     ended_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["fleet", "started_at"])]
+        indexes = [models.Index(fields=["pool", "started_at"], name="fleets_vmjo_fleet_i_5b4954_idx")]
 
     def __str__(self) -> str:
         return f"{self.job_ref} on {self.vm_id}"

@@ -34,7 +34,7 @@ from enum import Enum
 
 from django.conf import settings
 
-from fleets.models import SERVING_VM_STATES, Fleet, PoolPolicy, VMInstance, VMJob, VMState, prewarm_ranges
+from fleets.models import SERVING_VM_STATES, Pool, PoolPolicy, VMInstance, VMJob, VMState, prewarm_ranges
 
 DEFAULT_COLD_START_S = 360.0  # until the pool measured one: dstack's MI300X start takes 5-7 min
 DEFAULT_JOB_S = 60.0
@@ -47,8 +47,8 @@ KEEP_COLD_STARTS = 4  # how long a VM that jobs come to faster than a cold start
 
 
 @dataclass(frozen=True)
-class PoolView:
-    """What the policy knows of a pool at one moment (pool_view reads it: three queries)."""
+class PoolSnapshot:
+    """What the policy knows of a pool at one moment (pool_snapshot reads it: three queries)."""
 
     cold_start_s: float
     arrivals_per_s: float
@@ -60,62 +60,62 @@ class PoolView:
         return self.arrivals_per_s * 3600
 
 
-def pool_view(*, fleet: Fleet, now: datetime) -> PoolView:
-    starts = VMInstance.objects.filter(fleet=fleet, ready_at__isnull=False).order_by("-created_at").values_list(
+def pool_snapshot(*, pool: Pool, now: datetime) -> PoolSnapshot:
+    starts = VMInstance.objects.filter(pool=pool, ready_at__isnull=False).order_by("-created_at").values_list(
         "created_at", "ready_at")[:COLD_STARTS_MEASURED]
     measured = [(ready - created).total_seconds() for created, ready in starts if ready is not None]
-    configured = (fleet.config or {}).get("cold_start_estimate_s") if isinstance(fleet.config, dict) else None
+    configured = (pool.config or {}).get("cold_start_estimate_s") if isinstance(pool.config, dict) else None
     cold = statistics.median(measured) if measured else float(configured or DEFAULT_COLD_START_S)
     # The recent job log in one query: the starts of the last hour, and the lengths of the last warm jobs.
-    recent = list(VMJob.objects.filter(fleet=fleet).order_by("-started_at").values_list(
+    recent = list(VMJob.objects.filter(pool=pool).order_by("-started_at").values_list(
         "started_at", "ended_at", "cold")[:JOBS_READ])
     since = now - RATE_WINDOW
     arrivals = sum(started > since for started, _, _ in recent)
     if arrivals == len(recent) == JOBS_READ:  # a busy hour: count it all
-        arrivals = VMJob.objects.filter(fleet=fleet, started_at__gt=since).count()
+        arrivals = VMJob.objects.filter(pool=pool, started_at__gt=since).count()
     lengths = [(end - start).total_seconds() for start, end, cold_job in recent
                if end is not None and not cold_job][:JOBS_MEASURED]
-    return PoolView(cold_start_s=max(cold, 1.0), arrivals_per_s=arrivals / RATE_WINDOW.total_seconds(),
+    return PoolSnapshot(cold_start_s=max(cold, 1.0), arrivals_per_s=arrivals / RATE_WINDOW.total_seconds(),
                     mean_job_s=max(statistics.fmean(lengths), 1.0) if lengths else DEFAULT_JOB_S,
-                    credit_used_pct=fleet.credit_used_pct)
+                    credit_used_pct=pool.credit_used_pct)
 
 
 # ---- the rules -----------------------------------------------------------------------------------
-def idle_timeout_s(*, fleet: Fleet, view: PoolView | None, serving: int) -> float:
+def idle_timeout_s(*, pool: Pool, snapshot: PoolSnapshot | None, serving: int) -> float:
     """Seconds a warm VM of the pool may wait for work before it is stopped; `serving`: the pool's
     VMs that take work, this one included (the reaper counts down as it stops the longest idle)."""
-    if fleet.policy_in_effect != PoolPolicy.ADAPTIVE or view is None:
-        return float(fleet.idle_timeout_s)
-    cold = view.cold_start_s
-    gap = max(serving, 1) / view.arrivals_per_s if view.arrivals_per_s > 0 else math.inf
+    if pool.policy_in_effect != PoolPolicy.ADAPTIVE or snapshot is None:
+        return float(pool.idle_timeout_s)
+    cold = snapshot.cold_start_s
+    gap = max(serving, 1) / snapshot.arrivals_per_s if snapshot.arrivals_per_s > 0 else math.inf
     if gap <= cold:
         timeout = KEEP_COLD_STARTS * cold  # the next job is likely sooner than a cold start: keep it
     elif gap >= 2 * cold:
         timeout = cold / 4  # seldom needed: stop it soon after a follow-up has had its minute
     else:  # in between, from keeping to stopping, geometrically
         timeout = KEEP_COLD_STARTS * cold * (1 / (4 * KEEP_COLD_STARTS)) ** (gap / cold - 1)
-    if view.credit_used_pct is not None and view.credit_used_pct >= TIGHT_PCT:
+    if snapshot.credit_used_pct is not None and snapshot.credit_used_pct >= TIGHT_PCT:
         timeout /= 2
     return timeout
 
 
-def idle_timeout_bound_s(*, fleet: Fleet, view: PoolView | None) -> float | None:
+def idle_timeout_bound_s(*, pool: Pool, snapshot: PoolSnapshot | None) -> float | None:
     """The longest a warm VM of the pool waits for work before the policy stops it, whatever the
     arrivals; None where the policy keeps VMs up without work (always-on's floor, pre-warm hours).
     Billing books idle time past it (and the reaper's period) to the platform: only a platform that
     was not running can have kept a VM warm that long."""
-    policy = fleet.policy_in_effect
-    if policy == PoolPolicy.ALWAYS_ON or (policy == PoolPolicy.ADAPTIVE and fleet.prewarm_hours):
+    policy = pool.policy_in_effect
+    if policy == PoolPolicy.ALWAYS_ON or (policy == PoolPolicy.ADAPTIVE and pool.prewarm_hours):
         return None
-    if policy != PoolPolicy.ADAPTIVE or view is None:
-        return float(fleet.idle_timeout_s)
-    return KEEP_COLD_STARTS * view.cold_start_s
+    if policy != PoolPolicy.ADAPTIVE or snapshot is None:
+        return float(pool.idle_timeout_s)
+    return KEEP_COLD_STARTS * snapshot.cold_start_s
 
 
 AGENT_SILENCE_FLOOR_S = 300  # above two reconcile periods: the reconcile reaches every warm agent every 2 min
 
 
-def agent_silence_limit_s(*, fleet: Fleet) -> int:
+def agent_silence_limit_s(*, pool: Pool) -> int:
     """Seconds a VM's agent waits for a request from the platform before it stops itself
     (agent.self_stop): HIPJUDGE_AGENT_SILENCE_LIMIT, else twice the pool's idle timeout, at least
     AGENT_SILENCE_FLOOR_S. A working platform polls a running job every few seconds and asks each warm
@@ -123,55 +123,55 @@ def agent_silence_limit_s(*, fleet: Fleet) -> int:
     configured = settings.HIPJUDGE_AGENT_SILENCE_LIMIT
     if configured:
         return configured
-    return max(2 * fleet.idle_timeout_s, AGENT_SILENCE_FLOOR_S)
+    return max(2 * pool.idle_timeout_s, AGENT_SILENCE_FLOOR_S)
 
 
-def vm_ceiling(*, fleet: Fleet) -> int:
+def vm_ceiling(*, pool: Pool) -> int:
     """The most VMs the pool may have up now."""
-    used = fleet.credit_used_pct
-    if fleet.policy_in_effect == PoolPolicy.ADAPTIVE and used is not None and used >= ONE_VM_PCT:
-        return min(fleet.max_vms, 1)
-    return fleet.max_vms
+    used = pool.credit_used_pct
+    if pool.policy_in_effect == PoolPolicy.ADAPTIVE and used is not None and used >= ONE_VM_PCT:
+        return min(pool.max_vms, 1)
+    return pool.max_vms
 
 
-def in_prewarm_hours(*, fleet: Fleet, at: datetime) -> bool:
+def in_prewarm_hours(*, pool: Pool, at: datetime) -> bool:
     hour = at.hour + at.minute / 60
-    for first, last in prewarm_ranges(fleet.prewarm_hours or ""):
+    for first, last in prewarm_ranges(pool.prewarm_hours or ""):
         inside = first <= hour < last if first < last else (hour >= first or hour < last)
         if inside:
             return True
     return False
 
 
-def vm_floor(*, fleet: Fleet, view: PoolView | None, now: datetime) -> int:
+def vm_floor(*, pool: Pool, snapshot: PoolSnapshot | None, now: datetime) -> int:
     """VMs the pool keeps up even without work (started ahead of demand when missing); none at the
     hard stop (billing stops warm VMs of paid pools then)."""
-    if not fleet.enabled or (fleet.credit_used_pct is not None and fleet.credit_used_pct >= HARD_STOP_PCT):
+    if not pool.enabled or (pool.credit_used_pct is not None and pool.credit_used_pct >= HARD_STOP_PCT):
         return 0
-    policy = fleet.policy_in_effect
+    policy = pool.policy_in_effect
     if policy == PoolPolicy.ALWAYS_ON:
-        return min(max(fleet.min_vms, 1), fleet.max_vms)
-    if policy == PoolPolicy.ADAPTIVE and fleet.prewarm_hours:
-        ahead = view.cold_start_s if view is not None else DEFAULT_COLD_START_S
-        if in_prewarm_hours(fleet=fleet, at=now) or in_prewarm_hours(fleet=fleet, at=now + timedelta(seconds=ahead)):
-            return min(1, fleet.max_vms)
+        return min(max(pool.min_vms, 1), pool.max_vms)
+    if policy == PoolPolicy.ADAPTIVE and pool.prewarm_hours:
+        ahead = snapshot.cold_start_s if snapshot is not None else DEFAULT_COLD_START_S
+        if in_prewarm_hours(pool=pool, at=now) or in_prewarm_hours(pool=pool, at=now + timedelta(seconds=ahead)):
+            return min(1, pool.max_vms)
     return 0
 
 
-def needs_view(fleet: Fleet) -> bool:
-    return fleet.policy_in_effect == PoolPolicy.ADAPTIVE
+def needs_snapshot(pool: Pool) -> bool:
+    return pool.policy_in_effect == PoolPolicy.ADAPTIVE
 
 
-def expected_wait_s(*, view: PoolView, serving: list[VMInstance], queued: int, now: datetime) -> float:
+def expected_wait_s(*, snapshot: PoolSnapshot, serving: list[VMInstance], queued: int, now: datetime) -> float:
     """The newest of `queued` jobs' wait if no VM is added: each goes to the VM that frees first."""
-    job = view.mean_job_s
+    job = snapshot.mean_job_s
     free_at = []
     for vm in serving:
         if vm.state == VMState.BUSY:
             elapsed = (now - (vm.last_used_at or vm.state_changed_at)).total_seconds()
             free_at.append(max(job - elapsed, job / 4))
         elif vm.state == VMState.PROVISIONING:
-            starting = max(view.cold_start_s - (now - vm.created_at).total_seconds(), 0.0)
+            starting = max(snapshot.cold_start_s - (now - vm.created_at).total_seconds(), 0.0)
             free_at.append(starting + (job if vm.job_ref else 0.0))
         else:
             free_at.append(0.0)
@@ -191,15 +191,15 @@ class Scale(Enum):
     PRESTART = "prestart"  # start a VM for the pool; the job waits for whichever frees first
 
 
-def scale_decision(*, fleet: Fleet, live: list[VMInstance], queued: int, now: datetime) -> Scale:
+def scale_decision(*, pool: Pool, live: list[VMInstance], queued: int, now: datetime) -> Scale:
     """A job found no warm VM: what to do. `live` are the pool's VMs that count against max_vms."""
-    view = pool_view(fleet=fleet, now=now) if needs_view(fleet) else None
-    if len(live) >= vm_ceiling(fleet=fleet):
+    snapshot = pool_snapshot(pool=pool, now=now) if needs_snapshot(pool) else None
+    if len(live) >= vm_ceiling(pool=pool):
         return Scale.WAIT
     serving = [vm for vm in live if vm.state in SERVING_VM_STATES]
-    if view is None or not serving:
+    if snapshot is None or not serving:
         return Scale.BIND
-    if expected_wait_s(view=view, serving=serving, queued=queued, now=now) > view.cold_start_s:
+    if expected_wait_s(snapshot=snapshot, serving=serving, queued=queued, now=now) > snapshot.cold_start_s:
         return Scale.PRESTART
     return Scale.WAIT
 
@@ -214,30 +214,30 @@ def _idle_since(vm: VMInstance) -> datetime:
     return vm.last_used_at or vm.ready_at or vm.created_at
 
 
-def _reap_view(*, fleet: Fleet, live: list[VMInstance], now: datetime) -> PoolView | None:
-    """The view reap_plan reads: only an adaptive pool's, and only with a warm VM or pre-warm hours."""
+def _reap_snapshot(*, pool: Pool, live: list[VMInstance], now: datetime) -> PoolSnapshot | None:
+    """The snapshot reap_plan reads: only an adaptive pool's, and only with a warm VM or pre-warm hours."""
     warm = any(vm.state == VMState.WARM for vm in live)
-    return pool_view(fleet=fleet, now=now) if needs_view(fleet) and (warm or fleet.prewarm_hours) else None
+    return pool_snapshot(pool=pool, now=now) if needs_snapshot(pool) and (warm or pool.prewarm_hours) else None
 
 
-def reap_plan(*, fleet: Fleet, live: list[VMInstance], now: datetime) -> ReapPlan:
+def reap_plan(*, pool: Pool, live: list[VMInstance], now: datetime) -> ReapPlan:
     """Which warm VMs of the pool to stop now (longest idle first), and how many to start."""
-    return _reap_plan(fleet=fleet, live=live, now=now, view=_reap_view(fleet=fleet, live=live, now=now))
+    return _reap_plan(pool=pool, live=live, now=now, snapshot=_reap_snapshot(pool=pool, live=live, now=now))
 
 
-def _reap_plan(*, fleet: Fleet, live: list[VMInstance], now: datetime, view: PoolView | None) -> ReapPlan:
+def _reap_plan(*, pool: Pool, live: list[VMInstance], now: datetime, snapshot: PoolSnapshot | None) -> ReapPlan:
     warm = sorted((vm for vm in live if vm.state == VMState.WARM), key=_idle_since)
-    ceiling, floor = vm_ceiling(fleet=fleet), vm_floor(fleet=fleet, view=view, now=now)
+    ceiling, floor = vm_ceiling(pool=pool), vm_floor(pool=pool, snapshot=snapshot, now=now)
     serving = sum(vm.state in SERVING_VM_STATES for vm in live)
     up = len(live)
     stop: list[tuple[VMInstance, str]] = []
     for vm in warm:
         # With `serving` VMs up, this one (the longest idle left) is the one the pool needs least.
-        timeout = idle_timeout_s(fleet=fleet, view=view, serving=serving)
+        timeout = idle_timeout_s(pool=pool, snapshot=snapshot, serving=serving)
         if up > ceiling:
-            stop.append((vm, f"The credit is {fleet.credit_used_pct} % used: the pool keeps at most {ceiling} VM."))
+            stop.append((vm, f"The credit is {pool.credit_used_pct} % used: the pool keeps at most {ceiling} VM."))
         elif up > floor and (now - _idle_since(vm)).total_seconds() >= timeout:
-            stop.append((vm, _idle_reason(timeout, view)))
+            stop.append((vm, _idle_reason(timeout, snapshot)))
         else:
             continue
         up, serving = up - 1, serving - 1
@@ -251,19 +251,19 @@ def _seconds_after(since: datetime, seconds: float) -> datetime:
     return at if (at - since).total_seconds() >= seconds else at + timedelta(microseconds=1)
 
 
-def _window_starts(*, fleet: Fleet, now: datetime) -> list[datetime]:
-    """The job starts pool_view counts as the last hour's arrivals at `now`, oldest first."""
-    return sorted(VMJob.objects.filter(fleet=fleet, started_at__gt=now - RATE_WINDOW).values_list(
+def _window_starts(*, pool: Pool, now: datetime) -> list[datetime]:
+    """The job starts pool_snapshot counts as the last hour's arrivals at `now`, oldest first."""
+    return sorted(VMJob.objects.filter(pool=pool, started_at__gt=now - RATE_WINDOW).values_list(
         "started_at", flat=True))
 
 
-def _floor_changes(*, fleet: Fleet, ahead_s: float, now: datetime) -> list[datetime]:
+def _floor_changes(*, pool: Pool, ahead_s: float, now: datetime) -> list[datetime]:
     """Instants after `now` (within two days) at which vm_floor may change: a pre-warm range's ends,
     and a cold start before them."""
-    if fleet.policy_in_effect != PoolPolicy.ADAPTIVE or not fleet.prewarm_hours:
+    if pool.policy_in_effect != PoolPolicy.ADAPTIVE or not pool.prewarm_hours:
         return []
     midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    ends = {hour for pair in prewarm_ranges(fleet.prewarm_hours) for hour in pair}
+    ends = {hour for pair in prewarm_ranges(pool.prewarm_hours) for hour in pair}
     out = []
     for day in range(3):
         for hour in ends:
@@ -272,64 +272,64 @@ def _floor_changes(*, fleet: Fleet, ahead_s: float, now: datetime) -> list[datet
     return out
 
 
-def reap_due_at(*, fleet: Fleet, live: list[VMInstance], now: datetime) -> datetime | None:
+def reap_due_at(*, pool: Pool, live: list[VMInstance], now: datetime) -> datetime | None:
     """The earliest instant from `now` at which reap_plan would stop or start a VM of the pool if
     nothing else happened meanwhile (no job, no VM change, no change to the credit used); None when
     that never comes. Between such happenings only the clock moves: an idle VM's idle time grows, and
-    the adaptive timeout changes only when a job start leaves the hour pool_view counts (it shortens
+    the adaptive timeout changes only when a job start leaves the hour pool_snapshot counts (it shortens
     then), or at a pre-warm edge. A caller may skip the reaper until then (the simulator does)."""
-    view = _reap_view(fleet=fleet, live=live, now=now)
-    plan = _reap_plan(fleet=fleet, live=live, now=now, view=view)
+    snapshot = _reap_snapshot(pool=pool, live=live, now=now)
+    plan = _reap_plan(pool=pool, live=live, now=now, snapshot=snapshot)
     if plan.stop or plan.start:
         return now
-    edges = _floor_changes(fleet=fleet, ahead_s=view.cold_start_s if view else DEFAULT_COLD_START_S, now=now)
+    edges = _floor_changes(pool=pool, ahead_s=snapshot.cold_start_s if snapshot else DEFAULT_COLD_START_S, now=now)
     due = min(edges, default=None)
     warm = sorted((vm for vm in live if vm.state == VMState.WARM), key=_idle_since)
-    if not warm or len(live) <= vm_floor(fleet=fleet, view=view, now=now):
+    if not warm or len(live) <= vm_floor(pool=pool, snapshot=snapshot, now=now):
         return due  # nothing to stop before the floor changes (the ceiling changes only with the credit)
     # Only the longest idle VM matters: the others wait as long, having waited less.
     idle_since, serving = _idle_since(warm[0]), sum(vm.state in SERVING_VM_STATES for vm in live)
-    if view is None:
-        stop_at = _seconds_after(idle_since, idle_timeout_s(fleet=fleet, view=None, serving=serving))
+    if snapshot is None:
+        stop_at = _seconds_after(idle_since, idle_timeout_s(pool=pool, snapshot=None, serving=serving))
         return min(stop_at, due) if due else stop_at
     # The hour's count falls by one as each start in it turns an hour old: walk those steps.
-    leaving = [started + RATE_WINDOW for started in _window_starts(fleet=fleet, now=now)]
+    leaving = [started + RATE_WINDOW for started in _window_starts(pool=pool, now=now)]
     step_start = now
     for index in range(len(leaving) + 1):
         count = len(leaving) - index
-        stepped = PoolView(cold_start_s=view.cold_start_s, arrivals_per_s=count / RATE_WINDOW.total_seconds(),
-                           mean_job_s=view.mean_job_s, credit_used_pct=view.credit_used_pct)
-        stop_at = max(step_start, _seconds_after(idle_since, idle_timeout_s(fleet=fleet, view=stepped,
-                                                                             serving=serving)))
+        stepped = PoolSnapshot(cold_start_s=snapshot.cold_start_s, arrivals_per_s=count / RATE_WINDOW.total_seconds(),
+                               mean_job_s=snapshot.mean_job_s, credit_used_pct=snapshot.credit_used_pct)
+        stop_at = max(step_start, _seconds_after(idle_since, idle_timeout_s(pool=pool, snapshot=stepped,
+                                                                                 serving=serving)))
         if index == len(leaving) or stop_at < leaving[index]:
             return min(stop_at, due) if due else stop_at
         step_start = leaving[index]
     return due  # (not reached: the last step has no end)
 
 
-def _idle_reason(timeout: float, view: PoolView | None) -> str:
-    if view is None:
+def _idle_reason(timeout: float, snapshot: PoolSnapshot | None) -> str:
+    if snapshot is None:
         return f"Idle for more than {timeout:.0f} s."
-    return (f"Idle for more than {timeout:.0f} s (adaptive: cold start ~{view.cold_start_s:.0f} s, "
-            f"{view.arrivals_per_h:.1f} jobs in the last hour).")
+    return (f"Idle for more than {timeout:.0f} s (adaptive: cold start ~{snapshot.cold_start_s:.0f} s, "
+            f"{snapshot.arrivals_per_h:.1f} jobs in the last hour).")
 
 
-def policy_summary(*, fleet: Fleet, now: datetime) -> str:
+def policy_summary(*, pool: Pool, now: datetime) -> str:
     """What the pool's policy does right now, in a sentence or two (the admin shows it)."""
-    policy = fleet.policy_in_effect
+    policy = pool.policy_in_effect
     if policy == PoolPolicy.FIXED:
-        return f"Fixed: a warm VM stops after {fleet.idle_timeout_s} s idle; a job with no warm VM gets a cold start."
+        return f"Fixed: a warm VM stops after {pool.idle_timeout_s} s idle; a job with no warm VM gets a cold start."
     if policy == PoolPolicy.ALWAYS_ON:
-        return (f"Always on: {vm_floor(fleet=fleet, view=None, now=now)} VM(s) kept up; any others stop after "
-                f"{fleet.idle_timeout_s} s idle.")
-    view = pool_view(fleet=fleet, now=now)
-    one = idle_timeout_s(fleet=fleet, view=view, serving=1)
-    parts = [f"Adaptive: cold start ~{view.cold_start_s:.0f} s, {view.arrivals_per_h:.0f} job(s) in the last hour, "
-             f"jobs ~{view.mean_job_s:.0f} s; one idle VM now waits {one:.0f} s; a new VM starts only when the "
-             f"expected wait exceeds {view.cold_start_s:.0f} s."]
-    if fleet.prewarm_hours:
-        parts.append(f"One VM kept warm {fleet.prewarm_hours} UTC.")
-    if fleet.credit_used_pct is not None and fleet.credit_used_pct >= TIGHT_PCT:
-        cap = " and at most one VM" if fleet.credit_used_pct >= ONE_VM_PCT else ""
-        parts.append(f"Credit {fleet.credit_used_pct} % used: idle timeout halved{cap}.")
+        return (f"Always on: {vm_floor(pool=pool, snapshot=None, now=now)} VM(s) kept up; any others stop after "
+                f"{pool.idle_timeout_s} s idle.")
+    snapshot = pool_snapshot(pool=pool, now=now)
+    one = idle_timeout_s(pool=pool, snapshot=snapshot, serving=1)
+    parts = [f"Adaptive: cold start ~{snapshot.cold_start_s:.0f} s, {snapshot.arrivals_per_h:.0f} job(s) in the last "
+             f"hour, jobs ~{snapshot.mean_job_s:.0f} s; one idle VM now waits {one:.0f} s; a new VM starts only when "
+             f"the expected wait exceeds {snapshot.cold_start_s:.0f} s."]
+    if pool.prewarm_hours:
+        parts.append(f"One VM kept warm {pool.prewarm_hours} UTC.")
+    if pool.credit_used_pct is not None and pool.credit_used_pct >= TIGHT_PCT:
+        cap = " and at most one VM" if pool.credit_used_pct >= ONE_VM_PCT else ""
+        parts.append(f"Credit {pool.credit_used_pct} % used: idle timeout halved{cap}.")
     return " ".join(parts)

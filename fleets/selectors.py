@@ -1,18 +1,18 @@
-"""Reads about fleets and VMs."""
+"""Reads about pools and VMs."""
 
 from __future__ import annotations
 
 from django.db.models import Count, Q, QuerySet
 
-from fleets.models import LIVE_VM_STATES, Fleet, VMInstance, VMState
+from fleets.models import LIVE_VM_STATES, Pool, VMInstance, VMState
 
 
-def fleet_get(*, name: str) -> Fleet | None:
-    return Fleet.objects.filter(name=name).first()
+def pool_get(*, name: str) -> Pool | None:
+    return Pool.objects.filter(name=name).first()
 
 
-def fleet_list(*, enabled_only: bool = True) -> QuerySet[Fleet]:
-    qs = Fleet.objects.all()
+def pool_list(*, enabled_only: bool = True) -> QuerySet[Pool]:
+    qs = Pool.objects.all()
     if enabled_only:
         qs = qs.filter(enabled=True)
     return qs.annotate(
@@ -21,6 +21,6 @@ def fleet_list(*, enabled_only: bool = True) -> QuerySet[Fleet]:
     ).order_by("name")
 
 
-def vm_list_live(*, fleet: Fleet | None = None) -> QuerySet[VMInstance]:
-    qs = VMInstance.objects.filter(state__in=LIVE_VM_STATES).select_related("fleet")
-    return qs.filter(fleet=fleet) if fleet is not None else qs
+def vm_list_live(*, pool: Pool | None = None) -> QuerySet[VMInstance]:
+    qs = VMInstance.objects.filter(state__in=LIVE_VM_STATES).select_related("pool")
+    return qs.filter(pool=pool) if pool is not None else qs

@@ -1,9 +1,9 @@
-"""Every write to Fleet and VMInstance: acquire, provision, release, stop, fail, reap, reconcile.
+"""Every write to Pool and VMInstance: acquire, provision, release, stop, fail, reap, reconcile.
 
 State changes are conditional UPDATEs (`WHERE state = <expected>`), so two workers racing for the
 same VM cannot both win, on SQLite as on PostgreSQL. Acquisition additionally locks candidate rows
 with SKIP LOCKED where the database has it, so concurrent dispatchers do not queue behind each
-other, and locks the fleet row before counting VMs, so max_vms holds under any number of workers.
+other, and locks the pool row before counting VMs, so max_vms holds under any number of workers.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from core.queue import enqueue
 from fleets.agent_client import AgentClient, AgentError
 from fleets.backends import Backend, ProvisionError, get_backend
 from fleets.backends.local import LOCAL_PROVISION_TIMEOUT_S
-from fleets.models import LIVE_VM_STATES, Fleet, PoolPolicy, VMInstance, VMJob, VMState
+from fleets.models import LIVE_VM_STATES, Pool, PoolPolicy, VMInstance, VMJob, VMState
 from fleets.models import Backend as BackendKind
 from fleets.policy import Scale, reap_due_at, reap_plan, scale_decision
 from fleets.signals import vm_lost, vm_state_changed
@@ -47,20 +47,20 @@ def _set_state(vm: VMInstance, *, expect: tuple[str, ...], to: str, reason: str 
         old = vm.state
         if job_before and fields.get("job_ref") == "":
             VMJob.objects.filter(vm_id=vm.pk, job_ref=job_before, ended_at__isnull=True).update(ended_at=now)
-        fleet = vm.fleet if VMInstance.fleet.is_cached(vm) else None
+        pool = vm.pool if VMInstance.pool.is_cached(vm) else None
         vm.refresh_from_db()
-        if fleet is not None and fleet.pk == vm.fleet_id:
-            vm.fleet = fleet  # the pool read with the VM in this call path (refresh_from_db forgets it)
+        if pool is not None and pool.pk == vm.pool_id:
+            vm.pool = pool  # the pool read with the VM in this call path (refresh_from_db forgets it)
         log_event_on_commit(log, "vm.state", "VM %s %s -> %s%s", vm.pk, old, to, f": {reason}" if reason else "",
                             level=logging.WARNING if to == VMState.FAILED else logging.INFO,
-                            vm=vm.pk, pool=vm.fleet_id, job=vm.job_ref or job_before, old=old, new=to)
+                            vm=vm.pk, pool=vm.pool_id, job=vm.job_ref or job_before, old=old, new=to)
         transaction.on_commit(lambda: vm_state_changed.send(
-            sender=VMInstance, vm_id=vm.pk, fleet_id=vm.fleet_id, old=old, new=to))
+            sender=VMInstance, vm_id=vm.pk, pool_id=vm.pool_id, old=old, new=to))
     return bool(changed)
 
 
 # ---- acquisition -------------------------------------------------------------------------------
-def vm_acquire(*, fleet: Fleet, job_ref: str, queued: int = 1,
+def vm_acquire(*, pool: Pool, job_ref: str, queued: int = 1,
                avoid_vm: uuid.UUID | str | None = None) -> tuple[VMInstance, bool] | None:
     """A VM for `job_ref`: a WARM one (→ BUSY, cold=False), else what the pool's policy says
     (fleets.policy.scale_decision): a new PROVISIONING VM reserved for the job (cold=True), or None
@@ -72,7 +72,7 @@ def vm_acquire(*, fleet: Fleet, job_ref: str, queued: int = 1,
         raise ValueError("job_ref is required")
     now = clock.now()
     with transaction.atomic():
-        candidates = locked(VMInstance.objects.filter(fleet=fleet, state=VMState.WARM), skip_locked=True)
+        candidates = locked(VMInstance.objects.filter(pool=pool, state=VMState.WARM), skip_locked=True)
         # Most recently used first: its compile cache and page cache are the warmest.
         order = [F("last_used_at").desc(nulls_last=True)]
         if avoid_vm is not None:
@@ -80,46 +80,46 @@ def vm_acquire(*, fleet: Fleet, job_ref: str, queued: int = 1,
         for vm in candidates.order_by(*order)[:4]:
             if _set_state(vm, expect=(VMState.WARM,), to=VMState.BUSY, job_ref=job_ref,
                           last_used_at=now, jobs_started=F("jobs_started") + 1):
-                VMJob.objects.create(fleet=fleet, vm=vm, job_ref=job_ref, started_at=now)
+                VMJob.objects.create(pool=pool, vm=vm, job_ref=job_ref, started_at=now)
                 return vm, False
 
-        held = locked(Fleet.objects.filter(pk=fleet.pk)).first()
+        held = locked(Pool.objects.filter(pk=pool.pk)).first()
         if held is None:
             return None
-        live = list(VMInstance.objects.filter(fleet=fleet, state__in=LIVE_VM_STATES))
-        decision = scale_decision(fleet=held, live=live, queued=queued, now=now)
+        live = list(VMInstance.objects.filter(pool=pool, state__in=LIVE_VM_STATES))
+        decision = scale_decision(pool=held, live=live, queued=queued, now=now)
         if decision == Scale.PRESTART:
             _vm_create(held, job_ref="", now=now)
         if decision != Scale.BIND:
             return None
         vm = _vm_create(held, job_ref=job_ref, now=now)
-        VMJob.objects.create(fleet=fleet, vm=vm, job_ref=job_ref, started_at=now, cold=True)
+        VMJob.objects.create(pool=pool, vm=vm, job_ref=job_ref, started_at=now, cold=True)
         return vm, True
 
 
-def _vm_create(fleet: Fleet, *, job_ref: str, now: datetime) -> VMInstance:
-    """A new PROVISIONING VM (the caller holds the fleet row). Reserved for `job_ref`, whose runner
+def _vm_create(pool: Pool, *, job_ref: str, now: datetime) -> VMInstance:
+    """A new PROVISIONING VM (the caller holds the pool row). Reserved for `job_ref`, whose runner
     starts it; without one it is the pool's, started by the fleets.tasks.provision task."""
-    vm = VMInstance.objects.create(fleet=fleet, state=VMState.PROVISIONING, job_ref=job_ref,
+    vm = VMInstance.objects.create(pool=pool, state=VMState.PROVISIONING, job_ref=job_ref,
                                    token=secrets.token_urlsafe(32), jobs_started=1 if job_ref else 0,
                                    last_used_at=now if job_ref else None, created_at=now, state_changed_at=now)
     log_event_on_commit(log, "vm.state", "VM %s created -> %s%s", vm.pk, VMState.PROVISIONING,
-                        "" if job_ref else " (ahead of demand)", vm=vm.pk, pool=fleet.pk, job=job_ref,
+                        "" if job_ref else " (ahead of demand)", vm=vm.pk, pool=pool.pk, job=job_ref,
                         new=VMState.PROVISIONING)
     transaction.on_commit(lambda: vm_state_changed.send(
-        sender=VMInstance, vm_id=vm.pk, fleet_id=fleet.pk, old=None, new=VMState.PROVISIONING))
+        sender=VMInstance, vm_id=vm.pk, pool_id=pool.pk, old=None, new=VMState.PROVISIONING))
     if not job_ref:
         vm_id = str(vm.pk)
-        transaction.on_commit(lambda: enqueue("fleets.tasks.provision", vm_id, timeout=fleet.provision_timeout_s + 60))
+        transaction.on_commit(lambda: enqueue("fleets.tasks.provision", vm_id, timeout=pool.provision_timeout_s + 60))
     return vm
 
 
-def vm_prestart(*, fleet: Fleet) -> VMInstance | None:
+def vm_prestart(*, pool: Pool) -> VMInstance | None:
     """Start a VM for the pool ahead of demand (always-on, pre-warm, scale-out), below max_vms."""
     with transaction.atomic():
-        held = locked(Fleet.objects.filter(pk=fleet.pk)).first()
+        held = locked(Pool.objects.filter(pk=pool.pk)).first()
         if held is None or held.max_vms <= VMInstance.objects.filter(
-                fleet=fleet, state__in=LIVE_VM_STATES).count():
+                pool=pool, state__in=LIVE_VM_STATES).count():
             return None
         return _vm_create(held, job_ref="", now=clock.now())
 
@@ -129,7 +129,7 @@ def vm_provision(*, vm: VMInstance) -> VMInstance:
     (or WARM if none). On failure the VM ends FAILED and ProvisionError propagates."""
     if vm.state != VMState.PROVISIONING:
         return vm
-    backend = get_backend(vm.fleet.backend)
+    backend = get_backend(vm.pool.backend)
     try:
         done = backend.provision(vm)
     except ProvisionError as exc:
@@ -159,7 +159,7 @@ def vm_prestarted_provision(*, vm_id: Any) -> bool:
     task run twice starts it once. A failure leaves it FAILED with the reason (no job waits on it)."""
     claimed = VMInstance.objects.filter(pk=vm_id, state=VMState.PROVISIONING, job_ref="", state_reason="").update(
         state_reason=PRESTART_REASON)
-    vm = VMInstance.objects.select_related("fleet").filter(pk=vm_id).first()
+    vm = VMInstance.objects.select_related("pool").filter(pk=vm_id).first()
     if not claimed or vm is None:
         return False
     try:
@@ -170,17 +170,17 @@ def vm_prestarted_provision(*, vm_id: Any) -> bool:
     return True
 
 
-def fleets_credit_note(*, used_pct: Decimal | None, fleet_ids: list[Any]) -> int:
-    """Billing tells the paid pools (`fleet_ids`) how much of the credit is used, in whole percent (100
+def pools_credit_used_set(*, used_pct: Decimal | None, pool_ids: list[Any]) -> int:
+    """Billing tells the paid pools (`pool_ids`) how much of the credit is used, in whole percent (100
     at the hard stop): the adaptive policy tightens at 80 and 95, and no policy keeps VMs up ahead of
     demand at 100. Other pools hold None. Only rows whose value changes are written."""
     value = whole_pct(used_pct)
-    paid = Fleet.objects.filter(pk__in=fleet_ids)
+    paid = Pool.objects.filter(pk__in=pool_ids)
     if value is None:
         changed = paid.filter(credit_used_pct__isnull=False).update(credit_used_pct=None)
     else:
         changed = paid.exclude(credit_used_pct=value).update(credit_used_pct=value)
-    return changed + Fleet.objects.exclude(pk__in=fleet_ids).filter(credit_used_pct__isnull=False).update(
+    return changed + Pool.objects.exclude(pk__in=pool_ids).filter(credit_used_pct__isnull=False).update(
         credit_used_pct=None)
 
 
@@ -210,12 +210,12 @@ def vm_fail(*, vm: VMInstance, reason: str, notify: bool = True, no_capacity: bo
                       job_ref=""):
         return False
     try:
-        get_backend(vm.fleet.backend).stop(vm)
+        get_backend(vm.pool.backend).stop(vm)
     except Exception:  # the row says FAILED either way; reconcile retries the tear-down
         log.exception("tearing down failed VM %s", vm.pk)
     if notify and job_ref:
         transaction.on_commit(lambda: vm_lost.send(sender=VMInstance, vm_id=vm.pk, job_ref=job_ref, reason=reason,
-                                                   fleet_id=vm.fleet_id, no_capacity=no_capacity))
+                                                   pool_id=vm.pool_id, no_capacity=no_capacity))
     return True
 
 
@@ -228,7 +228,7 @@ def vm_stop(*, vm: VMInstance, reason: str) -> bool:
 
 def _tear_down_draining(vm: VMInstance, *, reason: str, job_ref: str = "") -> bool:
     try:
-        get_backend(vm.fleet.backend).stop(vm)
+        get_backend(vm.pool.backend).stop(vm)
     except Exception as exc:
         log.exception("stopping VM %s", vm.pk)
         _set_state(vm, expect=(VMState.DRAINING,), to=VMState.FAILED, reason=f"Stop failed: {exc}",
@@ -262,23 +262,23 @@ def vm_reap_idle(*, now: datetime | None = None) -> int:
     were stopped or failed."""
     now = now or clock.now()
     count = 0
-    live_by_fleet: dict[Any, list[VMInstance]] = {}
-    for vm in VMInstance.objects.filter(state__in=LIVE_VM_STATES).select_related("fleet"):
-        live_by_fleet.setdefault(vm.fleet_id, []).append(vm)
-        if vm.state == VMState.PROVISIONING and vm.created_at + timedelta(seconds=vm.fleet.provision_timeout_s) <= now:
+    live_by_pool: dict[Any, list[VMInstance]] = {}
+    for vm in VMInstance.objects.filter(state__in=LIVE_VM_STATES).select_related("pool"):
+        live_by_pool.setdefault(vm.pool_id, []).append(vm)
+        if vm.state == VMState.PROVISIONING and vm.created_at + timedelta(seconds=vm.pool.provision_timeout_s) <= now:
             # Normally the provisioning worker gives up at the same moment; this catches a dead one.
             count += vm_fail(vm=vm, no_capacity=True, reason=(
-                f"Provisioning took longer than {vm.fleet.provision_timeout_s} s; the VM was stopped. "
+                f"Provisioning took longer than {vm.pool.provision_timeout_s} s; the VM was stopped. "
                 "No VM could be had in time: try again later."))
-    for fleet in Fleet.objects.all():
-        live = [vm for vm in live_by_fleet.get(fleet.pk, []) if vm.state in LIVE_VM_STATES]
-        if not live and not (fleet.enabled and (fleet.policy == PoolPolicy.ALWAYS_ON or fleet.prewarm_hours)):
+    for pool in Pool.objects.all():
+        live = [vm for vm in live_by_pool.get(pool.pk, []) if vm.state in LIVE_VM_STATES]
+        if not live and not (pool.enabled and (pool.policy == PoolPolicy.ALWAYS_ON or pool.prewarm_hours)):
             continue  # nothing to stop, nothing to keep up
-        plan = reap_plan(fleet=fleet, live=live, now=now)
+        plan = reap_plan(pool=pool, live=live, now=now)
         for vm, reason in plan.stop:
             count += vm_stop(vm=vm, reason=reason)
         for _ in range(plan.start):
-            vm_prestart(fleet=fleet)
+            vm_prestart(pool=pool)
     return count
 
 
@@ -287,20 +287,20 @@ def vm_reap_due_at(*, now: datetime | None = None) -> datetime | None:
     meanwhile (fleets.policy.reap_due_at per pool, and provisioning time limits); None: never. A read
     for a caller that wants to skip reaper runs that provably do nothing (bench/costsim.py)."""
     now = now or clock.now()
-    fleets = list(Fleet.objects.all())
-    timeout_s = {fleet.pk: fleet.provision_timeout_s for fleet in fleets}
-    live_by_fleet: dict[Any, list[VMInstance]] = {}
+    pools = list(Pool.objects.all())
+    timeout_s = {pool.pk: pool.provision_timeout_s for pool in pools}
+    live_by_pool: dict[Any, list[VMInstance]] = {}
     due: list[datetime] = []
     for vm in VMInstance.objects.filter(state__in=LIVE_VM_STATES):
-        live_by_fleet.setdefault(vm.fleet_id, []).append(vm)
+        live_by_pool.setdefault(vm.pool_id, []).append(vm)
         if vm.state == VMState.PROVISIONING:
-            seconds = timeout_s[vm.fleet_id] if vm.fleet_id in timeout_s else vm.fleet.provision_timeout_s
+            seconds = timeout_s[vm.pool_id] if vm.pool_id in timeout_s else vm.pool.provision_timeout_s
             due.append(vm.created_at + timedelta(seconds=seconds))
-    for fleet in fleets:
-        live = live_by_fleet.get(fleet.pk, [])
-        if not live and not (fleet.enabled and (fleet.policy == PoolPolicy.ALWAYS_ON or fleet.prewarm_hours)):
+    for pool in pools:
+        live = live_by_pool.get(pool.pk, [])
+        if not live and not (pool.enabled and (pool.policy == PoolPolicy.ALWAYS_ON or pool.prewarm_hours)):
             continue
-        at = reap_due_at(fleet=fleet, live=live, now=now)
+        at = reap_due_at(pool=pool, live=live, now=now)
         if at is not None:
             due.append(at)
     return max(min(due), now) if due else None
@@ -315,26 +315,26 @@ def vm_jobs_prune(*, now: datetime | None = None) -> int:
 def vms_reconcile() -> dict[str, int]:
     """Make rows and reality agree: kill agents no live row owns; fail rows whose agent is gone."""
     killed = failed = 0
-    for fleet in Fleet.objects.all():
+    for pool in Pool.objects.all():
         try:
-            backend = get_backend(fleet.backend)
+            backend = get_backend(pool.backend)
         except ProvisionError:
             continue
         try:
-            k, f = _reconcile_fleet(fleet, backend)
+            k, f = _reconcile_pool(pool, backend)
         except Exception:  # one pool's backend outage (dstack unreachable) must not hide the others
-            log.exception("reconciling pool %s", fleet.name)
+            log.exception("reconciling pool %s", pool.name)
             continue
         killed, failed = killed + k, failed + f
     return {"orphans_killed": killed, "vms_failed": failed}
 
 
-def _reconcile_fleet(fleet: Fleet, backend: Backend) -> tuple[int, int]:
+def _reconcile_pool(pool: Pool, backend: Backend) -> tuple[int, int]:
     killed = failed = 0
-    live = list(VMInstance.objects.filter(fleet=fleet, state__in=LIVE_VM_STATES).select_related("fleet"))
-    for orphan in backend.find_orphans(fleet, {str(vm.pk) for vm in live}):
+    live = list(VMInstance.objects.filter(pool=pool, state__in=LIVE_VM_STATES).select_related("pool"))
+    for orphan in backend.find_orphans(pool, {str(vm.pk) for vm in live}):
         log.warning("reconcile: stopping orphan %s", orphan.description)
-        backend.kill_orphan(fleet, orphan)
+        backend.kill_orphan(pool, orphan)
         killed += 1
     for vm in live:
         if vm.state == VMState.PROVISIONING and not vm.pid and not vm.handle:
@@ -369,11 +369,11 @@ def _keep_alive(vm: VMInstance, backend: Backend) -> None:
 
 
 # ---- pools -------------------------------------------------------------------------------------
-def fleet_ensure(*, name: str, backend: str, device: str, max_vms: int, idle_timeout_s: int,
+def pool_ensure(*, name: str, backend: str, device: str, max_vms: int, idle_timeout_s: int,
                  hourly_rate: Decimal = Decimal("0"), languages: list[str] | None = None,
                  provision_timeout_s: int = LOCAL_PROVISION_TIMEOUT_S, config: dict[str, Any] | None = None,
-                 title: str = "") -> tuple[Fleet, bool]:
-    return Fleet.objects.update_or_create(name=name, defaults={
+                 title: str = "") -> tuple[Pool, bool]:
+    return Pool.objects.update_or_create(name=name, defaults={
         "backend": backend, "device": device, "max_vms": max_vms, "idle_timeout_s": idle_timeout_s,
         "hourly_rate": hourly_rate, "languages": languages or [], "provision_timeout_s": provision_timeout_s,
         "config": config or {}, "title": title or name, "enabled": True,
@@ -386,13 +386,13 @@ def vms_stop_local_here() -> int:
     fails, and its job is queued again for another host."""
     from fleets.backends.local import vm_dir
 
-    qs = VMInstance.objects.filter(state__in=LIVE_VM_STATES, fleet__backend=BackendKind.LOCAL).select_related("fleet")
+    qs = VMInstance.objects.filter(state__in=LIVE_VM_STATES, pool__backend=BackendKind.LOCAL).select_related("pool")
     return sum(vm_stop_now(vm=vm, reason="Stopped with the workers of its host.") for vm in qs if vm_dir(vm).exists())
 
 
-def vms_stop_all(*, fleet: Fleet | None = None) -> int:
-    """Tear down every live VM (of one fleet): for `make run` shutting down, and staff."""
-    qs = VMInstance.objects.filter(state__in=LIVE_VM_STATES).select_related("fleet")
-    if fleet is not None:
-        qs = qs.filter(fleet=fleet)
+def vms_stop_all(*, pool: Pool | None = None) -> int:
+    """Tear down every live VM (of one pool): for `make run` shutting down, and staff."""
+    qs = VMInstance.objects.filter(state__in=LIVE_VM_STATES).select_related("pool")
+    if pool is not None:
+        qs = qs.filter(pool=pool)
     return sum(vm_stop_now(vm=vm, reason="Stopped by an operator.") for vm in qs)

@@ -14,13 +14,13 @@ from typing import Any
 from django.core.exceptions import ValidationError
 
 from fleets.backends.sim import DEFAULT_COLD_START_S, sim_settings_error
-from fleets.models import Backend, Device, Fleet, PoolPolicy
+from fleets.models import Backend, Device, Pool, PoolPolicy
 
 
-def fleet_sim_ensure(*, name: str, hourly_rate: Decimal = Decimal("1.99"), max_vms: int = 1,
+def pool_sim_ensure(*, name: str, hourly_rate: Decimal = Decimal("1.99"), max_vms: int = 1,
                      cold_start_s: float = DEFAULT_COLD_START_S, no_capacity_rate: float = 0.0,
                      idle_timeout_s: int = 600, policy: str = PoolPolicy.DEFAULT,
-                     insecure_no_sandbox: bool = False) -> tuple[Fleet, bool]:
+                     insecure_no_sandbox: bool = False) -> tuple[Pool, bool]:
     """Create or update a simulated pool; a bad value is a ValidationError naming it."""
     if hourly_rate < 0:
         raise ValidationError("rate: a price cannot be negative.")
@@ -32,7 +32,7 @@ def fleet_sim_ensure(*, name: str, hourly_rate: Decimal = Decimal("1.99"), max_v
     problem = sim_settings_error(config)
     if problem:
         raise ValidationError(problem)
-    return Fleet.objects.update_or_create(name=name, defaults={
+    return Pool.objects.update_or_create(name=name, defaults={
         "backend": Backend.SIM, "device": Device.HOST, "gpu_name": "", "gpu_count": 0, "max_vms": max_vms,
         "hourly_rate": hourly_rate, "idle_timeout_s": idle_timeout_s, "policy": policy,
         "provision_timeout_s": int(cold_start_s) + 120, "config": config, "enabled": True,

@@ -30,7 +30,7 @@ def provision(vm_id: str) -> None:
 
 
 def reconcile() -> dict[str, int]:
-    from fleets.dstack_services import dstack_stray_runs_stop  # imports dstack's client: only when run
+    from fleets.dstack_pools.services import dstack_stray_runs_stop  # imports dstack's client: only when run
 
     result = vms_reconcile()
     try:

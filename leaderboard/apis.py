@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.exceptions import NotFoundError
-from fleets.models import Fleet
+from fleets.models import Pool
 from leaderboard.models import RankedCaseResult
 from leaderboard.review import SCORING
 from leaderboard.selectors import leaderboard_rows, submission_ranked, submission_standing
@@ -231,12 +231,12 @@ class LeaderboardApi(APIView):
         if problem is None:
             raise NotFoundError(f"No problem {slug!r}.")
         name = filters.validated_data.get("pool") or settings.HIPJUDGE_DEFAULT_POOL
-        fleet = Fleet.objects.filter(name=name).first()
-        if fleet is None:
+        pool = Pool.objects.filter(name=name).first()
+        if pool is None:
             raise NotFoundError(f"No pool {name!r}.")
-        rows = leaderboard_rows(problem_id=problem.pk, fleet_id=fleet.pk, limit=filters.validated_data["limit"])
-        leaderboard_light(rows=rows, fleet=fleet)
+        rows = leaderboard_rows(problem_id=problem.pk, pool_id=pool.pk, limit=filters.validated_data["limit"])
+        leaderboard_light(rows=rows, pool=pool)
         for position, row in enumerate(rows, start=1):
             row.rank = position  # type: ignore[attr-defined]
-        return Response(LeaderboardOutput({"problem": problem.slug, "pool": fleet.name, "scoring": SCORING,
+        return Response(LeaderboardOutput({"problem": problem.slug, "pool": pool.name, "scoring": SCORING,
                                            "rows": rows}).data)

@@ -39,10 +39,10 @@ def user_bests(*, user_id: Any, problem_ids: list[Any] | None = None) -> dict[An
         mine = mine.filter(problem_id__in=problem_ids)
     score = Case(When(LISTED, then=F("ranked_score_ms")), default=F("score_ms"))
     rows = (mine.annotate(unranked=_RANKED, best=score)
-            .annotate(place=Window(RowNumber(), partition_by=[F("problem_id"), F("fleet_id")],
+            .annotate(place=Window(RowNumber(), partition_by=[F("problem_id"), F("pool_id")],
                                    order_by=[F("unranked").asc(), F("best").asc(), F("created_at").asc(),
                                              F("id").asc()]))
-            .filter(place=1).values_list("problem_id", "fleet__name", "best", "unranked", "id"))
+            .filter(place=1).values_list("problem_id", "pool__name", "best", "unranked", "id"))
     bests: dict[Any, list[Best]] = {}
     # The server's default pool first, as the leaderboards open on it; then by name.
     for problem_id, pool, best, unranked, submission_id in sorted(

@@ -63,11 +63,11 @@ class Result:
 def record_reasons(*, submission: Submission, ranked: RankedResult) -> list[str]:
     """Why this ranked result is a record that must be confirmed; empty when it may rank at once."""
     new = Result.ranked(ranked)
-    shown = listed_results(problem_id=submission.problem_id, fleet_id=submission.fleet_id)
+    shown = listed_results(problem_id=submission.problem_id, pool_id=submission.pool_id)
     pool_best = shown.exclude(pk=submission.pk).order_by("ranked_score_ms").values_list(
         "ranked_score_ms", flat=True).first()
     if pool_best is None:
-        return [f"it would be the first ranked result of pool {submission.fleet.name!r}"]
+        return [f"it would be the first ranked result of pool {submission.pool.name!r}"]
     if new.score_ms < pool_best:
         return [f"its score {new.text()} beats the pool's best {pool_best:.6g} ms"]
     own = shown.filter(user_id=submission.user_id).order_by("ranked_score_ms").values_list(

@@ -31,7 +31,7 @@ from submissions.models import (
     Status,
     Submission,
 )
-from submissions.ranking import fleet_device_class, ranked_case_names
+from submissions.ranking import pool_device_class, ranked_case_names
 from submissions.services import EventIn, append_events_locked, lock_submission, log_status
 
 MAX_REASON = 500
@@ -81,9 +81,9 @@ def _refusal(submission: Submission) -> str | None:
         return f"problem {submission.problem.slug!r} has no current version"
     if submission.mode == Mode.LEADERBOARD and not ranked_case_names(
             definition=(version.bundle or {}).get("definition") or {},
-            device_class=fleet_device_class(submission.fleet)):
+            device_class=pool_device_class(submission.pool)):
         return (f"the current version of {submission.problem.slug!r} has no ranked cases for pool "
-                f"{submission.fleet.name!r}")
+                f"{submission.pool.name!r}")
     return None
 
 
@@ -147,10 +147,10 @@ def _judge_again_locked(submission: Submission, judging: Judging, event: EventIn
         "vm_start", "cancel_requested", "queued_at", "dispatched_at", "started_at", "finished_at", "lease_owner",
         "lease_expires_at"])
     append_events_locked(submission, [event, EventIn("STATUS", {"status": Status.IN_QUEUE,
-                                                                "pool": submission.fleet.name})])
+                                                                "pool": submission.pool.name})])
     log_status(submission, Status.IN_QUEUE, reason=log_reason)
-    fleet_id = str(submission.fleet_id)
-    transaction.on_commit(lambda: enqueue("submissions.tasks.dispatch", fleet_id, save=False))
+    pool_id = str(submission.pool_id)
+    transaction.on_commit(lambda: enqueue("submissions.tasks.dispatch", pool_id, save=False))
 
 
 def submissions_rejudge(*, by: User | None, reason: str, submission_ids: list[str] | None = None,

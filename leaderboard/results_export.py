@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from django.db.models import Prefetch
 
 from core.exceptions import ApplicationError
-from fleets.models import Fleet
+from fleets.models import Pool
 from leaderboard.models import RankedCaseResult
 from leaderboard.selectors import LISTED
 from submissions.models import Judging, Problem, Review, Submission
@@ -36,16 +36,16 @@ def ranked_result_rows(*, problem: str | None = None, pool: str | None = None) -
     """Every shown ranked result (of one problem / pool when given), oldest submission first."""
     if problem and not Problem.objects.filter(slug=problem).exists():
         raise ApplicationError(f"problem: there is no problem {problem!r}.", {"field": "problem"})
-    if pool and not Fleet.objects.filter(name=pool).exists():
+    if pool and not Pool.objects.filter(name=pool).exists():
         raise ApplicationError(f"pool: there is no pool {pool!r}.", {"field": "pool"})
     qs = Submission.objects.filter(LISTED)
     if problem:
         qs = qs.filter(problem__slug=problem)
     if pool:
-        qs = qs.filter(fleet__name=pool)
+        qs = qs.filter(pool__name=pool)
     judgings = Judging.objects.filter(ranked_score_ms__isnull=False).order_by("-number").prefetch_related(
         "ranked_cases").only("id", "submission_id", "number")
-    qs = (qs.select_related("problem", "problem_version", "fleet", "user")
+    qs = (qs.select_related("problem", "problem_version", "pool", "user")
           .defer("problem_version__bundle", "problem_version__statement", "problem_version__templates")
           .prefetch_related(Prefetch("judgings", queryset=judgings, to_attr="ranked_judgings"))
           .order_by("created_at", "id"))
@@ -57,7 +57,7 @@ def ranked_result_rows(*, problem: str | None = None, pool: str | None = None) -
         yield {
             "submission": str(submission.pk) if public else None,
             "problem": submission.problem.slug, "problem_version": submission.problem_version.content_hash,
-            "pool": submission.fleet.name, "device": submission.fleet.device, "gpu": submission.fleet.gpu_name,
+            "pool": submission.pool.name, "device": submission.pool.device, "gpu": submission.pool.gpu_name,
             "user": submission.user.username, "language": submission.language,
             "submitted_at": _time(submission.created_at), "ranked_at": _time(submission.ranked_at),
             "score_ms": submission.ranked_score_ms,

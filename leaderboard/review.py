@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fleets.models import Fleet
+from fleets.models import Pool
 from leaderboard.speed_of_light import case_floor
 from submissions.ranking import RankedResult
 
@@ -28,19 +28,19 @@ SCORING = (
 
 
 def review_reasons(*, result: RankedResult, previous_best_ms: float | None, definition: Mapping[str, Any],
-                   fleet: Fleet) -> list[str]:
+                   pool: Pool) -> list[str]:
     """Why this result must wait for staff before it shows; empty when it may show at once."""
     reasons = []
     if previous_best_ms is not None and result.score_ms * BEAT_FACTOR < previous_best_ms:
         reasons.append(f"its score {result.score_ms:.6g} ms beats the pool's best {previous_best_ms:.6g} ms by "
                        f"{previous_best_ms / result.score_ms:.1f}x (more than {BEAT_FACTOR:g}x)")
-    peaks = fleet.peaks
+    peaks = pool.peaks
     for case in result.cases if peaks else ():
         assert peaks is not None
         # The compute peak is that of the type the problem's work runs in (an fp8 GEMM's, not fp32's).
         found = case_floor(definition=definition, case_name=case.case, peaks=peaks)
         if found and case.mean_ms < FLOOR_FACTOR * found.floor_ms:
             reasons.append(f"case {case.case!r} took {case.mean_ms:.6g} ms, within {FLOOR_FACTOR:g}x of the physical "
-                           f"floor {found.floor_ms:.6g} ms of pool {fleet.name!r} ({peaks.gbps:g} GB/s, "
+                           f"floor {found.floor_ms:.6g} ms of pool {pool.name!r} ({peaks.gbps:g} GB/s, "
                            f"{peaks.compute(found.peak_type):g} GFLOPS {found.peak_type})")
     return reasons

@@ -20,15 +20,15 @@ LISTED = Q(ranked_score_ms__isnull=False, invalidated_at__isnull=True, withdrawn
            emulated=False) & ~Q(review=Review.HELD)
 
 
-def listed_results(*, problem_id: Any, fleet_id: Any) -> QuerySet[Submission]:
+def listed_results(*, problem_id: Any, pool_id: Any) -> QuerySet[Submission]:
     """Every shown ranked result of a problem on a pool (all of a user's, not only their best)."""
-    return Submission.objects.filter(LISTED, problem_id=problem_id, fleet_id=fleet_id)
+    return Submission.objects.filter(LISTED, problem_id=problem_id, pool_id=pool_id)
 
 
-def leaderboard_rows(*, problem_id: Any, fleet_id: Any, limit: int = 100) -> list[Submission]:
+def leaderboard_rows(*, problem_id: Any, pool_id: Any, limit: int = 100) -> list[Submission]:
     """Each user's best shown ranked result, fastest first; equal scores rank by who submitted first,
     each with its `speedup_view` (leaderboard.speedup). Two queries; the position in the list is the rank."""
-    best = (listed_results(problem_id=problem_id, fleet_id=fleet_id)
+    best = (listed_results(problem_id=problem_id, pool_id=pool_id)
             .annotate(user_rank=Window(RowNumber(), partition_by=[F("user_id")],
                                        order_by=[F("ranked_score_ms").asc(), F("created_at").asc(), F("id").asc()]))
             .filter(user_rank=1)
@@ -60,7 +60,7 @@ def submission_rank(*, submission: Submission) -> int | None:
     shown there (not ranked, held, invalidated, withdrawn, or its owner has a better result)."""
     if not submission_listed(submission):
         return None
-    listed = listed_results(problem_id=submission.problem_id, fleet_id=submission.fleet_id)
+    listed = listed_results(problem_id=submission.problem_id, pool_id=submission.pool_id)
     if listed.filter(_ahead(submission), user_id=submission.user_id).exists():
         return None
     return 1 + listed.filter(_ahead(submission)).exclude(user_id=submission.user_id).values(
@@ -103,7 +103,7 @@ def submission_standing(*, submission: Submission) -> Standing:
     if rank is None:
         return Standing("outranked", "Another submission of the same user ranks higher; the leaderboard shows each "
                                      "user's best.")
-    said = f"Rank {rank} on pool {submission.fleet.name!r}."
+    said = f"Rank {rank} on pool {submission.pool.name!r}."
     if submission.review == Review.PENDING:
         said += " " + submission.review_reason
     return Standing("ranked", said, rank)

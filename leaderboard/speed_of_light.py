@@ -1,5 +1,5 @@
 """Reads of the speed of light: each timed case and each score against the roofline floor of the
-pool's device (agent.protocol's arithmetic with Fleet.peaks and the problem's flops_type). What the API, the
+pool's device (agent.protocol's arithmetic with Pool.peaks and the problem's flops_type). What the API, the
 pages and the CLI show as `speed_of_light: {floor_ms, percent, peak_type, bound}`; the review rule
 of the leaderboard (submissions.ranking) uses the same floors. A score is the geometric mean of its
 cases' times, so its floor is the geometric mean of their floors and its percentage the geometric
@@ -16,7 +16,7 @@ from django.db.models.functions import RowNumber
 
 from agent.problems import ExprError, evaluate
 from agent.protocol import Floor, Peaks, floor, flops_type_of, geometric_floor
-from fleets.models import Fleet
+from fleets.models import Pool
 from leaderboard.selectors import LISTED  # the leaderboard's own rule of what shows
 from submissions.models import ProblemVersion, Submission
 
@@ -61,8 +61,8 @@ def _definition(version: ProblemVersion | None) -> Mapping[str, Any]:
     return ((version.bundle if version else None) or {}).get("definition") or {}
 
 
-def _device_class(fleet: Fleet) -> str:
-    return "host" if fleet.device == "host" else "gpu"
+def _device_class(pool: Pool) -> str:
+    return "host" if pool.device == "host" else "gpu"
 
 
 @dataclass(frozen=True)
@@ -92,21 +92,21 @@ class SubmissionLight:
 
 
 def submission_light(*, submission: Submission) -> SubmissionLight:
-    peaks = None if submission.emulated else submission.fleet.peaks
+    peaks = None if submission.emulated else submission.pool.peaks
     return SubmissionLight(definition=_definition(submission.problem_version), peaks=peaks,
-                           device_class=_device_class(submission.fleet))
+                           device_class=_device_class(submission.pool))
 
 
-def leaderboard_light(*, rows: list[Submission], fleet: Fleet) -> None:
+def leaderboard_light(*, rows: list[Submission], pool: Pool) -> None:
     """Set each leaderboard row's `speed_of_light` (its ranked score against the pool's floor): one
     query for the problem versions the rows were judged on."""
-    peaks = fleet.peaks
+    peaks = pool.peaks
     versions = {row.problem_version_id for row in rows}
     definitions = dict(ProblemVersion.objects.filter(pk__in=versions).values_list("pk", "bundle__definition"))
     floors: dict[Any, Floor | None] = {}
     for version_id, definition in definitions.items():
         floors[version_id] = score_floor(definition=definition or {}, peaks=peaks, group="ranked",
-                                         device_class=_device_class(fleet)) if peaks else None
+                                         device_class=_device_class(pool)) if peaks else None
     for row in rows:
         row.speed_of_light = light(floors.get(row.problem_version_id), row.ranked_score_ms)  # type: ignore[attr-defined]
 
@@ -122,7 +122,7 @@ class PoolLight:
     bound: str
 
 
-# What Fleet.peaks reads, fetched beside each best result (no second query for the pools).
+# What Pool.peaks reads, fetched beside each best result (no second query for the pools).
 _PEAK_FIELDS = ("device", "peak_gbps", "peak_gflops", "peak_gflops_by_type")
 
 
@@ -133,20 +133,20 @@ def best_light(*, problem_ids: list[Any] | None = None) -> dict[Any, list[PoolLi
     shown = Submission.objects.filter(LISTED)
     if problem_ids is not None:
         shown = shown.filter(problem_id__in=problem_ids)
-    best = (shown.annotate(place=Window(RowNumber(), partition_by=[F("problem_id"), F("fleet_id")],
+    best = (shown.annotate(place=Window(RowNumber(), partition_by=[F("problem_id"), F("pool_id")],
                                         order_by=[F("ranked_score_ms").asc(), F("created_at").asc(), F("id").asc()]))
             .filter(place=1)
-            .values("id", "problem_id", "ranked_score_ms", "fleet__name", *(f"fleet__{f}" for f in _PEAK_FIELDS),
+            .values("id", "problem_id", "ranked_score_ms", "pool__name", *(f"pool__{f}" for f in _PEAK_FIELDS),
                     definition=F("problem_version__bundle__definition")))
     found: dict[Any, list[PoolLight]] = {}
     for b in best:
-        fleet = Fleet(name=b["fleet__name"], **{f: b[f"fleet__{f}"] for f in _PEAK_FIELDS})
-        peaks = fleet.peaks
+        pool = Pool(name=b["pool__name"], **{f: b[f"pool__{f}"] for f in _PEAK_FIELDS})
+        peaks = pool.peaks
         score = score_floor(definition=b["definition"] or {}, peaks=peaks, group="ranked",
-                            device_class=_device_class(fleet)) if peaks else None
+                            device_class=_device_class(pool)) if peaks else None
         said = light(score, b["ranked_score_ms"])
         if said is not None:
-            found.setdefault(b["problem_id"], []).append(PoolLight(pool=fleet.name, score_ms=b["ranked_score_ms"],
+            found.setdefault(b["problem_id"], []).append(PoolLight(pool=pool.name, score_ms=b["ranked_score_ms"],
                                                                    submission_id=b["id"], **said))
     for pools in found.values():
         pools.sort(key=lambda p: p.pool)

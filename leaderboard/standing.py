@@ -99,11 +99,11 @@ def _confirmed_judging(submission: Submission) -> Judging | None:
 
 def _held_because(submission: Submission, ranked: RankedResult, result: Result) -> list[str]:
     """The review rules (leaderboard.review) for the result that would rank."""
-    best = listed_results(problem_id=submission.problem_id, fleet_id=submission.fleet_id).exclude(
+    best = listed_results(problem_id=submission.problem_id, pool_id=submission.pool_id).exclude(
         pk=submission.pk).order_by("ranked_score_ms").values_list("ranked_score_ms", flat=True).first()
     definition = (submission.problem_version.bundle or {}).get("definition") or {}
     return review_reasons(result=replace(ranked, score_ms=result.score_ms), previous_best_ms=best,
-                          definition=definition, fleet=submission.fleet)
+                          definition=definition, pool=submission.pool)
 
 
 def _set_standing(submission: Submission, result: Result, speedup: float | None, reasons: list[str]) -> list[str]:

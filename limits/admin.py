@@ -16,10 +16,10 @@ from django.urls import URLPattern, path, reverse
 from django.utils.decorators import method_decorator
 from django.views.decorators.http import require_POST
 
-from billing.selectors import fleet_is_paid
+from billing.selectors import pool_is_paid
 from core.auth import request_user
 from core.exceptions import ApplicationError
-from limits.models import FleetAccess, Suspension
+from limits.models import PoolGroupAccess, Suspension
 from limits.selectors import top_spenders
 from limits.services import user_suspend, user_unsuspend
 
@@ -31,15 +31,15 @@ def _require(request: HttpRequest, permission: str) -> None:
         raise PermissionDenied
 
 
-@admin.register(FleetAccess)
-class FleetAccessAdmin(admin.ModelAdmin):
-    list_display = ("fleet", "group", "paid")
-    list_select_related = ("fleet", "group")
-    autocomplete_fields = ("fleet", "group")
+@admin.register(PoolGroupAccess)
+class PoolGroupAccessAdmin(admin.ModelAdmin):
+    list_display = ("pool", "group", "paid")
+    list_select_related = ("pool", "group")
+    autocomplete_fields = ("pool", "group")
 
     @admin.display(boolean=True, description="paid (free pools are open to all)")
-    def paid(self, access: FleetAccess) -> bool:
-        return fleet_is_paid(access.fleet)
+    def paid(self, access: PoolGroupAccess) -> bool:
+        return pool_is_paid(access.pool)
 
 
 @admin.register(Suspension)

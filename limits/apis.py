@@ -13,9 +13,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from billing.selectors import fleet_is_paid
-from fleets.models import Fleet
-from fleets.selectors import fleet_list
+from billing.selectors import pool_is_paid
+from fleets.models import Pool
+from fleets.selectors import pool_list
 from limits.selectors import UserLimits, pools_offered
 from submissions.offers import emulated_limits, pool_offers
 
@@ -60,31 +60,31 @@ class PoolOutput(serializers.Serializer):
         help_text="When the pool is not open to you: why, and how to get access; empty otherwise.")
 
     @extend_schema_field(LanguageOfferOutput(many=True))
-    def get_offers(self, fleet: Fleet) -> list[dict[str, Any]]:
-        return [offer.as_dict() for offer in pool_offers(fleet=fleet)]
+    def get_offers(self, pool: Pool) -> list[dict[str, Any]]:
+        return [offer.as_dict() for offer in pool_offers(pool=pool)]
 
-    def get_emulated_note(self, fleet: Fleet) -> str:
-        return emulated_limits() if fleet.emulated_languages else ""
+    def get_emulated_note(self, pool: Pool) -> str:
+        return emulated_limits() if pool.emulated_languages else ""
 
-    def get_paid(self, fleet: Fleet) -> bool:
-        return fleet_is_paid(fleet)
+    def get_paid(self, pool: Pool) -> bool:
+        return pool_is_paid(pool)
 
-    def get_is_default(self, fleet: Fleet) -> bool:
-        return fleet.name == settings.HIPJUDGE_DEFAULT_POOL
+    def get_is_default(self, pool: Pool) -> bool:
+        return pool.name == settings.HIPJUDGE_DEFAULT_POOL
 
-    def get_open_to_you(self, fleet: Fleet) -> bool:
-        return self.context["access"][fleet.pk].open
+    def get_open_to_you(self, pool: Pool) -> bool:
+        return self.context["access"][pool.pk].open
 
-    def get_access(self, fleet: Fleet) -> str:
-        return self.context["access"][fleet.pk].note
+    def get_access(self, pool: Pool) -> str:
+        return self.context["access"][pool.pk].note
 
 
 class PoolListApi(APIView):
     @extend_schema(responses=PoolOutput(many=True))
     def get(self, request: Request) -> Response:
-        fleets = list(fleet_list())
-        context: dict[str, Any] = {"access": pools_offered(user=request.user, fleets=fleets)}
-        return Response(PoolOutput(fleets, many=True, context=context).data)
+        pools = list(pool_list())
+        context: dict[str, Any] = {"access": pools_offered(user=request.user, pools=pools)}
+        return Response(PoolOutput(pools, many=True, context=context).data)
 
 
 class CapOutput(serializers.Serializer):

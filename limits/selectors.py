@@ -22,20 +22,20 @@ from django.db.models.functions import Greatest
 from billing.amounts import ZERO, quantize_usd
 from billing.models import LedgerEntry
 from billing.selectors import (
-    fleet_is_paid,
     month_start,
-    paid_fleet_q,
-    paid_fleets_stop_reason,
+    paid_pool_q,
+    paid_pools_stop_reason,
+    pool_is_paid,
     user_month_spend,
     user_monthly_cap,
 )
 from core import clock
-from fleets.models import Fleet
-from limits.models import FleetAccess, Suspension
+from fleets.models import Pool
+from limits.models import PoolGroupAccess, Suspension
 from submissions.models import ACTIVE_STATUSES, QueueClass, Submission
 
 # Seconds of VM time times the pool's GPUs per VM (a CPU-only paid pool counts as one).
-GPU_SECONDS = Sum(F("seconds") * Greatest("fleet__gpu_count", Value(1)),
+GPU_SECONDS = Sum(F("seconds") * Greatest("pool__gpu_count", Value(1)),
                   output_field=DecimalField(max_digits=18, decimal_places=6))
 
 
@@ -74,11 +74,11 @@ def suspended_sentence(standing: Standing) -> str:
             "submissions; ask the staff to lift the suspension.")
 
 
-def closed_pool_sentence(fleet: Fleet, group: str | None) -> str:
+def closed_pool_sentence(pool: Pool, group: str | None) -> str:
     who = (f"open to members of the group {group!r} and to users with a spend allowance of their own: ask the "
            "staff to add you to that group or to give you an allowance" if group else
            "open only to users with a spend allowance of their own: ask the staff to give you one")
-    return f"Pool {fleet.name!r} is a paid pool, {who}. Free pools take your submissions meanwhile."
+    return f"Pool {pool.name!r} is a paid pool, {who}. Free pools take your submissions meanwhile."
 
 
 @dataclass(frozen=True)
@@ -87,38 +87,38 @@ class PoolAccess:
     note: str = ""  # when closed: why, and how to get access
 
 
-def pools_access(*, user: AbstractBaseUser | AnonymousUser, fleets: list[Fleet],
+def pools_access(*, user: AbstractBaseUser | AnonymousUser, pools: list[Pool],
                  standing: Standing | None = None) -> dict[Any, PoolAccess]:
-    """Which of `fleets` the user may submit to, by pool id: free pools are open; paid ones to
+    """Which of `pools` the user may submit to, by pool id: free pools are open; paid ones to
     superusers, users with an allowance and members of the pool's group; none to a suspended user.
     At most one query besides the standing's."""
     standing = standing or user_standing(user=user)
     if standing.suspended:
-        return dict.fromkeys((f.pk for f in fleets), PoolAccess(False, suspended_sentence(standing)))
-    closed = [f for f in fleets if fleet_is_paid(f) and not (standing.is_superuser or standing.has_allowance)]
+        return dict.fromkeys((f.pk for f in pools), PoolAccess(False, suspended_sentence(standing)))
+    closed = [f for f in pools if pool_is_paid(f) and not (standing.is_superuser or standing.has_allowance)]
     groups: dict[Any, tuple[str, bool]] = {}
     if closed:
         membership = get_user_model().groups.through.objects.filter(user_id=user.pk or 0, group_id=OuterRef("group_id"))
-        rows = (FleetAccess.objects.filter(fleet__in=closed).annotate(member=Exists(membership))
-                .values_list("fleet_id", "group__name", "member"))
-        groups = {fleet_id: (name, member) for fleet_id, name, member in rows}
-    access = dict.fromkeys((f.pk for f in fleets), PoolAccess(True))
-    for fleet in closed:
-        group, member = groups.get(fleet.pk, (None, False))
+        rows = (PoolGroupAccess.objects.filter(pool__in=closed).annotate(member=Exists(membership))
+                .values_list("pool_id", "group__name", "member"))
+        groups = {pool_id: (name, member) for pool_id, name, member in rows}
+    access = dict.fromkeys((f.pk for f in pools), PoolAccess(True))
+    for pool in closed:
+        group, member = groups.get(pool.pk, (None, False))
         if not member:
-            access[fleet.pk] = PoolAccess(False, closed_pool_sentence(fleet, group))
+            access[pool.pk] = PoolAccess(False, closed_pool_sentence(pool, group))
     return access
 
 
-def pools_offered(*, user: AbstractBaseUser | AnonymousUser, fleets: list[Fleet],
+def pools_offered(*, user: AbstractBaseUser | AnonymousUser, pools: list[Pool],
                   standing: Standing | None = None) -> dict[Any, PoolAccess]:
     """pools_access as a pool picker shows it: at the hard stop no paid pool takes work, whoever
     asks, so none is offered (the refusal itself stays the credit's 402). Two more queries when
-    any of `fleets` is paid."""
-    access = pools_access(user=user, fleets=fleets, standing=standing)
-    stop = paid_fleets_stop_reason() if any(fleet_is_paid(f) and access[f.pk].open for f in fleets) else ""
+    any of `pools` is paid."""
+    access = pools_access(user=user, pools=pools, standing=standing)
+    stop = paid_pools_stop_reason() if any(pool_is_paid(f) and access[f.pk].open for f in pools) else ""
     if stop:
-        access.update({f.pk: PoolAccess(False, stop) for f in fleets if fleet_is_paid(f) and access[f.pk].open})
+        access.update({f.pk: PoolAccess(False, stop) for f in pools if pool_is_paid(f) and access[f.pk].open})
     return access
 
 
@@ -161,11 +161,11 @@ def user_caps(*, user: AbstractBaseUser, now: datetime | None = None) -> Caps:
     """Both caps with what is used and held (four queries)."""
     now = now or clock.now()
     today, month = day_start(now), month_start(now)
-    gpu_seconds = (LedgerEntry.objects.filter(paid_fleet_q("fleet__"), user_id=user.pk, period_start__gte=today)
+    gpu_seconds = (LedgerEntry.objects.filter(paid_pool_q("pool__"), user_id=user.pk, period_start__gte=today)
                    .aggregate(total=GPU_SECONDS)["total"] or ZERO)
-    active = (Submission.objects.filter(paid_fleet_q("fleet__"), user_id=user.pk, status__in=ACTIVE_STATUSES,
+    active = (Submission.objects.filter(paid_pool_q("pool__"), user_id=user.pk, status__in=ACTIVE_STATUSES,
                                         queue_class=QueueClass.USER)  # a rejudge is charged to nobody's caps
-              .values_list("fleet__hourly_rate", "fleet__gpu_count"))
+              .values_list("pool__hourly_rate", "pool__gpu_count"))
     holds = [submission_hold(hourly_rate=rate, gpu_count=gpus) for rate, gpus in active]
     daily_cap = settings.HIPJUDGE_USER_DAILY_GPU_SECONDS
     return Caps(
@@ -204,11 +204,11 @@ class Spender:
 def top_spenders(*, now: datetime | None = None, limit: int = 50) -> list[Spender]:
     """This month's users by what their jobs cost on paid pools, most first (three queries)."""
     month = month_start(now or clock.now())
-    rows = list(LedgerEntry.objects.filter(paid_fleet_q("fleet__"), period_start__gte=month, user__isnull=False)
+    rows = list(LedgerEntry.objects.filter(paid_pool_q("pool__"), period_start__gte=month, user__isnull=False)
                 .values("user_id", "user__username").annotate(spend=Sum("amount"), gpu_seconds=GPU_SECONDS)
                 .order_by("-spend", "user__username")[:limit])
     ids = [row["user_id"] for row in rows]
-    counts = dict(Submission.objects.filter(paid_fleet_q("fleet__"), user_id__in=ids, created_at__gte=month)
+    counts = dict(Submission.objects.filter(paid_pool_q("pool__"), user_id__in=ids, created_at__gte=month)
                   .values("user_id").annotate(n=Count("pk")).values_list("user_id", "n"))
     suspended = dict(Suspension.objects.filter(user_id__in=ids).values_list("user_id", "reason"))
     return [Spender(user_id=row["user_id"], username=row["user__username"], spend=quantize_usd(row["spend"] or ZERO),

@@ -30,7 +30,7 @@ from billing.models import BudgetAlert, LedgerEntry
 from billing.selectors import budget_status
 from core.counters import DSTACK_CALL_ERRORS, counter_values
 from core.heartbeat import heartbeat_latest
-from fleets.models import Fleet, VMInstance, VMState
+from fleets.models import Pool, VMInstance, VMState
 from submissions.models import RUNNING_STATUSES, TERMINAL_STATUSES, Status, Submission
 from submissions.vm_starts import vm_starts_by_pool
 
@@ -46,13 +46,13 @@ def _histogram(qs: QuerySet[Submission], start: str, end: str, buckets: Iterable
     span = ExpressionWrapper(F(end) - F(start), output_field=DurationField())
     counts = {f"le{i}": Count("pk", filter=Q(span__lte=timedelta(seconds=b))) for i, b in enumerate(buckets)}
     rows = (qs.filter(**{f"{start}__isnull": False, f"{end}__isnull": False}).alias(span=span)
-            .values("fleet_id").annotate(n=Count("pk"), total=Sum("span"), **counts).order_by())
+            .values("pool_id").annotate(n=Count("pk"), total=Sum("span"), **counts).order_by())
     result = {}
     for row in rows:
         series = [(_bound(b), row[f"le{i}"]) for i, b in enumerate(buckets)] + [("+Inf", row["n"])]
         total = row["total"]
         seconds = total.total_seconds() if isinstance(total, timedelta) else float(total or 0) / 1e6
-        result[pools.get(row["fleet_id"], str(row["fleet_id"]))] = (series, seconds)
+        result[pools.get(row["pool_id"], str(row["pool_id"]))] = (series, seconds)
     return result
 
 
@@ -64,7 +64,7 @@ class PlatformCollector:
     """Every series, read from the database when Prometheus asks."""
 
     def collect(self) -> Iterator[Metric]:
-        pools = dict(Fleet.objects.values_list("pk", "name"))
+        pools = dict(Pool.objects.values_list("pk", "name"))
         yield from self._queue(pools)
         yield from self._vms(pools)
         yield from self._histograms(pools)
@@ -79,9 +79,9 @@ class PlatformCollector:
                                        labels=["pool", "status"])
         queued = {name: 0 for name in pools.values()}
         rows = (Submission.objects.filter(status__in=(Status.IN_QUEUE, *RUNNING_STATUSES, *TERMINAL_STATUSES))
-                .values_list("fleet_id", "status").annotate(n=Count("pk")).order_by())
-        for fleet_id, status, n in rows:
-            pool = pools.get(fleet_id, str(fleet_id))
+                .values_list("pool_id", "status").annotate(n=Count("pk")).order_by())
+        for pool_id, status, n in rows:
+            pool = pools.get(pool_id, str(pool_id))
             if status == Status.IN_QUEUE:
                 queued[pool] = n
             elif status in RUNNING_STATUSES:
@@ -98,13 +98,13 @@ class PlatformCollector:
                                    labels=["pool"])
         warm = CounterMetricFamily("hipjudge_vm_warm_reuses", "Submissions handed to a VM that was already up.",
                                    labels=["pool"])
-        by_state = {(fleet_id, state): n for fleet_id, state, n in VMInstance.objects.values_list(
-            "fleet_id", "state").annotate(n=Count("pk")).order_by()}
-        for fleet_id, pool in pools.items():
+        by_state = {(pool_id, state): n for pool_id, state, n in VMInstance.objects.values_list(
+            "pool_id", "state").annotate(n=Count("pk")).order_by()}
+        for pool_id, pool in pools.items():
             for state in VMState.values:
-                states.add_metric([pool, state], by_state.get((fleet_id, state), 0))
-        for fleet_id, starts in vm_starts_by_pool().items():
-            pool = pools.get(fleet_id, str(fleet_id))
+                states.add_metric([pool, state], by_state.get((pool_id, state), 0))
+        for pool_id, starts in vm_starts_by_pool().items():
+            pool = pools.get(pool_id, str(pool_id))
             cold.add_metric([pool], starts.cold)
             warm.add_metric([pool], starts.warm)
         yield from (states, cold, warm)
@@ -126,8 +126,8 @@ class PlatformCollector:
     def _money(self, pools: dict[Any, str]) -> Iterator[Metric]:
         spend = GaugeMetricFamily("hipjudge_spend_usd", "Booked in the ledger (corrections included), USD.",
                                   labels=["pool"])
-        for fleet_id, total in LedgerEntry.objects.values_list("fleet_id").annotate(t=Sum("amount")).order_by():
-            spend.add_metric([pools.get(fleet_id, str(fleet_id))], float(total or 0))
+        for pool_id, total in LedgerEntry.objects.values_list("pool_id").annotate(t=Sum("amount")).order_by():
+            spend.add_metric([pools.get(pool_id, str(pool_id))], float(total or 0))
         status = budget_status()
         credit = GaugeMetricFamily("hipjudge_credit_usd", "Active credit grants together, USD.", value=float(
             status.credit))

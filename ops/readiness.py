@@ -30,7 +30,7 @@ from django.db import connections
 
 from core import clock
 from core.heartbeat import heartbeat_latest
-from fleets.models import Backend, Fleet
+from fleets.models import Backend, Pool
 
 # Threads for checks; one stuck on a dead dependency keeps its thread until that call times out, and
 # further probes then report the check as unanswered instead of starting more threads.
@@ -107,7 +107,7 @@ class _DstackCache:
 
     def get(self) -> Finding | None:
         """None when no enabled pool uses dstack (the check is left out)."""
-        pools = sorted(Fleet.objects.filter(enabled=True, backend=Backend.DSTACK).values_list("name", flat=True))
+        pools = sorted(Pool.objects.filter(enabled=True, backend=Backend.DSTACK).values_list("name", flat=True))
         self.configured = bool(pools)
         if not pools:
             return None
@@ -121,7 +121,7 @@ class _DstackCache:
             return Finding(self._result.ok, {**self._result.detail, "pools": pools, "cached": cached})
 
     def _call(self) -> Finding:
-        from fleets.dstack_config import dstack_client  # imports dstack's client: only with a dstack pool
+        from fleets.dstack_pools.config import dstack_client  # imports dstack's client: only with a dstack pool
 
         timeout = settings.HIPJUDGE_READY_TIMEOUT
         try:

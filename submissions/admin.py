@@ -68,10 +68,10 @@ class JudgingInline(admin.TabularInline):
 
 @admin.register(Submission)
 class SubmissionAdmin(SubmissionModeration):
-    list_display = ("short_id", "user", "problem", "language", "mode", "emulated", "fleet", "status", "vm_start",
+    list_display = ("short_id", "user", "problem", "language", "mode", "emulated", "pool", "status", "vm_start",
                     "score_ms", "ranked_score_ms", "review", "invalidated", "queue_class", "created_at")
-    list_filter = ("status", "review", "queue_class", "language", "mode", "emulated", "fleet", "vm_start")
-    list_select_related = ("user", "problem", "fleet")
+    list_filter = ("status", "review", "queue_class", "language", "mode", "emulated", "pool", "vm_start")
+    list_select_related = ("user", "problem", "pool")
     search_fields = ("id", "user__username", "problem__slug")
     readonly_fields = [f.name for f in Submission._meta.fields]
     # The summary (change_form.html) reads first; what is stored, raw JSON included, is folded away.
@@ -85,7 +85,7 @@ class SubmissionAdmin(SubmissionModeration):
 
     def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
                     extra_context: dict[str, Any] | None = None) -> HttpResponse:
-        submission = (Submission.objects.select_related("problem", "problem_version", "fleet", "user", "reviewed_by")
+        submission = (Submission.objects.select_related("problem", "problem_version", "pool", "user", "reviewed_by")
                       .filter(pk=object_id).first() if self.has_view_permission(request) else None)
         extra = {**(extra_context or {}), "can_moderate": self.has_moderate_permission(request)}
         if submission is not None:

@@ -49,7 +49,7 @@ class AdminSummary:
 
     @property
     def free(self) -> bool:
-        return not self.cost and not self.submission.fleet.hourly_rate
+        return not self.cost and not self.submission.pool.hourly_rate
 
     @property
     def light_pct(self) -> float | None:
@@ -61,7 +61,7 @@ class AdminSummary:
 
 def speed_of_light(*, submission: Submission, cases: list[Any], group: str) -> list[CaseLight]:
     """Each timed case's floor on the submission's pool (its peaks for the problem's flops_type) against its mean."""
-    peaks = submission.fleet.peaks
+    peaks = submission.pool.peaks
     if peaks is None:
         return []
     definition = (submission.problem_version.bundle or {}).get("definition") or {}

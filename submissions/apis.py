@@ -80,7 +80,7 @@ class SubmissionOutput(serializers.Serializer):
     id = serializers.UUIDField()
     problem = serializers.CharField(source="problem.slug")
     problem_version = serializers.CharField(source="problem_version.content_hash")
-    pool = serializers.CharField(source="fleet.name")
+    pool = serializers.CharField(source="pool.name")
     user = serializers.CharField(source="user.username")
     language = serializers.CharField()
     mode = serializers.CharField()
@@ -249,7 +249,7 @@ class SubmissionListCreateApi(APIView):
         values = data.validated_data
         submission = submission_create(
             user=request_user(request), problem=values["problem"], language=values["language"],
-            source=values["source"], mode=values["mode"], fleet_name=values.get("pool") or None)
+            source=values["source"], mode=values["mode"], pool_name=values.get("pool") or None)
         # The objects submission_create used are already loaded: no second fetch on the hot path.
         return Response(SubmissionOutput(submission, context={"costs": {}}).data, status=status.HTTP_201_CREATED)
 

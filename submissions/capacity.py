@@ -21,11 +21,11 @@ from submissions.services import finish_locked, lock_submission, submission_requ
 log = logging.getLogger(__name__)
 
 
-def submissions_refuse_for_capacity(*, fleet_id: uuid.UUID | str, reason: str,
+def submissions_refuse_for_capacity(*, pool_id: uuid.UUID | str, reason: str,
                                     submission_id: uuid.UUID | str | None = None,
                                     vm_id: uuid.UUID | str | None = None, attempt: int | None = None) -> int:
-    """The VM `vm_id` of pool `fleet_id` could not be had. Returns how many submissions ended."""
-    others = VMInstance.objects.filter(fleet_id=fleet_id, state__in=SERVING_VM_STATES)
+    """The VM `vm_id` of pool `pool_id` could not be had. Returns how many submissions ended."""
+    others = VMInstance.objects.filter(pool_id=pool_id, state__in=SERVING_VM_STATES)
     if vm_id is not None:
         others = others.exclude(pk=vm_id)
     if others.exists():
@@ -44,12 +44,12 @@ def submissions_refuse_for_capacity(*, fleet_id: uuid.UUID | str, reason: str,
                 finish_locked(submission, status=Status.CANCELLED if cancelled else Status.REJECTED,
                               reason=f"Cancelled; meanwhile: {reason}" if cancelled else reason)
                 ended += 1
-    for queued_id in Submission.objects.filter(fleet_id=fleet_id, status=Status.IN_QUEUE).values_list("pk", flat=True):
+    for queued_id in Submission.objects.filter(pool_id=pool_id, status=Status.IN_QUEUE).values_list("pk", flat=True):
         with transaction.atomic():
             submission = lock_submission(queued_id)
             if submission is not None and submission.status == Status.IN_QUEUE:
                 finish_locked(submission, status=Status.REJECTED, reason=reason)
                 ended += 1
-    log_event(log, "pool.no_capacity", "pool %s has no capacity: %d submission(s) rejected (%s)", fleet_id, ended,
-              reason, level=logging.WARNING, pool=fleet_id, vm=vm_id, count=ended)
+    log_event(log, "pool.no_capacity", "pool %s has no capacity: %d submission(s) rejected (%s)", pool_id, ended,
+              reason, level=logging.WARNING, pool=pool_id, vm=vm_id, count=ended)
     return ended

@@ -16,12 +16,12 @@ from django.conf import settings
 from django.db import transaction
 
 from billing.guards import vm_acquire_guard
-from billing.selectors import fleet_is_paid
+from billing.selectors import pool_is_paid
 from core import clock
 from core.locks import locked
 from core.logs import log_event
 from core.queue import enqueue
-from fleets.models import Fleet
+from fleets.models import Pool
 from fleets.services import vm_acquire
 from submissions.models import Judging, Status, Submission, VMStartKind
 from submissions.selectors import queue_length, queue_order
@@ -35,25 +35,25 @@ def _lock_if_queued(submission_id: uuid.UUID) -> Submission | None:
     return locked(Submission.objects.filter(pk=submission_id, status=Status.IN_QUEUE), skip_locked=True).first()
 
 
-def submission_dispatch_next(*, fleet: Fleet) -> Submission | None:
-    """Dispatch one queued submission of `fleet`; None when the queue is empty or no VM is free."""
+def submission_dispatch_next(*, pool: Pool) -> Submission | None:
+    """Dispatch one queued submission of `pool`; None when the queue is empty or no VM is free."""
     with transaction.atomic():
         submission = None
-        head = queue_order(fleet_id=fleet.pk, limit=HEAD_WINDOW)
+        head = queue_order(pool_id=pool.pk, limit=HEAD_WINDOW)
         for candidate_id in head:
             submission = _lock_if_queued(candidate_id)
             if submission is not None:
                 break
         if submission is None:
             return None
-        refusal = vm_acquire_guard(fleet=fleet)
+        refusal = vm_acquire_guard(pool=pool)
         if refusal:
-            log_event(log, "pool.refused", "pool %s hands out no VM: %s", fleet.name, refusal, pool=fleet.pk)
+            log_event(log, "pool.refused", "pool %s hands out no VM: %s", pool.name, refusal, pool=pool.pk)
             return None
-        queued = len(head) if len(head) < HEAD_WINDOW else queue_length(fleet_id=fleet.pk)
+        queued = len(head) if len(head) < HEAD_WINDOW else queue_length(pool_id=pool.pk)
         avoid = Judging.objects.filter(pk=submission.judging_id).values_list("avoid_vm", flat=True).first() \
             if submission.judging_id else None
-        acquired = vm_acquire(fleet=fleet, job_ref=str(submission.pk), queued=queued, avoid_vm=avoid)
+        acquired = vm_acquire(pool=pool, job_ref=str(submission.pk), queued=queued, avoid_vm=avoid)
         if acquired is None:
             return None  # it waits (the pool's policy): a VM that goes warm triggers the next dispatch
         vm, cold = acquired
@@ -66,7 +66,7 @@ def submission_dispatch_next(*, fleet: Fleet) -> Submission | None:
         submission.save(update_fields=["status", "vm", "vm_start", "dispatched_at", "attempt",
                                        "lease_owner", "lease_expires_at"])
         append_events_locked(submission, [
-            EventIn("VM", {"vm_start": submission.vm_start, "vm": str(vm.pk), "pool": fleet.name,
+            EventIn("VM", {"vm_start": submission.vm_start, "vm": str(vm.pk), "pool": pool.name,
                            "attempt": submission.attempt}),
             EventIn("STATUS", {"status": submission.status}),
         ])
@@ -77,13 +77,13 @@ def submission_dispatch_next(*, fleet: Fleet) -> Submission | None:
     return submission
 
 
-def fleet_dispatch(*, fleet_id: uuid.UUID | str, limit: int = 64) -> int:
+def pool_dispatch(*, pool_id: uuid.UUID | str, limit: int = 64) -> int:
     """Dispatch as many queued submissions of the pool as there are VMs for; returns how many."""
-    fleet = Fleet.objects.filter(pk=fleet_id).first()
-    if fleet is None:
+    pool = Pool.objects.filter(pk=pool_id).first()
+    if pool is None:
         return 0
     count = 0
-    while count < limit and submission_dispatch_next(fleet=fleet) is not None:
+    while count < limit and submission_dispatch_next(pool=pool) is not None:
         count += 1
     return count
 
@@ -91,9 +91,9 @@ def fleet_dispatch(*, fleet_id: uuid.UUID | str, limit: int = 64) -> int:
 def queues_dispatch(*, paid_only: bool = False) -> int:
     """Enqueue a dispatch for every pool with queued submissions (only the paid ones: after a new
     credit grant). Returns how many pools."""
-    fleet_ids = set(Submission.objects.filter(status=Status.IN_QUEUE).values_list("fleet_id", flat=True))
+    pool_ids = set(Submission.objects.filter(status=Status.IN_QUEUE).values_list("pool_id", flat=True))
     if paid_only:
-        fleet_ids = {fleet.pk for fleet in Fleet.objects.filter(pk__in=fleet_ids) if fleet_is_paid(fleet)}
-    for fleet_id in fleet_ids:
-        enqueue("submissions.tasks.dispatch", str(fleet_id), save=False)
-    return len(fleet_ids)
+        pool_ids = {pool.pk for pool in Pool.objects.filter(pk__in=pool_ids) if pool_is_paid(pool)}
+    for pool_id in pool_ids:
+        enqueue("submissions.tasks.dispatch", str(pool_id), save=False)
+    return len(pool_ids)

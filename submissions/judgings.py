@@ -18,7 +18,7 @@ from submissions.models import VERDICT_STATUSES, Judging, Mode, QueueClass, Stat
 from submissions.ranking import (
     BadRankedResult,
     RankedResult,
-    fleet_device_class,
+    pool_device_class,
     ranked_case_names,
     ranked_result_parse,
 )
@@ -62,7 +62,7 @@ def ranked_result_read(*, submission: Submission, summary: dict[str, Any]) -> Ra
     """The passed ranked result of a leaderboard submission's RESULT, checked against the ranked cases
     of its problem version on its pool's device class. Raises BadRankedResult."""
     definition = (submission.problem_version.bundle or {}).get("definition") or {}
-    expected = ranked_case_names(definition=definition, device_class=fleet_device_class(submission.fleet))
+    expected = ranked_case_names(definition=definition, device_class=pool_device_class(submission.pool))
     if not expected:
         raise BadRankedResult("the problem has no ranked cases for this pool")
     return ranked_result_parse(summary=summary, expected_cases=expected)

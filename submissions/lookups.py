@@ -3,7 +3,7 @@ change: the problem (with its current version) by slug, and the pool by name.
 
 A hit saves the two queries of a POST /api/v1/submissions that read them. Only hits are
 kept (a new problem or pool is seen at once), for HIPJUDGE_LOOKUP_CACHE_TTL seconds (0: no cache).
-Saving or deleting a Problem, ProblemVersion or Fleet in this process empties the cache; a change
+Saving or deleting a Problem, ProblemVersion or Pool in this process empties the cache; a change
 made by another process (another web worker, the qcluster worker, `manage.py load_problems`) is
 seen here after at most the TTL. Callers get their own copy of the cached instance.
 """
@@ -18,10 +18,10 @@ from typing import Any, TypeVar
 from django.conf import settings
 
 from core import clock
-from fleets.models import Fleet
+from fleets.models import Pool
 from submissions.models import Problem
 
-T = TypeVar("T", Problem, Fleet)
+T = TypeVar("T", Problem, Pool)
 
 _entries: dict[tuple[str, str], tuple[float, Any]] = {}
 _lock = threading.Lock()
@@ -60,6 +60,6 @@ def problem_for_submission(*, slug: str) -> Problem | None:
         .defer("current_version__bundle", "current_version__statement", "current_version__templates").first()))
 
 
-def fleet_for_submission(*, name: str) -> Fleet | None:
-    """The enabled Fleet (pool) of that name."""
-    return _cached(("fleet", name), lambda: Fleet.objects.filter(name=name, enabled=True).first())
+def pool_for_submission(*, name: str) -> Pool | None:
+    """The enabled pool of that name."""
+    return _cached(("pool", name), lambda: Pool.objects.filter(name=name, enabled=True).first())

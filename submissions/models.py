@@ -10,7 +10,7 @@ from django.db import models
 from django.db.models import Q
 
 from core import clock
-from fleets.models import Fleet, VMInstance
+from fleets.models import Pool, VMInstance
 
 
 class Problem(models.Model):
@@ -156,7 +156,7 @@ class Submission(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions")
     problem = models.ForeignKey(Problem, on_delete=models.PROTECT, related_name="submissions")
     problem_version = models.ForeignKey(ProblemVersion, on_delete=models.PROTECT, related_name="submissions")
-    fleet = models.ForeignKey(Fleet, on_delete=models.PROTECT, related_name="submissions")
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="submissions", db_column="fleet_id")
     language = models.CharField(max_length=8, choices=Language.choices)
     mode = models.CharField(max_length=12, choices=Mode.choices, default=Mode.BENCHMARK)
     # Checked on the agent's emulated device (the CPU) because the pool has no GPU for its language:
@@ -206,10 +206,10 @@ class Submission(models.Model):
     class Meta:
         ordering = ["-created_at"]
         indexes = [
-            models.Index(fields=["fleet", "status", "created_at"]),
+            models.Index(fields=["pool", "status", "created_at"], name="submissions_fleet_i_fb6263_idx"),
             models.Index(fields=["user", "-created_at"]),
             models.Index(fields=["status", "lease_expires_at"]),
-            models.Index(fields=["problem", "fleet", "ranked_score_ms"]),
+            models.Index(fields=["problem", "pool", "ranked_score_ms"], name="submissions_problem_3479e2_idx"),
         ]
         permissions = [("moderate_submission", "Can approve held results and invalidate or restore submissions"),
                        ("rejudge_submission", "Can rejudge submissions")]

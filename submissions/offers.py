@@ -3,9 +3,9 @@ agent's emulated device (the CPU) instead of the language's GPU. One place for t
 (services), the pool listing (limits.apis), the problem page (web) and the CLI (through the API).
 
 A language the pool's device runs takes every mode. Without that GPU a pool may still
-- check hip/cuda on the emulated device (`Fleet.emulated_languages`): mode check only, since
+- check hip/cuda on the emulated device (`Pool.emulated_languages`): mode check only, since
   emulated times mean nothing;
-- compile-check them with the real compiler (`Fleet.compile_only_languages`): mode compile.
+- compile-check them with the real compiler (`Pool.compile_only_languages`): mode compile.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from agent.protocol import EMULATED_CASE_BYTES, ResourceLimits
 from core.exceptions import ApplicationError
-from fleets.models import Fleet
+from fleets.models import Pool
 from submissions.models import Mode
 
 EMULATED_LABEL = "Check on CPU (emulated)"
@@ -32,12 +32,12 @@ class LanguageOffer:
         return {"language": self.language, "modes": list(self.modes), "emulated": self.emulated}
 
 
-def pool_offers(*, fleet: Fleet) -> list[LanguageOffer]:
+def pool_offers(*, pool: Pool) -> list[LanguageOffer]:
     """Each language the pool takes, with its modes (in Mode's order)."""
-    offers = [LanguageOffer(language, tuple(Mode.values)) for language in fleet.accepted_languages]
-    emulated, compile_only = fleet.emulated_languages, fleet.compile_only_languages
+    offers = [LanguageOffer(language, tuple(Mode.values)) for language in pool.accepted_languages]
+    emulated, compile_only = pool.emulated_languages, pool.compile_only_languages
     for language in dict.fromkeys([*emulated, *compile_only]):
-        if language in fleet.accepted_languages:
+        if language in pool.accepted_languages:
             continue
         modes = tuple(m for m in Mode.values if (m == Mode.CHECK and language in emulated)
                       or (m == Mode.COMPILE and language in compile_only))
@@ -45,9 +45,9 @@ def pool_offers(*, fleet: Fleet) -> list[LanguageOffer]:
     return offers
 
 
-def is_emulated(*, fleet: Fleet, language: str, mode: str) -> bool:
+def is_emulated(*, pool: Pool, language: str, mode: str) -> bool:
     """Whether a submission in this language and mode is judged on the emulated device."""
-    return mode == Mode.CHECK and language in fleet.emulated_languages
+    return mode == Mode.CHECK and language in pool.emulated_languages
 
 
 def emulated_limits() -> str:
@@ -70,24 +70,24 @@ def _described(offer: LanguageOffer) -> str:
     return f"{offer.language} ({', '.join(offer.modes)})"
 
 
-def offer_refusal(*, fleet: Fleet, language: str, mode: str) -> ApplicationError | None:
+def offer_refusal(*, pool: Pool, language: str, mode: str) -> ApplicationError | None:
     """Why this pool cannot take the language in this mode, naming what it would take; None if it can."""
-    offers = pool_offers(fleet=fleet)
+    offers = pool_offers(pool=pool)
     offer = next((o for o in offers if o.language == language), None)
     if offer is not None and mode in offer.modes:
         return None
-    extra: dict[str, Any] = {"field": "language", "accepted": fleet.accepted_languages,
+    extra: dict[str, Any] = {"field": "language", "accepted": pool.accepted_languages,
                              "offers": [o.as_dict() for o in offers]}
     if offer is None:
-        return ApplicationError(f"language: pool {fleet.name!r} takes {', '.join(map(_described, offers))}, "
+        return ApplicationError(f"language: pool {pool.name!r} takes {', '.join(map(_described, offers))}, "
                                 f"not {language}.", extra)
     if not offer.emulated:
-        return ApplicationError(f"language: pool {fleet.name!r} can only compile-check {language} (mode compile); "
-                                f"it runs {', '.join(fleet.accepted_languages)}.",
-                                {**extra, "compile_only": fleet.compile_only_languages})
+        return ApplicationError(f"language: pool {pool.name!r} can only compile-check {language} (mode compile); "
+                                f"it runs {', '.join(pool.accepted_languages)}.",
+                                {**extra, "compile_only": pool.compile_only_languages})
     possible = " or ".join(f"{m} ({EMULATED_LABEL})" if m == Mode.CHECK else m for m in offer.modes)
     why = f"there is no {language} compiler there" if mode == Mode.COMPILE else "emulated times mean nothing"
     return ApplicationError(
-        f"mode: pool {fleet.name!r} has no GPU for {language}; it checks {language} kernels on the emulated "
+        f"mode: pool {pool.name!r} has no GPU for {language}; it checks {language} kernels on the emulated "
         f"device (CPU), so mode {mode} is not possible ({why}). Possible for {language} there: mode {possible}.",
         {**extra, "field": "mode", "modes": list(offer.modes), "emulated": True})

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fleets.models import Fleet
+from fleets.models import Pool
 
 # The agent's score and speedup must match what its own cases give (the geometric means) this closely.
 AGREEMENT = 1e-3
@@ -42,9 +42,9 @@ class RankedResult:
     cases: tuple[RankedCase, ...]
 
 
-def fleet_device_class(fleet: Fleet) -> str:
+def pool_device_class(pool: Pool) -> str:
     """The device class (problem.yaml's `devices`) a pool's machines judge on."""
-    return "host" if fleet.device == "host" else "gpu"
+    return "host" if pool.device == "host" else "gpu"
 
 
 def ranked_case_names(*, definition: Mapping[str, Any], device_class: str) -> list[str]:

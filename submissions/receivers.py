@@ -11,7 +11,7 @@ from django.db.models.signals import post_delete, post_save
 
 from billing.signals import credit_granted
 from core.queue import enqueue
-from fleets.models import ENDED_VM_STATES, Fleet, VMState
+from fleets.models import ENDED_VM_STATES, Pool, VMState
 from fleets.signals import vm_lost, vm_state_changed
 from limits.signals import user_suspended
 from submissions.capacity import submissions_refuse_for_capacity
@@ -26,21 +26,21 @@ log = logging.getLogger(__name__)
 CAPACITY_FREED = (VMState.WARM, *ENDED_VM_STATES)
 
 
-def on_vm_lost(sender: Any, *, vm_id: Any, fleet_id: Any, job_ref: str, reason: str, no_capacity: bool,
+def on_vm_lost(sender: Any, *, vm_id: Any, pool_id: Any, job_ref: str, reason: str, no_capacity: bool,
                **kwargs: Any) -> None:
     try:
         uuid.UUID(job_ref)
     except ValueError:
         return  # not a submission's job
     if no_capacity:
-        submissions_refuse_for_capacity(fleet_id=fleet_id, submission_id=job_ref, vm_id=vm_id, reason=reason)
+        submissions_refuse_for_capacity(pool_id=pool_id, submission_id=job_ref, vm_id=vm_id, reason=reason)
         return
     submission_requeue_or_fail(submission_id=job_ref, vm_id=vm_id, reason=reason)
 
 
-def on_vm_state_changed(sender: Any, vm_id: Any, fleet_id: Any, old: str | None, new: str, **kwargs: Any) -> None:
+def on_vm_state_changed(sender: Any, vm_id: Any, pool_id: Any, old: str | None, new: str, **kwargs: Any) -> None:
     if new in CAPACITY_FREED:
-        enqueue("submissions.tasks.dispatch", str(fleet_id), save=False)
+        enqueue("submissions.tasks.dispatch", str(pool_id), save=False)
 
 
 def on_credit_granted(sender: Any, **kwargs: Any) -> None:
@@ -54,7 +54,7 @@ def on_user_suspended(sender: Any, user_id: Any, by: Any, **kwargs: Any) -> None
 
 vm_lost.connect(on_vm_lost, dispatch_uid="submissions.on_vm_lost")
 # An edit to a problem or a pool in this process empties the submission lookups' cache at once.
-for _model in (Problem, ProblemVersion, Fleet):
+for _model in (Problem, ProblemVersion, Pool):
     post_save.connect(lookups_clear, sender=_model, dispatch_uid=f"submissions.lookups.save.{_model.__name__}")
     post_delete.connect(lookups_clear, sender=_model, dispatch_uid=f"submissions.lookups.delete.{_model.__name__}")
 vm_state_changed.connect(on_vm_state_changed, dispatch_uid="submissions.on_vm_state_changed")

@@ -148,7 +148,7 @@ class Runner:
 
     def _load(self) -> None:
         self.submission = Submission.objects.select_related(
-            "problem_version", "fleet", "vm", "vm__fleet", "judging").get(pk=self.submission_id)
+            "problem_version", "pool", "vm", "vm__pool", "judging").get(pk=self.submission_id)
         if self.submission.vm is None:
             raise RuntimeError("a dispatched submission without a VM")
         self.vm = self.submission.vm
@@ -159,7 +159,7 @@ class Runner:
         # DRAINING with our job: staff drained the VM, which still serves this job, then stops.
         if self.vm.state not in (VMState.BUSY, VMState.DRAINING) or self.vm.job_ref != str(self.submission.pk):
             self._lose(f"Its VM is {self.vm.state.lower()}: {self.vm.state_reason or 'not serving it'}")
-        backend = get_backend(self.vm.fleet.backend)
+        backend = get_backend(self.vm.pool.backend)
         self.client = AgentClient(self.vm.base_url, self.vm.token, timeout=settings.HIPJUDGE_AGENT_HTTP_TIMEOUT,
                                   headers=backend.agent_headers(self.vm))
         if self._cancel_before_start():
@@ -179,7 +179,7 @@ class Runner:
                 self.vm = vm_provision(vm=self.vm)
         except CapacityError as exc:
             # The pool has no VM to give: end it (and the pool's queue) REJECTED unless another VM can serve.
-            submissions_refuse_for_capacity(fleet_id=self.vm.fleet_id, reason=str(exc), vm_id=self.vm.pk,
+            submissions_refuse_for_capacity(pool_id=self.vm.pool_id, reason=str(exc), vm_id=self.vm.pk,
                                             submission_id=self.submission_id, attempt=self.submission.attempt)
             raise Lost() from exc
         except ProvisionError as exc:
@@ -216,7 +216,7 @@ class Runner:
                 vm_release(vm=self.vm, job_ref=str(self.submission.pk))
                 raise Lost() from exc
             except AgentError as exc:
-                if time.monotonic() > deadline or not get_backend(self.vm.fleet.backend).is_alive(self.vm):
+                if time.monotonic() > deadline or not get_backend(self.vm.pool.backend).is_alive(self.vm):
                     self._fail_vm(f"The agent could not be reached ({exc}).")
             time.sleep(0.5)
         Submission.objects.filter(pk=self.submission_id, started_at__isnull=True).update(started_at=clock.now())
@@ -346,13 +346,13 @@ def submission_run(*, submission_id: str) -> None:
 
 def submission_cancel_job(*, submission_id: str) -> None:
     """Ask the agent to stop the job now (the runner records the CANCELLED result)."""
-    submission = Submission.objects.select_related("vm", "vm__fleet").filter(
+    submission = Submission.objects.select_related("vm", "vm__pool").filter(
         pk=submission_id, status__in=RUNNING_STATUSES, cancel_requested=True).first()
     if submission is None or submission.vm is None or not submission.vm.base_url:
         return
     vm = submission.vm
     client = AgentClient(vm.base_url, vm.token, timeout=settings.HIPJUDGE_AGENT_HTTP_TIMEOUT,
-                         headers=get_backend(vm.fleet.backend).agent_headers(vm))
+                         headers=get_backend(vm.pool.backend).agent_headers(vm))
     try:
         client.cancel(submission.job_id)
     except AgentJobNotFound:

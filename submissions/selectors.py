@@ -85,11 +85,11 @@ def submission_list(*, user: User, filters: dict[str, Any] | None = None,
         if filters.get(key):
             qs = qs.filter(**{key: filters[key]})
     if filters.get("pool"):
-        qs = qs.filter(fleet__name=filters["pool"])
+        qs = qs.filter(pool__name=filters["pool"])
     if filters.get("id"):
         prefix = id_prefix(str(filters["id"]))
         qs = qs.filter(pk__startswith=prefix) if prefix else qs.none()
-    return (qs.select_related("problem", "problem_version", "fleet", "user")
+    return (qs.select_related("problem", "problem_version", "pool", "user")
             .defer("source", "problem_version__bundle", "problem_version__statement", "problem_version__templates")
             .order_by("-created_at"))
 
@@ -114,7 +114,7 @@ def submission_get(*, user: User | AnonymousUser, submission_id: uuid.UUID | str
         uuid.UUID(str(submission_id))
     except ValueError:
         return None
-    return _visible_to(user).select_related("problem", "problem_version", "fleet", "vm", "user").filter(
+    return _visible_to(user).select_related("problem", "problem_version", "pool", "vm", "user").filter(
         pk=submission_id).first()
 
 
@@ -122,12 +122,12 @@ def submission_events(*, submission: Submission, after: int = 0) -> QuerySet[Sub
     return submission.events.filter(seq__gt=after).order_by("seq")
 
 
-def queue_order(*, fleet_id: uuid.UUID | str, limit: int | None = None) -> list[uuid.UUID]:
+def queue_order(*, pool_id: uuid.UUID | str, limit: int | None = None) -> list[uuid.UUID]:
     """Queued submissions of a pool in dispatch order. Users' own submissions first, fair across
     users (each user's oldest first, round-robin between users, then oldest first); rejudges after
     all of them, in the order staff asked for them. So a rejudge never goes before a user's
     submission: it delays one by at most the rejudge already running on the VM it waits for."""
-    queued = Submission.objects.filter(fleet_id=fleet_id, status=Status.IN_QUEUE)
+    queued = Submission.objects.filter(pool_id=pool_id, status=Status.IN_QUEUE)
     users = (queued.filter(queue_class=QueueClass.USER)
              .annotate(user_rank=Window(RowNumber(), partition_by=[F("user_id")],
                                         order_by=[F("created_at").asc(), F("id").asc()]))
@@ -140,8 +140,8 @@ def queue_order(*, fleet_id: uuid.UUID | str, limit: int | None = None) -> list[
     return order
 
 
-def queue_length(*, fleet_id: uuid.UUID | str) -> int:
-    return Submission.objects.filter(fleet_id=fleet_id, status=Status.IN_QUEUE).count()
+def queue_length(*, pool_id: uuid.UUID | str) -> int:
+    return Submission.objects.filter(pool_id=pool_id, status=Status.IN_QUEUE).count()
 
 
 def queue_position(*, submission: Submission) -> int | None:
@@ -191,8 +191,8 @@ def queue_position(*, submission: Submission) -> int | None:
 def queue_positions(*, submissions: list[Submission]) -> dict[uuid.UUID, int]:
     """Positions for a page of submissions with one query per pool that has queued ones."""
     positions: dict[uuid.UUID, int] = {}
-    for fleet_id in {s.fleet_id for s in submissions if s.status == Status.IN_QUEUE}:
-        for index, sid in enumerate(queue_order(fleet_id=fleet_id), start=1):
+    for pool_id in {s.pool_id for s in submissions if s.status == Status.IN_QUEUE}:
+        for index, sid in enumerate(queue_order(pool_id=pool_id), start=1):
             positions[sid] = index
     return positions
 

@@ -1,4 +1,4 @@
-"""Writes for submissions: create (validation, quotas and limits), cancel, events, finish, re-queue.
+"""Writes for submissions: create (validation, then the admission gate), cancel, events, finish, re-queue.
 
 Every change to a submission's status happens with its row locked (SELECT ... FOR UPDATE on
 PostgreSQL, an IMMEDIATE transaction on SQLite) together with the event that tells it, so the
@@ -14,18 +14,17 @@ from datetime import datetime
 from typing import IO, Any
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
 
 from agent.protocol import cut_text, json_safe
 from core import clock
-from core.exceptions import ApplicationError, ConflictError, NotFoundError, QuotaExceeded
+from core.exceptions import ApplicationError, ConflictError, NotFoundError
 from core.locks import locked
 from core.logs import log_event_on_commit
 from core.queue import enqueue
-from fleets.models import Fleet
-from limits.guards import refusal_extra, spend_refusal, standing_refusal
+from fleets.models import Pool
+from limits.admission import submission_refusal
 from submissions.judgings import (
     finish_outcome,
     judging_attempts,
@@ -33,7 +32,7 @@ from submissions.judgings import (
     judging_new,
     judging_reseed_locked,
 )
-from submissions.lookups import fleet_for_submission, problem_for_submission
+from submissions.lookups import pool_for_submission, problem_for_submission
 from submissions.models import (
     ACTIVE_STATUSES,
     TERMINAL_STATUSES,
@@ -46,8 +45,7 @@ from submissions.models import (
     SubmissionEvent,
 )
 from submissions.offers import is_emulated, offer_refusal
-from submissions.ranking import fleet_device_class, ranked_case_names
-from submissions.selectors import user_quota
+from submissions.ranking import pool_device_class, ranked_case_names
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +83,7 @@ def log_status(submission: Submission, status: str, *, reason: str = "") -> None
     said = f": {reason}" if reason and status in _LOGGED_REASONS else ""
     log_event_on_commit(log, "submission.status", "submission %s -> %s%s", submission.pk, status, said,
                         level=logging.WARNING if status == Status.ERROR else logging.INFO,
-                        submission=submission.pk, pool=submission.fleet_id, vm=submission.vm_id,
+                        submission=submission.pk, pool=submission.pool_id, vm=submission.vm_id,
                         user=submission.user_id, status=status, attempt=submission.attempt)
 
 
@@ -173,7 +171,7 @@ def source_from_upload(upload: IO[bytes]) -> str:
         raise ApplicationError("source: the file is not valid UTF-8.", {"field": "source"}) from None
 
 
-def _resolve(problem_slug: str, fleet_name: str | None, language: str, mode: str) -> tuple[Problem, Fleet]:
+def _resolve(problem_slug: str, pool_name: str | None, language: str, mode: str) -> tuple[Problem, Pool]:
     if language not in Language.values:
         raise ApplicationError(f"language: {language!r} is not one of {', '.join(Language.values)}.",
                                {"field": "language"})
@@ -182,70 +180,56 @@ def _resolve(problem_slug: str, fleet_name: str | None, language: str, mode: str
     problem = problem_for_submission(slug=problem_slug)
     if problem is None or problem.current_version is None:
         raise ApplicationError(f"problem: there is no problem {problem_slug!r}.", {"field": "problem"})
-    name = fleet_name or settings.HIPJUDGE_DEFAULT_POOL
-    fleet = fleet_for_submission(name=name)
-    if fleet is None:
+    name = pool_name or settings.HIPJUDGE_DEFAULT_POOL
+    pool = pool_for_submission(name=name)
+    if pool is None:
         raise ApplicationError(f"pool: there is no pool {name!r} taking submissions.", {"field": "pool"})
-    refusal = offer_refusal(fleet=fleet, language=language, mode=mode)
+    refusal = offer_refusal(pool=pool, language=language, mode=mode)
     if refusal is not None:
         raise refusal
     if mode == Mode.LEADERBOARD:
         assert problem.current_version is not None
-        device_class = fleet_device_class(fleet)
+        device_class = pool_device_class(pool)
         if not ranked_case_names(definition=(problem.current_version.bundle or {}).get("definition") or {},
                                  device_class=device_class):
             raise ApplicationError(
                 f"mode: problem {problem.slug!r} has no ranked cases for the {device_class} device of pool "
-                f"{fleet.name!r}, so it takes no leaderboard submissions there; use mode benchmark.",
+                f"{pool.name!r}, so it takes no leaderboard submissions there; use mode benchmark.",
                 {"field": "mode"})
-    return problem, fleet
-
-
-def _quota_refusal(user: User) -> QuotaExceeded | None:
-    quota = user_quota(user_id=user.pk)  # one query; the daily limit is still reported first
-    if quota["daily_used"] >= quota["daily_limit"]:
-        return QuotaExceeded(
-            f"You reached the limit of {quota['daily_limit']} submissions in 24 hours; try again later.",
-            refusal_extra("daily_submissions", cap=quota["daily_limit"]))
-    if quota["concurrent_used"] >= quota["concurrent_limit"]:
-        return QuotaExceeded(
-            f"You already have {quota['concurrent_limit']} submission(s) queued or running; wait for one to finish "
-            "or cancel it.", refusal_extra("concurrent_submissions", cap=quota["concurrent_limit"]))
-    return None
+    return problem, pool
 
 
 def submission_create(*, user: User, problem: str, language: str, source: Any,
-                      mode: str = Mode.BENCHMARK, fleet_name: str | None = None) -> Submission:
-    """Validate and queue a submission. Raises ApplicationError: 400 for bad input; a refusal (403
-    suspended or pool not open to the user, 429 over a quota or the daily GPU-seconds cap, 402 out of
-    credit or over the monthly spend cap) stores nothing: refused requests cannot grow the database."""
+                      mode: str = Mode.BENCHMARK, pool_name: str | None = None) -> Submission:
+    """Validate and queue a submission. Raises ApplicationError: 400 for bad input; a refusal of the
+    admission gate (limits.admission: 403 suspended or pool not open to the user, 429 over a quota
+    or the daily GPU-seconds cap, 402 out of credit or over the monthly spend cap) stores nothing:
+    refused requests cannot grow the database."""
     source = _validate_source(source)
-    problem_obj, fleet = _resolve(problem, fleet_name, language, mode)
+    problem_obj, pool = _resolve(problem, pool_name, language, mode)
     now = clock.now()
     with transaction.atomic():
-        # Serialize one user's submissions so two simultaneous requests cannot both pass a quota or cap.
-        list(locked(get_user_model().objects.filter(pk=user.pk)).values_list("pk", flat=True))
-        refusal = (standing_refusal(user=user, fleet=fleet) or _quota_refusal(user)
-                   or spend_refusal(user=user, fleet=fleet, now=now))
+        # The gate locks the user's row until this transaction, which stores the submission, commits.
+        refusal = submission_refusal(user=user, pool=pool, now=now)
         if refusal is not None:
-            log.info("refused a submission of user %s to pool %s: %s", user.pk, fleet.name, refusal.extra["limit"])
+            log.info("refused a submission of user %s to pool %s: %s", user.pk, pool.name, refusal.extra["limit"])
             raise refusal
         assert problem_obj.current_version is not None  # checked by _resolve
         submission = Submission(
-            user=user, problem=problem_obj, problem_version=problem_obj.current_version, fleet=fleet,
+            user=user, problem=problem_obj, problem_version=problem_obj.current_version, pool=pool,
             language=language, mode=mode, source=source, queued_at=now, status=Status.IN_QUEUE,
-            emulated=is_emulated(fleet=fleet, language=language, mode=mode))
+            emulated=is_emulated(pool=pool, language=language, mode=mode))
         # Inserted pointing at its first judging, which follows in the same transaction (the
         # foreign key is checked at commit), and with its first event already counted in last_seq.
         judging = judging_new(submission=submission)
         submission.judging_id = judging.pk
-        rows = _event_rows(submission, [EventIn("STATUS", {"status": Status.IN_QUEUE, "pool": fleet.name})], after=0)
+        rows = _event_rows(submission, [EventIn("STATUS", {"status": Status.IN_QUEUE, "pool": pool.name})], after=0)
         submission.last_seq = len(rows)
         submission.save(force_insert=True)
         judging.save(force_insert=True)
         SubmissionEvent.objects.bulk_create(rows)
         log_status(submission, Status.IN_QUEUE)
-        transaction.on_commit(lambda: enqueue("submissions.tasks.dispatch", str(fleet.pk), save=False))
+        transaction.on_commit(lambda: enqueue("submissions.tasks.dispatch", str(pool.pk), save=False))
     return submission
 
 
@@ -296,7 +280,7 @@ def submission_requeue_or_fail(*, submission_id: uuid.UUID | str, reason: str,
     """The VM serving this submission is gone. Queue it again while attempts remain, else end it
     with `give_up_status` (ERROR; REJECTED when the pool had no capacity).
     No-op unless it is still active (and, when given, still on `vm_id` / at `attempt`)."""
-    fleet_id = None
+    pool_id = None
     with transaction.atomic():
         submission = lock_submission(submission_id)
         if submission is None or submission.status not in ACTIVE_STATUSES or submission.status == Status.IN_QUEUE:
@@ -319,7 +303,7 @@ def submission_requeue_or_fail(*, submission_id: uuid.UUID | str, reason: str,
             append_events_locked(submission, [EventIn("REQUEUED", {"reason": reason, "attempt": submission.attempt}),
                                               EventIn("STATUS", {"status": Status.IN_QUEUE})])
             log_status(submission, Status.IN_QUEUE, reason=f"queued again: {reason}")
-            fleet_id = submission.fleet_id
-    if fleet_id is not None:
-        transaction.on_commit(lambda: enqueue("submissions.tasks.dispatch", str(fleet_id), save=False))
+            pool_id = submission.pool_id
+    if pool_id is not None:
+        transaction.on_commit(lambda: enqueue("submissions.tasks.dispatch", str(pool_id), save=False))
     return True

@@ -40,7 +40,7 @@ def submissions_sweep() -> dict[str, int]:
             if submission is not None and submission.status == Status.IN_QUEUE:
                 minutes = settings.HIPJUDGE_QUEUE_TIMEOUT // 60
                 finish_locked(submission, status=Status.ERROR, reason=(
-                    f"No VM of pool {submission.fleet.name!r} became free within {minutes} min; "
+                    f"No VM of pool {submission.pool.name!r} became free within {minutes} min; "
                     "please submit again later."))
                 expired += 1
     released = _release_orphaned_vms(now)

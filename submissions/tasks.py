@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from submissions.dispatch import fleet_dispatch
+from submissions.dispatch import pool_dispatch
 from submissions.runner import submission_cancel_job, submission_run
 from submissions.sweep import submissions_sweep
 
@@ -12,8 +12,8 @@ SCHEDULES = {
 }
 
 
-def dispatch(fleet_id: str) -> int:
-    return fleet_dispatch(fleet_id=fleet_id)
+def dispatch(pool_id: str) -> int:
+    return pool_dispatch(pool_id=pool_id)
 
 
 def run(submission_id: str) -> None:

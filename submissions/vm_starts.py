@@ -35,8 +35,8 @@ class VMStarts:
 
 def vm_starts_by_pool() -> dict[Any, VMStarts]:
     """Per pool id (only pools with a dispatched submission)."""
-    rows = Submission.objects.exclude(vm_start="").values("fleet_id").annotate(**VM_START_COUNTS).order_by()
-    return {row["fleet_id"]: VMStarts.of(row) for row in rows}
+    rows = Submission.objects.exclude(vm_start="").values("pool_id").annotate(**VM_START_COUNTS).order_by()
+    return {row["pool_id"]: VMStarts.of(row) for row in rows}
 
 
 def vm_starts_by_day(*, since: datetime) -> dict[date, VMStarts]:

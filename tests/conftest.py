@@ -174,10 +174,10 @@ def problems_loaded(db: Any, problem_bundles: list[Any]) -> None:
 
 @pytest.fixture
 def local_pool(db: Any) -> Any:
-    from fleets.services import fleet_ensure
+    from fleets.services import pool_ensure
 
-    fleet, _ = fleet_ensure(name="local", backend="local", device="host", max_vms=2, idle_timeout_s=600)
-    return fleet
+    pool, _ = pool_ensure(name="local", backend="local", device="host", max_vms=2, idle_timeout_s=600)
+    return pool
 
 
 def finish(submission_id: Any, status: str, reason: str) -> None:

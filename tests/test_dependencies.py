@@ -192,6 +192,39 @@ def test_billing_and_limits_only_read_submissions(package: str) -> None:
     assert writes == []
 
 
+def test_the_admission_gate_is_asked_once_and_only_by_submission_create() -> None:
+    """limits.admission is the one home of "why was my POST refused": outside limits, only
+    submission_create (which the API and the form call) asks it, once, and nothing reaches past
+    submission_refusal to one of its checks, which would skip or reorder the others."""
+    asked = set()
+    for package in sorted(set(ALLOWED) - {"limits"}):
+        for path in modules(package):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and node.module == "limits.admission":
+                    asked |= {(str(path.relative_to(ROOT)), alias.name) for alias in node.names}
+    assert asked == {("submissions/services.py", "submission_refusal")}
+    tree = ast.parse((ROOT / "submissions" / "services.py").read_text())
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Name) and node.func.id == "submission_refusal"]
+    assert len(calls) == 1
+
+
+def test_every_refusal_type_lives_in_core_exceptions() -> None:
+    """The exceptions that answer with an HTTP status are core's, whichever app raises them."""
+    from core.exceptions import ApplicationError
+
+    refusal_types = {ApplicationError.__name__} | {cls.__name__ for cls in ApplicationError.__subclasses__()}
+    defined_elsewhere = []
+    for package in sorted(ALLOWED):
+        for path in modules(package):
+            for node in ast.walk(ast.parse(path.read_text())):
+                bases = {base.id if isinstance(base, ast.Name) else getattr(base, "attr", "")
+                         for base in getattr(node, "bases", [])}
+                if isinstance(node, ast.ClassDef) and bases & refusal_types and path != ROOT / "core" / "exceptions.py":
+                    defined_elsewhere.append(f"{path.relative_to(ROOT)}: {node.name}")
+    assert defined_elsewhere == []
+
+
 def test_the_agent_and_the_cli_never_import_django() -> None:
     for package in ("agent", "cli"):
         for path in modules(package):

@@ -46,7 +46,7 @@ class Progress:
 
 
 def _device_class(submission: Submission) -> str:
-    return "host" if submission.fleet.device == "host" else "gpu"
+    return "host" if submission.pool.device == "host" else "gpu"
 
 
 def expected_cases(submission: Submission) -> tuple[int, int, int]:

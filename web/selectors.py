@@ -14,9 +14,9 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, Q
 
-from billing.selectors import fleet_is_paid
-from fleets.models import Fleet, VMInstance
-from fleets.selectors import fleet_list
+from billing.selectors import pool_is_paid
+from fleets.models import Pool, VMInstance
+from fleets.selectors import pool_list
 from leaderboard.bests import Best, user_bests
 from leaderboard.selectors import leaderboard_rows
 from leaderboard.speed_of_light import PoolLight, best_light, leaderboard_light
@@ -62,7 +62,7 @@ def problem_rows(*, user: AbstractBaseUser | AnonymousUser, filters: ProblemFilt
 
 @dataclass
 class PoolOption:
-    fleet: Fleet
+    pool: Pool
     warm_vms: int
     live_vms: int
     languages: list[str]
@@ -73,11 +73,11 @@ class PoolOption:
 
     @property
     def paid(self) -> bool:
-        return fleet_is_paid(self.fleet)
+        return pool_is_paid(self.pool)
 
     @property
     def name(self) -> str:
-        return self.fleet.name
+        return self.pool.name
 
     @property
     def submittable_languages(self) -> list[str]:
@@ -96,35 +96,35 @@ class PoolOption:
 
     @property
     def hourly_rate(self) -> Decimal:
-        return self.fleet.hourly_rate
+        return self.pool.hourly_rate
 
     @property
     def full(self) -> bool:
-        return self.warm_vms == 0 and self.live_vms >= self.fleet.max_vms
+        return self.warm_vms == 0 and self.live_vms >= self.pool.max_vms
 
 
 def pool_options(*, user: AbstractBaseUser | AnonymousUser, standing: Standing) -> list[PoolOption]:
     """Enabled pools with warm/live VM counts, the typical cold-start wait and whether they are open
     to `user` (two queries, a third when a paid pool is closed to them)."""
-    fleets = list(fleet_list())
-    access = pools_offered(user=user, fleets=fleets, standing=standing)
-    recent = (VMInstance.objects.filter(fleet__in=fleets, ready_at__isnull=False)
-              .order_by("-created_at").values_list("fleet_id", "created_at", "ready_at")[:200])
+    pools = list(pool_list())
+    access = pools_offered(user=user, pools=pools, standing=standing)
+    recent = (VMInstance.objects.filter(pool__in=pools, ready_at__isnull=False)
+              .order_by("-created_at").values_list("pool_id", "created_at", "ready_at")[:200])
     waits: dict[Any, list[float]] = {}
-    for fleet_id, created, ready in recent:
-        if ready is not None and len(waits.setdefault(fleet_id, [])) < 20:
-            waits[fleet_id].append(max(0.0, (ready - created).total_seconds()))
-    # fleet_list() annotates the VM counts.
-    return [PoolOption(fleet=f, warm_vms=getattr(f, "warm_vms", 0), live_vms=getattr(f, "live_vms", 0),
+    for pool_id, created, ready in recent:
+        if ready is not None and len(waits.setdefault(pool_id, [])) < 20:
+            waits[pool_id].append(max(0.0, (ready - created).total_seconds()))
+    # pool_list() annotates the VM counts.
+    return [PoolOption(pool=f, warm_vms=getattr(f, "warm_vms", 0), live_vms=getattr(f, "live_vms", 0),
                        languages=f.accepted_languages, compile_only=f.compile_only_languages,
-                       offers=pool_offers(fleet=f),
+                       offers=pool_offers(pool=f),
                        cold_start_s=statistics.median(waits[f.pk]) if waits.get(f.pk) else None,
                        access=access[f.pk])
-            for f in fleets]
+            for f in pools]
 
 
-def cold_start_estimate(*, fleet: Fleet) -> float | None:
-    recent = list(VMInstance.objects.filter(fleet=fleet, ready_at__isnull=False)
+def cold_start_estimate(*, pool: Pool) -> float | None:
+    recent = list(VMInstance.objects.filter(pool=pool, ready_at__isnull=False)
                   .order_by("-created_at").values_list("created_at", "ready_at")[:20])
     if not recent:
         return None
@@ -132,17 +132,17 @@ def cold_start_estimate(*, fleet: Fleet) -> float | None:
                              if ready is not None)
 
 
-def leaderboard(*, problem: Problem, fleet: Fleet, limit: int = 100) -> list[Submission]:
+def leaderboard(*, problem: Problem, pool: Pool, limit: int = 100) -> list[Submission]:
     """Each user's best shown ranked result on this problem and pool, fastest first, each with its
     speed of light on the pool (three queries)."""
-    rows = leaderboard_rows(problem_id=problem.pk, fleet_id=fleet.pk, limit=limit)
-    leaderboard_light(rows=rows, fleet=fleet)
+    rows = leaderboard_rows(problem_id=problem.pk, pool_id=pool.pk, limit=limit)
+    leaderboard_light(rows=rows, pool=pool)
     return rows
 
 
-def leaderboard_fleets(*, problem: Problem) -> list[Fleet]:
+def leaderboard_pools(*, problem: Problem) -> list[Pool]:
     """Pools to offer on a leaderboard: enabled ones plus any that has ranked results here, the
     server's default pool first (the tab a leaderboard opens on), then by name."""
-    used = Submission.objects.filter(problem=problem, ranked_score_ms__isnull=False).values("fleet_id")
-    fleets = list(Fleet.objects.filter(Q(enabled=True) | Q(pk__in=used)).order_by("name"))
-    return sorted(fleets, key=lambda f: f.name != settings.HIPJUDGE_DEFAULT_POOL)
+    used = Submission.objects.filter(problem=problem, ranked_score_ms__isnull=False).values("pool_id")
+    pools = list(Pool.objects.filter(Q(enabled=True) | Q(pk__in=used)).order_by("name"))
+    return sorted(pools, key=lambda f: f.name != settings.HIPJUDGE_DEFAULT_POOL)

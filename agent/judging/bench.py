@@ -172,8 +172,9 @@ class BenchCase:
                 upcoming = self.inputs(f"run{run + 1}")
             with self.judge_work():
                 expected = pending.result(self.limit_passed) if pending is not None else None
-            if message := check_outputs(self.problem, self.case, fresh, outputs, reveal=self.reveal_values,
-                                        expected=expected):
+                message = check_outputs(self.problem, self.case, fresh, outputs, reveal=self.reveal_values,
+                                        expected=expected)
+            if message:
                 raise Refused("WRONG_ANSWER", f"a timed run gave a wrong result: {message}")
         return self._report(walls, events, [], partner)
 

@@ -259,8 +259,9 @@ class Phase:
         caller.poison()
         timing = caller.call(check_poison=False)  # the whole output is compared below
         outputs = caller.outputs_now()
-        message = modified_inputs(caller.access, inputs) or check_outputs(
-            self.job.problem, case, inputs, outputs, expected=self._expected(expected))
+        with self._judge_work():  # the comparison is the judge's work too
+            message = modified_inputs(caller.access, inputs) or check_outputs(
+                self.job.problem, case, inputs, outputs, expected=self._expected(expected))
         payload = {"case": case.name, "index": index, "total": len(self.cases), "passed": message is None,
                    "message": message, "seconds": round(timing.ms / 1e3, 6)}
         self.result.cases.append(payload)

@@ -38,7 +38,7 @@ from core.exceptions import ApplicationError
 from core.queue import queue_use
 from fleets.backends import CapacityError, ProvisionError
 from fleets.backends.sim import SimBackend, sim_forget
-from fleets.models import LIVE_VM_STATES, Fleet, VMInstance, VMState
+from fleets.models import LIVE_VM_STATES, Pool, VMInstance, VMState
 from fleets.services import vm_provision, vm_reap_due_at, vm_release
 from fleets.signals import vm_state_changed
 from fleets.tasks import provision as provision_task
@@ -68,7 +68,7 @@ class Run:
     trace: Trace
     policy: PolicySpec
     cloud: CloudSpec
-    fleet: Fleet | None = None
+    pool: Pool | None = None
     submitted: dict[str, Arrival] = field(default_factory=dict)
     refused: int = 0
     samples: list[Sample] = field(default_factory=list)
@@ -154,13 +154,13 @@ class Engine:
     # ---- set-up ----------------------------------------------------------------------------------
     def _set_up(self) -> None:
         policy, cloud = self.run.policy, self.run.cloud
-        sim_forget(fleet_name=self.pool)
+        sim_forget(pool_name=self.pool)
         users = max((a.user for a in self.run.trace.arrivals), default=0) + 1
         model = get_user_model()
         tag = uuid.uuid4().hex[:6]
         self._users = model.objects.bulk_create([model(username=f"sim-{tag}-{i}", password="!") for i in range(users)])
         UserSpendLimit.objects.bulk_create([UserSpendLimit(user=u, monthly_cap=None) for u in self._users])
-        self.run.fleet = Fleet.objects.create(
+        self.run.pool = Pool.objects.create(
             name=self.pool, title="Simulated MI300X pool", backend="sim", device="hip", gpu_name="MI300X",
             gpu_count=1, max_vms=policy.max_vms or cloud.max_vms, idle_timeout_s=policy.idle_timeout_s,
             policy=policy.policy, min_vms=policy.min_vms, prewarm_hours=policy.prewarm_hours,
@@ -169,7 +169,7 @@ class Engine:
                     "no_capacity_rate": cloud.no_capacity_rate})
         credit_grant_create(name="simulated credit", amount=cloud.credit, starts_at=self.now - timedelta(days=1))
         if cloud.credit_used_pct > 0:
-            ledger_adjust(fleet=self.run.fleet, amount=cloud.credit * cloud.credit_used_pct / 100,
+            ledger_adjust(pool=self.run.pool, amount=cloud.credit * cloud.credit_used_pct / 100,
                           note="costsim: credit spent before the trace", period_start=self.now - timedelta(hours=1),
                           period_end=self.now - timedelta(hours=1))
         self._drain()
@@ -179,7 +179,7 @@ class Engine:
         arrival = self.run.trace.arrivals[index]
         try:
             submission = submission_create(user=self._users[arrival.user], problem=arrival.problem, language="hip",
-                                           source=SOURCE, mode=arrival.mode, fleet_name=self.pool)
+                                           source=SOURCE, mode=arrival.mode, pool_name=self.pool)
         except ApplicationError:
             self.run.refused += 1
             return
@@ -193,7 +193,7 @@ class Engine:
             return
         self._running.add((submission_id, submission.attempt))
         lease_claim(submission_id=submission_id, owner=RUNNER, seconds=86400)
-        vm = VMInstance.objects.select_related("fleet").get(pk=submission.vm_id)
+        vm = VMInstance.objects.select_related("pool").get(pk=submission.vm_id)
         if vm.state == VMState.PROVISIONING:
             plan = self._backend.cold_start_plan(vm)
             self._at(vm.created_at + timedelta(seconds=plan.seconds), self._ready, submission_id, vm.pk,
@@ -202,11 +202,11 @@ class Engine:
             self._job(submission_id, submission.attempt)
 
     def _ready(self, submission_id: str, vm_id: uuid.UUID, attempt: int) -> None:
-        vm = VMInstance.objects.select_related("fleet").get(pk=vm_id)
+        vm = VMInstance.objects.select_related("pool").get(pk=vm_id)
         try:
             vm_provision(vm=vm)
         except CapacityError as exc:
-            submissions_refuse_for_capacity(fleet_id=vm.fleet_id, reason=str(exc), vm_id=vm_id,
+            submissions_refuse_for_capacity(pool_id=vm.pool_id, reason=str(exc), vm_id=vm_id,
                                             submission_id=submission_id, attempt=attempt)
             return
         except ProvisionError as exc:
@@ -227,11 +227,11 @@ class Engine:
                 return
             finish_locked(submission, status=SUCCESS_BY_MODE[submission.mode], reason="A simulated job.")
             vm_id = submission.vm_id
-        vm = VMInstance.objects.select_related("fleet").get(pk=vm_id)
+        vm = VMInstance.objects.select_related("pool").get(pk=vm_id)
         vm_release(vm=vm, job_ref=submission_id)
 
     def _prestarted(self, vm_id: str) -> None:
-        vm = VMInstance.objects.select_related("fleet").filter(pk=vm_id, state=VMState.PROVISIONING).first()
+        vm = VMInstance.objects.select_related("pool").filter(pk=vm_id, state=VMState.PROVISIONING).first()
         if vm is not None:
             plan = self._backend.cold_start_plan(vm)
             self._at(vm.created_at + timedelta(seconds=plan.seconds), provision_task, vm_id)
@@ -268,7 +268,7 @@ class Engine:
         if self._reap_at is not None and self._reap_at <= self.now:
             reap_idle()
             self._changes += 1
-        queue = Submission.objects.filter(fleet=self.run.fleet, status=Status.IN_QUEUE)
+        queue = Submission.objects.filter(pool=self.run.pool, status=Status.IN_QUEUE)
         oldest = queue.order_by("queued_at").values_list("queued_at", flat=True).first()
         expires = oldest + timedelta(seconds=settings.HIPJUDGE_QUEUE_TIMEOUT) if oldest else None
         if oldest is not None and (self._seen_by_sweep != self._changes or (expires and expires < self.now)):
@@ -296,7 +296,7 @@ class Engine:
                                                                 timedelta(0))))
         self._wake_at_minute(min(minutes))
 
-    def _vm_changed(self, sender: Any, vm_id: Any, fleet_id: Any, old: str | None, new: str, **kwargs: Any) -> None:
+    def _vm_changed(self, sender: Any, vm_id: Any, pool_id: Any, old: str | None, new: str, **kwargs: Any) -> None:
         if old is not None:
             self._vms[old] -= 1
         self._vms[new] += 1
@@ -305,5 +305,5 @@ class Engine:
     def _sample(self) -> None:
         from bench.sim.measure import sample_now  # the measures read the same rows as the report
 
-        assert self.run.fleet is not None
-        self.run.samples.append(sample_now(fleet=self.run.fleet, start=self.run.trace.start, now=self.now))
+        assert self.run.pool is not None
+        self.run.samples.append(sample_now(pool=self.run.pool, start=self.run.trace.start, now=self.now))

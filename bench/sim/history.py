@@ -14,7 +14,7 @@ from submissions.models import VERDICT_STATUSES, Submission
 
 def _submissions(using: str, pools: list[str] | None) -> object:
     qs = Submission.objects.using(using).all()
-    return qs.filter(fleet__name__in=pools) if pools else qs
+    return qs.filter(pool__name__in=pools) if pools else qs
 
 
 def history_lengths(*, using: str, pools: list[str] | None = None) -> dict[tuple[str, str], list[float]]:

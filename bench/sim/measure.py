@@ -17,7 +17,7 @@ from bench.sim.specs import Sample
 from billing.amounts import ZERO, cost_of
 from billing.models import LedgerEntry, Phase, Source
 from fleets.backends.sim import sim_cloud_bill
-from fleets.models import LIVE_VM_STATES, Fleet, VMInstance
+from fleets.models import LIVE_VM_STATES, Pool, VMInstance
 from submissions.models import SUCCESS_STATUSES, Status, Submission
 
 
@@ -68,36 +68,36 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
 
 
-def _accruals(fleet: Fleet) -> Any:
-    return LedgerEntry.objects.filter(fleet=fleet, source=Source.ACCRUAL)
+def _accruals(pool: Pool) -> Any:
+    return LedgerEntry.objects.filter(pool=pool, source=Source.ACCRUAL)
 
 
-def sample_now(*, fleet: Fleet, start: datetime, now: datetime) -> Sample:
-    spend = _accruals(fleet).aggregate(total=Sum("amount"))["total"] or ZERO
+def sample_now(*, pool: Pool, start: datetime, now: datetime) -> Sample:
+    spend = _accruals(pool).aggregate(total=Sum("amount"))["total"] or ZERO
     return Sample(at_s=(now - start).total_seconds(),
-                  vms_up=VMInstance.objects.filter(fleet=fleet, state__in=LIVE_VM_STATES).count(),
-                  queued=Submission.objects.filter(fleet=fleet, status=Status.IN_QUEUE).count(),
+                  vms_up=VMInstance.objects.filter(pool=pool, state__in=LIVE_VM_STATES).count(),
+                  queued=Submission.objects.filter(pool=pool, status=Status.IN_QUEUE).count(),
                   spend_usd=float(spend))
 
 
 def figures(run: Run) -> Figures:
-    fleet, end = run.fleet, run.end
-    assert fleet is not None and end is not None
-    sums = _accruals(fleet).aggregate(
+    pool, end = run.pool, run.end
+    assert pool is not None and end is not None
+    sums = _accruals(pool).aggregate(
         cost=Sum("amount"), all_s=Sum("seconds"), busy_s=Sum("seconds", filter=Q(phase=Phase.BUSY)),
         idle_s=Sum("seconds", filter=Q(phase=Phase.IDLE)))
     busy_s, all_s = sums["busy_s"] or Decimal(0), sums["all_s"] or Decimal(0)
-    rows = list(Submission.objects.filter(fleet=fleet).values_list("status", "created_at", "started_at",
+    rows = list(Submission.objects.filter(pool=pool).values_list("status", "created_at", "started_at",
                                                                    "finished_at"))
     done = [(created, started, finished) for status, created, started, finished in rows if status in SUCCESS_STATUSES]
     waits = [(started - created).total_seconds() for created, started, _ in done]
     results = [(finished - created).total_seconds() for created, _, finished in done]
     return Figures(
         trace=run.trace.name, policy=run.policy.name, cost_usd=(sums["cost"] or ZERO).quantize(ZERO),
-        lower_bound_usd=cost_of(busy_s, fleet.hourly_rate), optimum_usd=offline_optimum_usd(run.trace, run.cloud),
-        cloud_bill_usd=sim_cloud_bill(fleet_name=fleet.name, now=end),
+        lower_bound_usd=cost_of(busy_s, pool.hourly_rate), optimum_usd=offline_optimum_usd(run.trace, run.cloud),
+        cloud_bill_usd=sim_cloud_bill(pool_name=pool.name, now=end),
         idle_share=float((sums["idle_s"] or 0) / all_s) if all_s else 0.0,
-        cold_starts=VMInstance.objects.filter(fleet=fleet).count(), jobs=len(run.trace.arrivals), done=len(done),
+        cold_starts=VMInstance.objects.filter(pool=pool).count(), jobs=len(run.trace.arrivals), done=len(done),
         rejected=sum(status in (Status.REJECTED, Status.ERROR) for status, *_ in rows) + run.refused,
         unfinished=sum(finished is None for *_, finished in rows),
         p50_wait_s=percentile(waits, 50), p95_wait_s=percentile(waits, 95), p95_result_s=percentile(results, 95),

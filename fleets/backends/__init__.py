@@ -9,7 +9,7 @@ from fleets.backends.base import Backend, CapacityError, Orphan, Provisioned, Pr
 # kind -> "module:attribute" of a zero-argument factory returning a Backend.
 REGISTRY: dict[str, str] = {
     "local": "fleets.backends.local:LocalBackend",
-    "dstack": "fleets.backends.dstack:DstackBackend",
+    "dstack": "fleets.dstack_pools.backend:DstackBackend",
     "sim": "fleets.backends.sim:SimBackend",
 }
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from fleets.models import Fleet, VMInstance
+    from fleets.models import Pool, VMInstance
 
 
 class ProvisionError(Exception):
@@ -62,11 +62,11 @@ class Backend(Protocol):
         """Tear the VM down; idempotent; a VM already gone is not an error."""
         ...
 
-    def find_orphans(self, fleet: Fleet, live_vm_ids: set[str]) -> list[Orphan]:
-        """Things this backend runs for the fleet that belong to no live VM row."""
+    def find_orphans(self, pool: Pool, live_vm_ids: set[str]) -> list[Orphan]:
+        """Things this backend runs for the pool that belong to no live VM row."""
         ...
 
-    def kill_orphan(self, fleet: Fleet, orphan: Orphan) -> None:
+    def kill_orphan(self, pool: Pool, orphan: Orphan) -> None:
         ...
 
     def agent_headers(self, vm: VMInstance) -> dict[str, str]:

@@ -1,6 +1,6 @@
 """The local backend: a VM is an agent process on 127.0.0.1 started by the orchestrator.
 
-Each VM gets its own folder `<HIPJUDGE_LOCAL_AGENT_ROOT>/<fleet>/vm-<id>/` (token file, log, agent
+Each VM gets its own folder `<HIPJUDGE_LOCAL_AGENT_ROOT>/<pool>/vm-<id>/` (token file, log, agent
 workdir). The process runs in a new session so it outlives the worker that started it (a worker
 killed mid-job must not kill the job), and so its whole process group can be stopped at once.
 The folder path in the agent's command line is how reconcile finds processes of VMs that no
@@ -25,7 +25,7 @@ from django.conf import settings
 
 from fleets.agent_client import AgentClient, AgentError
 from fleets.backends.base import Orphan, Provisioned, ProvisionError
-from fleets.models import Fleet, VMInstance
+from fleets.models import Pool, VMInstance
 from fleets.policy import agent_silence_limit_s
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ ENV_PASSTHROUGH = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "LD
 ENV_PREFIXES = ("ROCM", "HIP_", "HIPCC", "HSA_", "CUDA", "NVIDIA", "HIPJUDGE_AGENT_")
 # The agents' own builds (agent.config.BUILD_DIR_ENV: the emulator's runtime, the eviction helper), shared by
 # every local agent unless the environment names another folder: a local VM's first health check then
-# need not compile the emulator again (a few seconds of both cores). Not a fleet name: those never start
+# need not compile the emulator again (a few seconds of both cores). Not a pool name: those never start
 # with a dot.
 BUILD_DIR_ENV = "HIPJUDGE_AGENT_BUILD_DIR"
 SHARED_BUILDS = ".builds"
@@ -65,12 +65,12 @@ def _read(path: Path, limit: int, *, tail: bool = False) -> str:
         return ""
 
 
-def _fleet_root(fleet: Fleet) -> Path:
-    return Path(settings.HIPJUDGE_LOCAL_AGENT_ROOT) / fleet.name
+def _pool_root(pool: Pool) -> Path:
+    return Path(settings.HIPJUDGE_LOCAL_AGENT_ROOT) / pool.name
 
 
 def vm_dir(vm: VMInstance) -> Path:
-    return _fleet_root(vm.fleet) / f"vm-{vm.id}"
+    return _pool_root(vm.pool) / f"vm-{vm.id}"
 
 
 def _agent_env() -> dict[str, str]:
@@ -163,15 +163,15 @@ class HealthProbeError(Exception):
     """The local agent could not say what it offers; the message says why."""
 
 
-def local_agent_health(*, fleet: Fleet) -> dict[str, Any]:
+def local_agent_health(*, pool: Pool) -> dict[str, Any]:
     """What this pool's agents report in /v1/health, from `python -m agent health` run as a local VM's
     agent would run (same module, device, sandbox choice and environment), without starting a server.
     `make run` asks it which languages the agent checks on its emulated device."""
-    folder = _fleet_root(fleet) / "health-probe"
+    folder = _pool_root(pool) / "health-probe"
     folder.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", settings.HIPJUDGE_LOCAL_AGENT_MODULE, "health",
-               "--workdir", str(folder), "--device", fleet.device]
-    if fleet.config.get("insecure_no_sandbox"):
+               "--workdir", str(folder), "--device", pool.device]
+    if pool.config.get("insecure_no_sandbox"):
         command.append("--insecure-no-sandbox")
     try:
         done = subprocess.run(command, cwd=settings.BASE_DIR, env=_agent_env(), stdin=subprocess.DEVNULL,
@@ -224,11 +224,11 @@ class LocalBackend:
             "--host", "127.0.0.1", "--port", "0",
             "--token-file", str(token_file),
             "--workdir", str(folder / "work"),
-            "--device", vm.fleet.device,
+            "--device", vm.pool.device,
             # Nothing outlives its master: with its platform gone, the agent stops itself (agent.self_stop).
-            "--stop-after-silence", str(agent_silence_limit_s(fleet=vm.fleet)),
+            "--stop-after-silence", str(agent_silence_limit_s(pool=vm.pool)),
         ]
-        if vm.fleet.config.get("insecure_no_sandbox"):
+        if vm.pool.config.get("insecure_no_sandbox"):
             command.append("--insecure-no-sandbox")
         # stdout carries only the ready line; the log (request lines included) goes to stderr.
         with open(folder / "agent.log", "ab") as log_file, open(folder / READY_FILE, "wb") as ready_file:
@@ -284,14 +284,14 @@ class LocalBackend:
         shutil.rmtree(folder / "work", ignore_errors=True)
         (folder / "token").unlink(missing_ok=True)
 
-    def find_orphans(self, fleet: Fleet, live_vm_ids: set[str]) -> list[Orphan]:
+    def find_orphans(self, pool: Pool, live_vm_ids: set[str]) -> list[Orphan]:
         orphans = []
-        for pid, cmdline in _agent_pids_under(_fleet_root(fleet)).items():
+        for pid, cmdline in _agent_pids_under(_pool_root(pool)).items():
             match = re.search(r"vm-([0-9a-f-]{36})", cmdline)
             if match and match.group(1) not in live_vm_ids:
                 orphans.append(Orphan(handle=str(pid), description=f"agent pid {pid} of VM {match.group(1)}"))
         return orphans
 
-    def kill_orphan(self, fleet: Fleet, orphan: Orphan) -> None:
+    def kill_orphan(self, pool: Pool, orphan: Orphan) -> None:
         pid = int(orphan.handle)
-        _terminate(pid, f"{_fleet_root(fleet)}{os.sep}vm-")
+        _terminate(pid, f"{_pool_root(pool)}{os.sep}vm-")

@@ -31,7 +31,7 @@ from typing import Any
 from core import clock
 from fleets.backends.base import CapacityError, Orphan, Provisioned, ProvisionError
 from fleets.backends.local import LocalBackend
-from fleets.models import Fleet, VMInstance
+from fleets.models import Pool, VMInstance
 
 DEFAULT_COLD_START_S = 30.0
 DEFAULT_NO_CAPACITY_AFTER_S = 60.0
@@ -45,7 +45,7 @@ class ColdStart:
 
 @dataclass
 class _Lifetime:
-    fleet: str
+    pool: str
     start: datetime
     rate: Decimal
     end: datetime | None = None
@@ -57,8 +57,8 @@ _same_instant: Counter[tuple[str, str]] = Counter()
 _bill: dict[str, _Lifetime] = {}
 
 
-def _config(fleet: Fleet) -> dict[str, Any]:
-    return fleet.config if isinstance(fleet.config, dict) else {}
+def _config(pool: Pool) -> dict[str, Any]:
+    return pool.config if isinstance(pool.config, dict) else {}
 
 
 def sim_settings_error(config: dict[str, Any]) -> str | None:
@@ -79,21 +79,21 @@ def _seconds(delta: timedelta) -> Decimal:
     return Decimal(delta.days * 86400 + delta.seconds) + Decimal(delta.microseconds) / Decimal(1_000_000)
 
 
-def sim_cloud_bill(*, fleet_name: str, now: datetime | None = None) -> Decimal:
+def sim_cloud_bill(*, pool_name: str, now: datetime | None = None) -> Decimal:
     """What the simulated cloud charges for the pool's VMs so far (running ones up to `now`), in USD
     rounded to the ledger's 6 places once, on the total."""
     now = now or clock.now()
     total = sum((_seconds((life.end or now) - life.start) * life.rate / 3600
-                 for life in _bill.values() if life.fleet == fleet_name), Decimal(0))
+                 for life in _bill.values() if life.pool == pool_name), Decimal(0))
     return total.quantize(Decimal("0.000001"))
 
 
-def sim_forget(*, fleet_name: str) -> None:
+def sim_forget(*, pool_name: str) -> None:
     """Drop a pool's draws and bill (the simulator starts each run afresh)."""
-    for vm_id in [k for k, life in _bill.items() if life.fleet == fleet_name]:
+    for vm_id in [k for k, life in _bill.items() if life.pool == pool_name]:
         del _bill[vm_id]
         _plans.pop(vm_id, None)
-    for key in [k for k in _same_instant if k[0] == fleet_name]:
+    for key in [k for k in _same_instant if k[0] == pool_name]:
         del _same_instant[key]
 
 
@@ -110,8 +110,8 @@ class SimBackend:
         """The VM's cold start (drawn once per VM): how long, and whether it fails for no capacity."""
         key = str(vm.pk)
         if key not in _plans:
-            config = _config(vm.fleet)
-            instant = (vm.fleet.name, vm.created_at.isoformat())
+            config = _config(vm.pool)
+            instant = (vm.pool.name, vm.created_at.isoformat())
             _same_instant[instant] += 1
             rng = random.Random(f"{config.get('seed', 0)}|{instant[1]}|{_same_instant[instant]}")
             cold = config.get("cold_start_s", DEFAULT_COLD_START_S)
@@ -122,7 +122,7 @@ class SimBackend:
                 _plans[key] = ColdStart(seconds=min(after, seconds), no_capacity=True)
             else:
                 _plans[key] = ColdStart(seconds=seconds, no_capacity=False)
-            _bill.setdefault(key, _Lifetime(fleet=vm.fleet.name, start=vm.created_at, rate=vm.fleet.hourly_rate))
+            _bill.setdefault(key, _Lifetime(pool=vm.pool.name, start=vm.created_at, rate=vm.pool.hourly_rate))
         return _plans[key]
 
     def provision(self, vm: VMInstance) -> Provisioned:
@@ -133,11 +133,11 @@ class SimBackend:
                 raise RuntimeError(f"VM {vm.pk} provisioned {remaining:.1f} s before its simulated cold start ends")
             time.sleep(remaining)
         if plan.no_capacity:
-            raise CapacityError(f"No {vm.fleet.gpu_name or 'VM'} capacity on the simulated cloud right now (a "
-                                f"simulated failure, {_config(vm.fleet).get('no_capacity_rate')} of starts); try "
+            raise CapacityError(f"No {vm.pool.gpu_name or 'VM'} capacity on the simulated cloud right now (a "
+                                f"simulated failure, {_config(vm.pool).get('no_capacity_rate')} of starts); try "
                                 "again later.")
         info: dict[str, Any] = {"simulated": True, "cold_start_s": round(plan.seconds, 1)}
-        if _config(vm.fleet).get("agent", "local") == "none":
+        if _config(vm.pool).get("agent", "local") == "none":
             return Provisioned(base_url=f"sim://{vm.pk}", handle=f"sim-{str(vm.pk)[:8]}", agent_info=info)
         try:
             started = self._local.provision(vm)
@@ -147,7 +147,7 @@ class SimBackend:
                            agent_info={**started.agent_info, **info})
 
     def _agentless(self, vm: VMInstance) -> bool:
-        return _config(vm.fleet).get("agent", "local") == "none"
+        return _config(vm.pool).get("agent", "local") == "none"
 
     def is_alive(self, vm: VMInstance) -> bool:
         return True if self._agentless(vm) else self._local.is_alive(vm)
@@ -162,8 +162,8 @@ class SimBackend:
         if life is not None and life.end is None:
             life.end = clock.now()  # once the agent is gone, as a cloud bills until the instance is
 
-    def find_orphans(self, fleet: Fleet, live_vm_ids: set[str]) -> list[Orphan]:
-        return [] if _config(fleet).get("agent", "local") == "none" else self._local.find_orphans(fleet, live_vm_ids)
+    def find_orphans(self, pool: Pool, live_vm_ids: set[str]) -> list[Orphan]:
+        return [] if _config(pool).get("agent", "local") == "none" else self._local.find_orphans(pool, live_vm_ids)
 
-    def kill_orphan(self, fleet: Fleet, orphan: Orphan) -> None:
-        self._local.kill_orphan(fleet, orphan)
+    def kill_orphan(self, pool: Pool, orphan: Orphan) -> None:
+        self._local.kill_orphan(pool, orphan)

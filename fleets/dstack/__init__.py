@@ -10,7 +10,7 @@
 - errors:  DstackError and its subclasses, each with a message a person can act on
 
 Inside this package "fleet" always means dstack's backend fleet: it never sees our pools
-(fleets.models.Fleet). Pinned to dstack 0.22.5: several models used here live in `dstack._internal`.
+(fleets.models.Pool). Pinned to dstack 0.22.5: several models used here live in `dstack._internal`.
 """
 
 from fleets.dstack.backend_fleets import (

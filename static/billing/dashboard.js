@@ -68,12 +68,12 @@
   });
 
   // 4. Per pool, with the idle share.
-  new Chart(document.getElementById("chart-fleets"), {
+  new Chart(document.getElementById("chart-pools"), {
     type: "bar",
-    data: {labels: data.fleets.labels, datasets: [
-      {label: "Working", data: data.fleets.cost.map((c, i) => Math.max(c - data.fleets.idle[i], 0)),
+    data: {labels: data.pools.labels, datasets: [
+      {label: "Working", data: data.pools.cost.map((c, i) => Math.max(c - data.pools.idle[i], 0)),
        backgroundColor: COLORS.busy, stack: "pool"},
-      {label: "Idle", data: data.fleets.idle, backgroundColor: COLORS.idle, stack: "pool"}]},
+      {label: "Idle", data: data.pools.idle, backgroundColor: COLORS.idle, stack: "pool"}]},
     options: {scales: {x: {stacked: true}, y: {...moneyAxis, stacked: true}}, plugins: {tooltip: moneyTooltip}},
   });
 

@@ -23,7 +23,7 @@ from bench.sim.optimum import expected_min, offline_optimum_usd, offline_seconds
 from bench.sim.specs import CloudSpec, PolicySpec
 from bench.sim.traces import DAY, HOUR, TRACE_START, Arrival, JobLengths, Trace, contest, sparse, steady
 from billing.models import LedgerEntry, Source
-from fleets.models import Fleet, VMInstance, VMState
+from fleets.models import Pool, VMInstance, VMState
 from submissions.models import Submission
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +45,7 @@ def small_trace(seed: int = 3) -> Trace:
 
 
 def ledger_total(pool: str) -> Decimal:
-    total = LedgerEntry.objects.filter(fleet__name=pool, source=Source.ACCRUAL).aggregate(t=Sum("amount"))["t"]
+    total = LedgerEntry.objects.filter(pool__name=pool, source=Source.ACCRUAL).aggregate(t=Sum("amount"))["t"]
     return (total or Decimal(0)).quantize(Decimal("0.000001"))
 
 
@@ -59,8 +59,8 @@ def test_the_simulators_cost_is_the_ledgers_and_the_simulated_clouds_bill_to_the
     assert result.done + result.rejected == len(run.trace.arrivals)
     assert result.unfinished == 0
     assert result.lower_bound_usd < result.cost_usd
-    assert VMInstance.objects.filter(fleet__name=f"sim-{policy.name}", state=VMState.FAILED).exists()  # no capacity
-    assert not VMInstance.objects.filter(fleet__name=f"sim-{policy.name}", state__in=("WARM", "BUSY")).exists()
+    assert VMInstance.objects.filter(pool__name=f"sim-{policy.name}", state=VMState.FAILED).exists()  # no capacity
+    assert not VMInstance.objects.filter(pool__name=f"sim-{policy.name}", state__in=("WARM", "BUSY")).exists()
 
 
 def test_a_run_recorded_in_the_database_replays_from_it_to_the_same_cost(transactional_db: Any) -> None:
@@ -114,12 +114,12 @@ def test_the_command_prints_the_table_as_json_with_a_replay_of_the_database(tran
                 "cpu_s"} <= row.keys()
         assert abs(row["cost_usd"] - row["cloud_bill_usd"]) < 0.01
     assert next(r for r in rows if r["trace"] == "from-db")["jobs"] == Submission.objects.filter(
-        fleet__name="history").count()
+        pool__name="history").count()
     page = report.read_text()
     assert "new Chart(" in page
     assert "<script src" not in page
     assert "VMs up" in page  # Chart.js inlined: no CDN
-    assert list(Fleet.objects.values_list("name", flat=True)) == ["history"]  # it replayed in a database of its own
+    assert list(Pool.objects.values_list("name", flat=True)) == ["history"]  # it replayed in a database of its own
 
 
 def test_bad_options_are_refused_with_a_sentence(tmp_path: Path) -> None:

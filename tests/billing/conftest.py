@@ -16,20 +16,20 @@ RATE = Decimal("1.990000")
 
 @pytest.fixture
 def paid_pool(db: Any) -> Any:
-    from fleets.services import fleet_ensure
+    from fleets.services import pool_ensure
 
-    fleet, _ = fleet_ensure(name="mi300x", backend="local", device="host", max_vms=2, idle_timeout_s=600,
+    pool, _ = pool_ensure(name="mi300x", backend="local", device="host", max_vms=2, idle_timeout_s=600,
                             hourly_rate=RATE, title="MI300X (paid)")
-    return fleet
+    return pool
 
 
 @pytest.fixture
 def make_vm() -> Callable[..., Any]:
-    """make_vm(fleet, at=..., job_ref=...) -> a PROVISIONING VM created at `at`."""
+    """make_vm(pool, at=..., job_ref=...) -> a PROVISIONING VM created at `at`."""
     from fleets.models import VMInstance, VMState
 
-    def make(fleet: Any, *, at: datetime = T0, job_ref: str = "", **fields: Any) -> Any:
-        vm = VMInstance.objects.create(fleet=fleet, state=VMState.PROVISIONING, job_ref=job_ref, **fields)
+    def make(pool: Any, *, at: datetime = T0, job_ref: str = "", **fields: Any) -> Any:
+        vm = VMInstance.objects.create(pool=pool, state=VMState.PROVISIONING, job_ref=job_ref, **fields)
         VMInstance.objects.filter(pk=vm.pk).update(created_at=at, state_changed_at=at)
         vm.refresh_from_db()
         return vm
@@ -65,12 +65,12 @@ def grant(db: Any) -> Callable[..., Any]:
 
 @pytest.fixture
 def spend(db: Any) -> Callable[..., Any]:
-    """spend(fleet, "12.50") books a charge now (an adjustment entry), as accrual would."""
+    """spend(pool, "12.50") books a charge now (an adjustment entry), as accrual would."""
     from billing.services import ledger_adjust
 
-    def book(fleet: Any, amount: str, *, user: Any = None, at: datetime | None = None) -> Any:
+    def book(pool: Any, amount: str, *, user: Any = None, at: datetime | None = None) -> Any:
         at = at or datetime.now(UTC) - timedelta(minutes=1)
-        return ledger_adjust(fleet=fleet, amount=Decimal(amount), note="test spend", period_start=at,
+        return ledger_adjust(pool=pool, amount=Decimal(amount), note="test spend", period_start=at,
                              period_end=at + timedelta(seconds=30), user_id=user.pk if user else None)
 
     return book
@@ -80,10 +80,10 @@ def spend(db: Any) -> Callable[..., Any]:
 def make_submission(problems_loaded: None) -> Callable[..., Any]:
     from submissions.models import Problem, Status, Submission
 
-    def make(user: Any, fleet: Any, *, status: str = Status.ACCEPTED, **fields: Any) -> Any:
+    def make(user: Any, pool: Any, *, status: str = Status.ACCEPTED, **fields: Any) -> Any:
         problem = Problem.objects.select_related("current_version").get(slug="vector-add")
         return Submission.objects.create(user=user, problem=problem, problem_version=problem.current_version,
-                                         fleet=fleet, language="cpp", source="int main(){}", status=status,
+                                         pool=pool, language="cpp", source="int main(){}", status=status,
                                          **fields)
 
     return make

@@ -66,7 +66,7 @@ def test_a_whole_vm_life_costs_uptime_times_rate_to_the_cent_split_by_phase(
                        (Phase.IDLE, owner.pk): Decimal("9.5"), (Phase.BUSY, other_user.pk): Decimal("100.25"),
                        (Phase.IDLE, other_user.pk): Decimal("599.75"), (Phase.DRAINING, other_user.pk): Decimal("5")}
     assert {e.rate_per_hour for e in LedgerEntry.objects.all()} == {RATE}
-    assert {e.rate_source for e in LedgerEntry.objects.all()} == {RateSource.FLEET}
+    assert {e.rate_source for e in LedgerEntry.objects.all()} == {RateSource.POOL}
     assert VMAccrual.objects.get(pk=vm.pk).closed
     # The periods tile the VM's life exactly: no gap, no overlap.
     periods = sorted((e.period_start, e.period_end) for e in LedgerEntry.objects.all())
@@ -145,7 +145,7 @@ def test_running_the_accrual_twice_never_charges_twice(paid_pool: Any, make_vm: 
 def test_the_database_refuses_a_second_accrual_of_the_same_period(paid_pool: Any, make_vm: Any) -> None:
     vm = make_vm(paid_pool)
     [entry] = ledger_accrue(vm_id=vm.pk, now=s(60))
-    duplicate = LedgerEntry(vm=vm, fleet=paid_pool, phase=entry.phase, period_start=entry.period_start,
+    duplicate = LedgerEntry(vm=vm, pool=paid_pool, phase=entry.phase, period_start=entry.period_start,
                             period_end=entry.period_end, seconds=entry.seconds, rate_per_hour=RATE,
                             amount=entry.amount, source=Source.ACCRUAL)
     with pytest.raises(IntegrityError), transaction.atomic():
@@ -186,7 +186,7 @@ def test_a_state_change_through_fleets_accrues_at_once(paid_pool: Any, grant: An
 
     grant("100")
     with django_capture_on_commit_callbacks(execute=True):
-        acquired = vm_acquire(fleet=paid_pool, job_ref="some-job")
+        acquired = vm_acquire(pool=paid_pool, job_ref="some-job")
         assert acquired is not None
         vm, cold = acquired
     assert cold

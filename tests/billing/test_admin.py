@@ -37,7 +37,7 @@ def history(paid_pool: Any, local_pool: Any, make_vm: Any, make_submission: Any,
     move(live, "WARM", now - timedelta(minutes=55))
     ledger_accrue(vm_id=live.pk, now=now)
     spend(paid_pool, "1.5")
-    ReconciliationReport.objects.create(fleet=paid_pool, period_start=now - timedelta(days=1), period_end=now,
+    ReconciliationReport.objects.create(pool=paid_pool, period_start=now - timedelta(days=1), period_end=now,
                                         ours=Decimal(1), theirs=Decimal(2), gap=Decimal(1), gap_pct=Decimal(50))
 
 
@@ -62,7 +62,7 @@ def test_the_dashboard_renders_with_data_within_a_pinned_number_of_queries(
     assert response.status_code == 200
     html = response.content.decode()
     for text in ("Cost dashboard", 'id="chart-budget"', 'id="chart-daily"', 'id="chart-users"',
-                 'id="chart-fleets"', 'id="chart-starts"', "vendor/chartjs/chart.umd.min.js", "dashboard-data",
+                 'id="chart-pools"', 'id="chart-starts"', "vendor/chartjs/chart.umd.min.js", "dashboard-data",
                  "80 % alert line", "Credit runs out", "Reconciliation with dstack", "(50.00 %)"):
         assert text in html, text
     data = response.context["data"]
@@ -70,7 +70,7 @@ def test_the_dashboard_renders_with_data_within_a_pinned_number_of_queries(
     # are charged to the job before them (owner's local jobs are free).
     assert {(u["user__username"], u["cost"]) for u in data["users"]} == {
         ("owner", Decimal("4.875501")), ("other", Decimal("4.875501"))}
-    assert {f["fleet__name"] for f in data["fleets"]} == {"mi300x", "local"}
+    assert {f["pool__name"] for f in data["pools"]} == {"mi300x", "local"}
     assert len(data["vms"]) == 10
     assert {vm["state"] for vm in data["vms"]} == {"STOPPED", "WARM"}
     charts = data["charts"]
@@ -109,7 +109,7 @@ def test_every_admin_page_shows_a_banner_while_above_the_alert_threshold(admin_c
     spend(paid_pool, "79")
     assert "budget-banner" not in admin_client.get("/admin/").content.decode()
     spend(paid_pool, "2")
-    for url in ("/admin/", "/admin/fleets/fleet/", DASHBOARD):
+    for url in ("/admin/", "/admin/fleets/pool/", DASHBOARD):
         html = admin_client.get(url).content.decode()
         assert "budget-banner warn" in html, url
         assert "81.00 % of the GPU credit is used" in html, url

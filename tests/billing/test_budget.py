@@ -82,17 +82,17 @@ def test_the_hard_stop_blocks_provisioning_and_a_new_grant_resumes(
         paid_access: None) -> None:
     grant("10")
     paid = submission_create(user=owner, problem="vector-add", language="cpp", source=read_source("cpp.cpp"),
-                             fleet_name="mi300x")
+                             pool_name="mi300x")
     free = submission_create(user=owner, problem="vector-add", language="cpp", source=read_source("cpp.cpp"),
-                             fleet_name="local")
+                             pool_name="local")
     spend(paid_pool, "12")
     assert budget_status().exhausted
-    assert submission_dispatch_next(fleet=paid_pool) is None
+    assert submission_dispatch_next(pool=paid_pool) is None
     assert Submission.objects.get(pk=paid.pk).status == Status.IN_QUEUE  # it waits, it is not refused
-    assert submission_dispatch_next(fleet=local_pool) == free  # free pools are unaffected
+    assert submission_dispatch_next(pool=local_pool) == free  # free pools are unaffected
     grant("50")
     assert not budget_status().exhausted
-    assert submission_dispatch_next(fleet=paid_pool) == paid
+    assert submission_dispatch_next(pool=paid_pool) == paid
     assert Submission.objects.get(pk=paid.pk).vm_start == "COLD_START"
 
 
@@ -102,7 +102,7 @@ def test_a_new_grant_dispatches_the_queues_of_paid_pools_only(
     grant("10")
     for name in ("mi300x", "local"):
         submission_create(user=owner, problem="vector-add", language="cpp", source=read_source("cpp.cpp"),
-                          fleet_name=name)
+                          pool_name=name)
     spend(paid_pool, "10")
     queued_tasks.clear()
     with django_capture_on_commit_callbacks(execute=True):
@@ -146,10 +146,10 @@ def test_a_paid_vm_released_after_the_stop_drains_after_its_job(
 
 def test_with_no_grant_paid_pools_are_stopped_unless_configured_otherwise(paid_pool: Any, local_pool: Any) -> None:
     assert "no active credit grant" in budget_status().stop_reason
-    assert vm_acquire_guard(fleet=paid_pool) == budget_status().stop_reason
-    assert vm_acquire_guard(fleet=local_pool) is None
+    assert vm_acquire_guard(pool=paid_pool) == budget_status().stop_reason
+    assert vm_acquire_guard(pool=local_pool) is None
     with override_settings(HIPJUDGE_BILLING_REQUIRE_GRANT=False):
-        assert vm_acquire_guard(fleet=paid_pool) is None
+        assert vm_acquire_guard(pool=paid_pool) is None
 
 
 def test_an_expired_grant_no_longer_counts(paid_pool: Any, grant: Any) -> None:

@@ -22,7 +22,7 @@ NOV = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 def book(pool: Any, start: datetime, amount: str, **fields: Any) -> LedgerEntry:
-    return LedgerEntry.objects.create(fleet=pool, period_start=start, period_end=start + timedelta(seconds=1),
+    return LedgerEntry.objects.create(pool=pool, period_start=start, period_end=start + timedelta(seconds=1),
                                       seconds=Decimal("1.000001"), rate_per_hour=Decimal("1.990000"),
                                       rate_source="fleet", amount=Decimal(amount), phase=Phase.BUSY, **fields)
 
@@ -37,12 +37,12 @@ def export(month: str) -> list[dict[str, str]]:
 
 
 def test_one_row_per_entry_of_the_month_with_exact_amounts(local_pool: Any, owner: Any) -> None:
-    vm = VMInstance.objects.create(fleet=local_pool)
+    vm = VMInstance.objects.create(pool=local_pool)
     first = book(local_pool, NOV, "0.000001", vm=vm, user=owner)
     book(local_pool, NOV + timedelta(days=12), "123456789.123456", vm=vm)
     book(local_pool, NOV - timedelta(microseconds=1), "5.000000")  # October
     book(local_pool, datetime(2026, 12, 1, tzinfo=UTC), "7.000000")  # December
-    ledger_adjust(fleet=local_pool, amount=Decimal("-12.345678"), note='reconciled, "dstack" said so',
+    ledger_adjust(pool=local_pool, amount=Decimal("-12.345678"), note='reconciled, "dstack" said so',
                   period_start=NOV + timedelta(days=20), period_end=NOV + timedelta(days=21))
     rows = export("2026-11")
     assert [row["amount_usd"] for row in rows] == ["0.000001", "123456789.123456", "-12.345678"]

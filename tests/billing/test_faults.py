@@ -34,7 +34,7 @@ def hold(vm: Any, submission: Any, start: float, end: float | None, *, cold: boo
     job is accrued at once, as the signal of its creation does."""
     if cold:
         ledger_accrue(vm_id=vm.pk, now=s(start))
-    VMJob.objects.create(fleet=vm.fleet, vm=vm, job_ref=str(submission.pk), started_at=s(start),
+    VMJob.objects.create(pool=vm.pool, vm=vm, job_ref=str(submission.pk), started_at=s(start),
                          ended_at=s(end) if end is not None else None, cold=cold)
 
 
@@ -189,7 +189,7 @@ def test_the_cost_dashboard_and_the_metrics_show_the_platforms_fault_cost_per_da
     job = make_submission(owner, paid_pool, attempt=1)
     vm = make_vm(paid_pool, at=start, job_ref=str(job.pk))
     ledger_accrue(vm_id=vm.pk, now=start)
-    VMJob.objects.create(fleet=paid_pool, vm=vm, job_ref=str(job.pk), started_at=start,
+    VMJob.objects.create(pool=paid_pool, vm=vm, job_ref=str(job.pk), started_at=start,
                          ended_at=start + timedelta(seconds=600), cold=True)
     move(vm, "BUSY", start + timedelta(seconds=60), job_ref=str(job.pk))
     event = SubmissionEvent.objects.create(submission=job, seq=99, type="RESULT", at=start + timedelta(seconds=100))

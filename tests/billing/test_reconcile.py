@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from billing.models import LedgerEntry, ReconciliationReport, Source
-from billing.reconcile import InstanceCost, fleet_reconcile, fleets_reconcile
+from billing.reconcile import InstanceCost, pool_reconcile, pools_reconcile
 from billing.services import ledger_accrue
 from tests.billing.conftest import move
 
@@ -26,18 +26,18 @@ class FakeDstack:
     instances: list[InstanceCost] = field(default_factory=list)
     calls: int = 0
 
-    def instance_costs(self, fleet: Any) -> list[InstanceCost]:
+    def instance_costs(self, pool: Any) -> list[InstanceCost]:
         self.calls += 1
         return self.instances
 
 
 @pytest.fixture
 def dstack_pool(db: Any) -> Any:
-    from fleets.services import fleet_ensure
+    from fleets.services import pool_ensure
 
-    fleet, _ = fleet_ensure(name="amd-mi300x", backend="dstack", device="hip", max_vms=2, idle_timeout_s=600,
+    pool, _ = pool_ensure(name="amd-mi300x", backend="dstack", device="hip", max_vms=2, idle_timeout_s=600,
                             hourly_rate=Decimal("1.99"))
-    return fleet
+    return pool
 
 
 @pytest.fixture
@@ -59,7 +59,7 @@ def instance(start_h: float, end_h: float | None, price: str = "1.99") -> Instan
 def test_a_gap_over_one_percent_is_booked_once(dstack_pool: Any, two_hours_booked: Any) -> None:
     # dstack kept the instance 30 min longer (its idle_duration) than our VM lived.
     source = FakeDstack([instance(9.95, 12.5)])
-    report = fleet_reconcile(fleet=dstack_pool, source=source, start=DAY, end=DAY + timedelta(days=1), now=NOW)
+    report = pool_reconcile(pool=dstack_pool, source=source, start=DAY, end=DAY + timedelta(days=1), now=NOW)
     assert report.ours == Decimal("3.980000")
     assert report.theirs == Decimal("5.074500")  # 2.55 h × 1.99
     assert report.gap == Decimal("1.094500")
@@ -69,17 +69,17 @@ def test_a_gap_over_one_percent_is_booked_once(dstack_pool: Any, two_hours_booke
     assert entry.source == Source.RECONCILIATION
     assert entry.amount == Decimal("1.094500")
     assert entry.vm is None
-    assert entry.fleet == dstack_pool
+    assert entry.pool == dstack_pool
     assert "dstack billed 5.074500 USD" in entry.note
 
-    again = fleet_reconcile(fleet=dstack_pool, source=source, start=DAY, end=DAY + timedelta(days=1), now=NOW)
+    again = pool_reconcile(pool=dstack_pool, source=source, start=DAY, end=DAY + timedelta(days=1), now=NOW)
     assert again.entry is None
     assert again.gap == 0
     assert LedgerEntry.objects.filter(source=Source.RECONCILIATION).count() == 1
 
 
 def test_a_gap_within_one_percent_is_shown_but_not_booked(dstack_pool: Any, two_hours_booked: Any) -> None:
-    report = fleet_reconcile(fleet=dstack_pool, source=FakeDstack([instance(10, 12, price="2.00")]),
+    report = pool_reconcile(pool=dstack_pool, source=FakeDstack([instance(10, 12, price="2.00")]),
                              start=DAY, end=DAY + timedelta(days=1), now=NOW)
     assert report.gap == Decimal("0.020000")
     assert report.gap_pct == Decimal("0.50")
@@ -88,7 +88,7 @@ def test_a_gap_within_one_percent_is_shown_but_not_booked(dstack_pool: Any, two_
 
 
 def test_we_credit_back_when_we_booked_more_than_dstack_billed(dstack_pool: Any, two_hours_booked: Any) -> None:
-    report = fleet_reconcile(fleet=dstack_pool, source=FakeDstack([instance(10, 11)]), start=DAY,
+    report = pool_reconcile(pool=dstack_pool, source=FakeDstack([instance(10, 11)]), start=DAY,
                              end=DAY + timedelta(days=1), now=NOW)
     assert report.entry is not None
     assert report.entry.amount == Decimal("-1.990000")
@@ -98,7 +98,7 @@ def test_only_the_window_is_compared(dstack_pool: Any, make_vm: Any) -> None:
     # Up from 23:00 on DAY to 01:00 the next day: half of it belongs to DAY.
     vm = make_vm(dstack_pool, at=DAY + timedelta(hours=23))
     move(vm, "STOPPED", DAY + timedelta(hours=25))
-    report = fleet_reconcile(fleet=dstack_pool, source=FakeDstack([instance(23, 25)]), start=DAY,
+    report = pool_reconcile(pool=dstack_pool, source=FakeDstack([instance(23, 25)]), start=DAY,
                              end=DAY + timedelta(days=1), now=NOW)
     assert report.ours == report.theirs == Decimal("1.990000")
     assert report.entry is None
@@ -107,12 +107,12 @@ def test_only_the_window_is_compared(dstack_pool: Any, make_vm: Any) -> None:
 def test_the_scheduled_job_reconciles_yesterday_for_dstack_pools_only(dstack_pool: Any, paid_pool: Any,
                                                                       two_hours_booked: Any) -> None:
     source = FakeDstack([instance(10, 13)])
-    result = fleets_reconcile(now=NOW, source_for=lambda fleet: source)
+    result = pools_reconcile(now=NOW, source_for=lambda pool: source)
     assert result == {"pools": 1, "corrections": 1}
     assert source.calls == 1
-    assert fleets_reconcile(now=NOW, source_for=lambda fleet: source) == {"pools": 1, "corrections": 0}
-    assert set(ReconciliationReport.objects.values_list("fleet__name", flat=True)) == {"amd-mi300x"}
-    assert fleets_reconcile(now=NOW) == {"pools": 0, "corrections": 0}  # no source configured
+    assert pools_reconcile(now=NOW, source_for=lambda pool: source) == {"pools": 1, "corrections": 0}
+    assert set(ReconciliationReport.objects.values_list("pool__name", flat=True)) == {"amd-mi300x"}
+    assert pools_reconcile(now=NOW) == {"pools": 0, "corrections": 0}  # no source configured
 
 
 def test_the_dstack_adapter_reads_fleet_instances(dstack_pool: Any, monkeypatch: Any) -> None:

@@ -162,7 +162,7 @@ def test_staff_open_the_cost_dashboard_and_see_its_charts(site: str, page: Any, 
         start = now - timezone.timedelta(days=day, hours=2)
         for phase, hours in (("busy", 3), ("idle", 1)):
             LedgerEntry.objects.create(
-                fleet=judging_pool, phase=phase, user=authors[day % 3] if phase == "busy" else None,
+                pool=judging_pool, phase=phase, user=authors[day % 3] if phase == "busy" else None,
                 period_start=start, period_end=start + timezone.timedelta(hours=hours),
                 seconds=Decimal(hours * 3600), rate_per_hour=Decimal("1.99"), rate_source="fleet",
                 amount=Decimal("1.99") * hours * (1 + day % 3))

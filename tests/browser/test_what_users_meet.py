@@ -37,10 +37,10 @@ def test_leaderboards_stay_whole_and_the_home_page_fits_a_phone(web: str, page: 
                                                                staff_user: Any) -> None:
     from playwright.sync_api import expect
 
-    from fleets.services import fleet_ensure
+    from fleets.services import pool_ensure
     from leaderboard.rejudge import submissions_rejudge
 
-    fleet_ensure(name="demo", backend="local", device="host", max_vms=1, idle_timeout_s=60)  # sorts before "local"
+    pool_ensure(name="demo", backend="local", device="host", max_vms=1, idle_timeout_s=60)  # sorts before "local"
     ranked(other_user, 2.0)
     mine = ranked(owner, 2.5)
     submissions_rejudge(by=staff_user, reason="new version", submission_ids=[str(mine.pk)])

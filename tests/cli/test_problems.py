@@ -29,8 +29,8 @@ def rows(text: str) -> dict[str, list[str]]:
 
 def test_the_filters_combine_and_rows_say_types_and_solvers(owner: Any, other_user: Any, api_as: Any,
                                                              local_pool: Any, monkeypatch: Any, capsys: Any) -> None:
-    solve(owner, "gemm-fp8-blockwise", fleet=local_pool)
-    solve(other_user, "gemm-fp8-blockwise", "CHECKED", fleet=local_pool)
+    solve(owner, "gemm-fp8-blockwise", pool=local_pool)
+    solve(other_user, "gemm-fp8-blockwise", "CHECKED", pool=local_pool)
     api = api_as(owner)
     assert run(monkeypatch, api, "problems", "--tag", "gemm", "--type", "bfloat16", "--difficulty", "hard") == 0
     out = capsys.readouterr().out

@@ -89,7 +89,7 @@ def test_a_submissions_source_and_api_token_never_reach_the_logs(caplog: Any, ow
                                                                  agent_reporting: fake_agent.FakeAgent,
                                                                  log_format: type[logging.Formatter]) -> None:
     caplog.set_level(logging.DEBUG)
-    VMInstance.objects.create(fleet=local_pool, state=VMState.WARM, base_url=agent_reporting.url,
+    VMInstance.objects.create(pool=local_pool, state=VMState.WARM, base_url=agent_reporting.url,
                               token=fake_agent.TOKEN)
     client = api_as(owner)
     api_token = client._credentials["HTTP_AUTHORIZATION"].split()[1]
@@ -97,7 +97,7 @@ def test_a_submissions_source_and_api_token_never_reach_the_logs(caplog: Any, ow
     response = client.post("/api/v1/submissions", {"problem": "vector-add", "language": "cpp", "source": source},
                            format="json")
     assert response.status_code == 201, response.json()
-    assert submission_dispatch_next(fleet=local_pool) is not None
+    assert submission_dispatch_next(pool=local_pool) is not None
     submission_run(submission_id=response.json()["id"])
     submission = Submission.objects.get(pk=response.json()["id"])
     assert submission.status == Status.COMPILE_ERROR

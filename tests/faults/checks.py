@@ -66,7 +66,7 @@ def ledger_matches_vm_time() -> list[str]:
     is charged only to submissions that VM served."""
     served = {(vm, sid) for vm, spans in vm_holdings().items() for _, _, sid, _ in spans}
     problems = []
-    for vm in VMInstance.objects.select_related("fleet"):
+    for vm in VMInstance.objects.select_related("pool"):
         if vm.state not in ENDED_VM_STATES:
             problems.append(f"VM {vm.pk} is still {vm.state}")
             continue
@@ -75,7 +75,7 @@ def ledger_matches_vm_time() -> list[str]:
         for entry in entries:
             if entry.period_start != cursor:
                 problems.append(f"VM {vm.pk}: booked from {entry.period_start}, expected {cursor}")
-            if entry.rate_per_hour != vm.fleet.hourly_rate:
+            if entry.rate_per_hour != vm.pool.hourly_rate:
                 problems.append(f"VM {vm.pk}: rate {entry.rate_per_hour}")
             charged = str(entry.submission_id)
             if entry.phase == Phase.BUSY and entry.submission_id and (str(vm.pk), charged) not in served:
@@ -83,7 +83,7 @@ def ledger_matches_vm_time() -> list[str]:
             cursor = entry.period_end
         if cursor != vm.state_changed_at:
             problems.append(f"VM {vm.pk}: booked until {cursor}, it ended {vm.state_changed_at}")
-        expected = cost_of(seconds_between(vm.created_at, vm.state_changed_at), vm.fleet.hourly_rate)
+        expected = cost_of(seconds_between(vm.created_at, vm.state_changed_at), vm.pool.hourly_rate)
         booked = sum((e.amount for e in entries), Decimal(0))
         if abs(booked - expected) >= CENT:
             problems.append(f"VM {vm.pk}: booked {booked} USD, its life costs {expected} USD")

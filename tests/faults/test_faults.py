@@ -146,7 +146,7 @@ def test_the_layout_survives_killed_processes_a_redis_restart_and_a_database_out
     assert series[("hipjudge_queue_depth", (pool,))] == 0
     assert series[("hipjudge_queue_wait_seconds_count", (pool,))] == USERS * PER_USER
     # Each submission was dispatched once (above): a cold start is a job fleets started its VM for.
-    cold = VMJob.objects.filter(fleet=judging_pool, cold=True).count()
+    cold = VMJob.objects.filter(pool=judging_pool, cold=True).count()
     assert series[("hipjudge_vm_cold_starts_total", (pool,))] == cold
     assert series[("hipjudge_vm_warm_reuses_total", (pool,))] == USERS * PER_USER - cold
 

@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.faults, pytest.mark.usefixtures("problems_loaded")]
 def submission(user: Any, pool: Any) -> str:
     problem = Problem.objects.select_related("current_version").get(slug="vector-add")
     return str(Submission.objects.create(user=user, problem=problem, problem_version=problem.current_version,
-                                         fleet=pool, language="cpp", source=f"// {SOURCE_MARK}{user.username}\n").pk)
+                                         pool=pool, language="cpp", source=f"// {SOURCE_MARK}{user.username}\n").pk)
 
 
 def test_an_unclear_answer_is_resolved_to_the_users_submission_no_item_holds(make_user: Any,

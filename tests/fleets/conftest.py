@@ -89,13 +89,13 @@ def on_dstack_frozen(settings: Any, dstack_server_frozen: LocalDstack) -> LocalD
 @pytest.fixture
 def make_dstack_pool(db: Any) -> Callable[..., Any]:
     """A dstack pool with a name no other test uses (the servers live for the whole session)."""
-    from fleets.dstack_services import fleet_dstack_ensure
+    from fleets.dstack_pools.services import pool_dstack_ensure
 
     def make(**overrides: Any) -> Any:
         values: dict[str, Any] = {"name": f"hj-p-{uuid.uuid4().hex[:8]}", "backends": ["amddevcloud"]}
         values.update(overrides)
-        fleet, _ = fleet_dstack_ensure(**values)
-        return fleet
+        pool, _ = pool_dstack_ensure(**values)
+        return pool
 
     return make
 
@@ -138,10 +138,10 @@ class StandInBackend:
         self.alive.discard(str(vm.pk))
         self.stopped.append(str(vm.pk))
 
-    def find_orphans(self, fleet: Any, live_vm_ids: set[str]) -> list[Orphan]:
+    def find_orphans(self, pool: Any, live_vm_ids: set[str]) -> list[Orphan]:
         return self.orphans
 
-    def kill_orphan(self, fleet: Any, orphan: Orphan) -> None:
+    def kill_orphan(self, pool: Any, orphan: Orphan) -> None:
         self.killed.append(orphan.handle)
 
     def agent_headers(self, vm: VMInstance) -> dict[str, str]:

@@ -15,8 +15,8 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from fleets.dstack import vm_service_config
-from fleets.dstack_agent import AGENT_IMPORTS, AGENT_REQUIREMENTS, agent_install_command, agent_package
-from fleets.dstack_config import vm_run_settings
+from fleets.dstack_pools.agent_files import AGENT_IMPORTS, AGENT_REQUIREMENTS, agent_install_command, agent_package
+from fleets.dstack_pools.config import vm_run_settings
 from fleets.models import VMInstance, VMState
 from tests.conftest import ROOT
 from tests.fleets.conftest import TEST_IMAGE
@@ -61,7 +61,7 @@ def test_the_bounds_are_the_root_projects() -> None:
 @pytest.mark.django_db
 def test_a_vm_installs_them_from_the_agent_it_is_shipped(make_dstack_pool: Any, settings: Any) -> None:
     settings.HIPJUDGE_DSTACK_IMAGE = TEST_IMAGE
-    vm = VMInstance.objects.create(fleet=make_dstack_pool(max_vms=1), state=VMState.PROVISIONING, token="t")
+    vm = VMInstance.objects.create(pool=make_dstack_pool(max_vms=1), state=VMState.PROVISIONING, token="t")
     run = vm_run_settings(vm)
     config = vm_service_config(run)
     install = agent_install_command(run.container_dir)

@@ -13,10 +13,10 @@ import pytest
 from django.utils import timezone
 
 from fleets.backends import CapacityError
-from fleets.backends.dstack import DstackBackend
 from fleets.dstack import find_run, get_run, submit_vm_run, vm_run_name
-from fleets.dstack_config import dstack_client, vm_run_settings
-from fleets.dstack_services import dstack_fleet_apply
+from fleets.dstack_pools.backend import DstackBackend
+from fleets.dstack_pools.config import dstack_client, vm_run_settings
+from fleets.dstack_pools.services import dstack_fleet_apply
 from fleets.models import VMInstance, VMState
 from fleets.services import vm_provision, vm_reap_idle, vms_reconcile
 from fleets.tasks import reconcile
@@ -33,21 +33,21 @@ NO_CAPACITY = "No MI300X capacity on amddevcloud right now: dstack found no offe
 
 @pytest.fixture
 def pool(on_dstack: LocalDstack, make_dstack_pool: Any) -> Any:
-    fleet = make_dstack_pool(max_vms=1)
-    dstack_fleet_apply(fleet=fleet, require_backends=False)
-    return fleet
+    pool = make_dstack_pool(max_vms=1)
+    dstack_fleet_apply(pool=pool, require_backends=False)
+    return pool
 
 
 @pytest.fixture
 def frozen_pool(on_dstack_frozen: LocalDstack, make_dstack_pool: Any) -> Any:
-    fleet = make_dstack_pool(max_vms=1, provision_timeout_s=3)
-    dstack_fleet_apply(fleet=fleet, require_backends=False)
-    return fleet
+    pool = make_dstack_pool(max_vms=1, provision_timeout_s=3)
+    dstack_fleet_apply(pool=pool, require_backends=False)
+    return pool
 
 
 def submit(user: Any, pool: Any) -> Submission:
     return submission_create(user=user, problem="vector-add", language="hip", source=read_source("hip.hip"),
-                             fleet_name=pool.name)
+                             pool_name=pool.name)
 
 
 def run_status(vm: VMInstance) -> tuple[str, str | None]:
@@ -59,14 +59,14 @@ def run_status(vm: VMInstance) -> tuple[str, str | None]:
 def test_no_capacity_fails_the_vm_and_rejects_its_waiting_submissions(pool: Any, owner: Any,
                                                                       other_user: Any) -> None:
     first, waiting = submit(owner, pool), submit(other_user, pool)
-    assert submission_dispatch_next(fleet=pool) == first
-    assert submission_dispatch_next(fleet=pool) is None  # max_vms=1: the second waits in the queue
+    assert submission_dispatch_next(pool=pool) == first
+    assert submission_dispatch_next(pool=pool) is None  # max_vms=1: the second waits in the queue
     first.refresh_from_db()
     assert first.vm_start == VMStartKind.COLD_START
     assert first.status == Status.PROVISIONING
     submission_run(submission_id=str(first.pk))  # submits a real run; ~15 s later dstack says no capacity
 
-    vm = VMInstance.objects.get(fleet=pool)
+    vm = VMInstance.objects.get(pool=pool)
     assert vm.state == VMState.FAILED
     assert vm.state_reason == NO_CAPACITY
     assert vm.stopped_at
@@ -84,8 +84,8 @@ def test_no_capacity_requeues_when_another_vm_of_the_pool_can_serve(pool: Any, o
     pool.max_vms = 2
     pool.save()
     submission = submit(owner, pool)
-    submission_dispatch_next(fleet=pool)
-    VMInstance.objects.create(fleet=pool, state=VMState.BUSY, job_ref="someone-else")
+    submission_dispatch_next(pool=pool)
+    VMInstance.objects.create(pool=pool, state=VMState.BUSY, job_ref="someone-else")
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
     assert submission.status == Status.IN_QUEUE
@@ -95,10 +95,10 @@ def test_no_capacity_requeues_when_another_vm_of_the_pool_can_serve(pool: Any, o
 
 def test_the_provisioning_time_limit_fails_the_vm_and_stops_its_run(frozen_pool: Any, owner: Any) -> None:
     submission = submit(owner, frozen_pool)
-    submission_dispatch_next(fleet=frozen_pool)
+    submission_dispatch_next(pool=frozen_pool)
     submission_run(submission_id=str(submission.pk))  # the run stays `submitted`: the 3 s limit ends it
 
-    vm = VMInstance.objects.get(fleet=frozen_pool)
+    vm = VMInstance.objects.get(pool=frozen_pool)
     assert vm.state == VMState.FAILED
     assert vm.state_reason == (
         "No MI300X VM became ready within 3 s, most likely no MI300X capacity on amddevcloud right now (dstack "
@@ -111,8 +111,8 @@ def test_the_provisioning_time_limit_fails_the_vm_and_stops_its_run(frozen_pool:
 def test_the_reaper_stops_a_vm_stuck_provisioning_whose_worker_died(frozen_pool: Any, owner: Any,
                                                                     django_capture_on_commit_callbacks: Any) -> None:
     submission = submit(owner, frozen_pool)
-    submission_dispatch_next(fleet=frozen_pool)
-    vm = VMInstance.objects.get(fleet=frozen_pool)
+    submission_dispatch_next(pool=frozen_pool)
+    vm = VMInstance.objects.get(pool=frozen_pool)
     submit_vm_run(dstack_client(), vm_run_settings(vm))  # what the dead worker had done
     VMInstance.objects.filter(pk=vm.pk).update(created_at=timezone.now() - timedelta(seconds=60))
     with django_capture_on_commit_callbacks(execute=True):
@@ -126,7 +126,7 @@ def test_the_reaper_stops_a_vm_stuck_provisioning_whose_worker_died(frozen_pool:
 
 
 def test_provisioning_adopts_the_run_a_crashed_worker_submitted(frozen_pool: Any) -> None:
-    vm = VMInstance.objects.create(fleet=frozen_pool, state=VMState.PROVISIONING, token="t" * 20)
+    vm = VMInstance.objects.create(pool=frozen_pool, state=VMState.PROVISIONING, token="t" * 20)
     first = submit_vm_run(dstack_client(), vm_run_settings(vm))
     with pytest.raises(Exception, match="became ready within 3 s"):
         vm_provision(vm=vm)
@@ -136,7 +136,7 @@ def test_provisioning_adopts_the_run_a_crashed_worker_submitted(frozen_pool: Any
 
 
 def test_a_vm_resumed_past_its_limit_submits_nothing(frozen_pool: Any) -> None:
-    vm = VMInstance.objects.create(fleet=frozen_pool, state=VMState.PROVISIONING, token="t" * 20)
+    vm = VMInstance.objects.create(pool=frozen_pool, state=VMState.PROVISIONING, token="t" * 20)
     VMInstance.objects.filter(pk=vm.pk).update(created_at=timezone.now() - timedelta(seconds=60))
     vm.refresh_from_db()
     with pytest.raises(CapacityError, match="became ready within 3 s"):
@@ -147,9 +147,9 @@ def test_a_vm_resumed_past_its_limit_submits_nothing(frozen_pool: Any) -> None:
 def test_reconcile_stops_a_real_orphan_run(frozen_pool: Any) -> None:
     # The frozen server: with background processing on, dstack itself ends the kept run (no offer)
     # whenever it gets there first, which on a loaded machine it sometimes does.
-    ghost = VMInstance(id=uuid.uuid4(), fleet=frozen_pool, token="ghost-token")  # no row owns its run
+    ghost = VMInstance(id=uuid.uuid4(), pool=frozen_pool, token="ghost-token")  # no row owns its run
     orphan = submit_vm_run(dstack_client(), vm_run_settings(ghost))
-    live = VMInstance.objects.create(fleet=frozen_pool, state=VMState.PROVISIONING, token="live-token")
+    live = VMInstance.objects.create(pool=frozen_pool, state=VMState.PROVISIONING, token="live-token")
     kept = submit_vm_run(dstack_client(), vm_run_settings(live))
     result = vms_reconcile()
     assert result["orphans_killed"] == 1
@@ -159,8 +159,8 @@ def test_reconcile_stops_a_real_orphan_run(frozen_pool: Any) -> None:
 
 def test_reconcile_stops_a_stray_run_on_a_fleet_no_pool_owns(pool: Any, make_dstack_pool: Any) -> None:
     other = make_dstack_pool()
-    dstack_fleet_apply(fleet=other, require_backends=False)
-    ghost = VMInstance(id=uuid.uuid4(), fleet=other, token="ghost-token")
+    dstack_fleet_apply(pool=other, require_backends=False)
+    ghost = VMInstance(id=uuid.uuid4(), pool=other, token="ghost-token")
     settings = vm_run_settings(ghost)
     other.delete()  # the pool row is gone, its dstack fleet and the run are not
     stray = submit_vm_run(dstack_client(), settings)
@@ -171,8 +171,8 @@ def test_reconcile_stops_a_stray_run_on_a_fleet_no_pool_owns(pool: Any, make_dst
 
 def test_reconcile_closes_rows_whose_run_is_gone_or_ending(frozen_pool: Any,
                                                            django_capture_on_commit_callbacks: Any) -> None:
-    gone = VMInstance.objects.create(fleet=frozen_pool, state=VMState.WARM, handle="hj-vm-deadbeef")
-    ending = VMInstance.objects.create(fleet=frozen_pool, state=VMState.BUSY, job_ref="job-1", token="t" * 20)
+    gone = VMInstance.objects.create(pool=frozen_pool, state=VMState.WARM, handle="hj-vm-deadbeef")
+    ending = VMInstance.objects.create(pool=frozen_pool, state=VMState.BUSY, job_ref="job-1", token="t" * 20)
     run = submit_vm_run(dstack_client(), vm_run_settings(ending))
     VMInstance.objects.filter(pk=ending.pk).update(handle=run.name, agent_info={"dstack": {"run_id": run.id}})
     DstackBackend().stop(ending)

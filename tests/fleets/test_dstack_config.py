@@ -1,4 +1,4 @@
-"""A dstack pool's settings from its Fleet row, the agent package shipped to VMs, the errors when
+"""A dstack pool's settings from its Pool row, the agent package shipped to VMs, the errors when
 something is missing, and billing's instance source."""
 
 from __future__ import annotations
@@ -7,18 +7,18 @@ from typing import Any
 
 import pytest
 
-from billing.reconcile import DstackInstanceSource, dstack_source, fleets_reconcile
+from billing.reconcile import DstackInstanceSource, dstack_source, pools_reconcile
 from fleets.backends import ProvisionError
-from fleets.backends.dstack import DstackBackend
 from fleets.dstack import AGENT_TOKEN_ENV, vm_service_config, vm_service_configuration
-from fleets.dstack_agent import AGENT_SIZE_LIMIT, agent_package
-from fleets.dstack_config import (
-    FleetConfigError,
+from fleets.dstack_pools.agent_files import AGENT_SIZE_LIMIT, agent_package
+from fleets.dstack_pools.backend import DstackBackend
+from fleets.dstack_pools.config import (
+    PoolConfigError,
     dstack_fleet_settings,
     idle_duration,
     vm_run_settings,
 )
-from fleets.dstack_services import dstack_fleet_apply
+from fleets.dstack_pools.services import dstack_fleet_apply
 from fleets.models import VMInstance, VMState
 from tests.fleets.conftest import TEST_IMAGE
 from tests.fleets.dstack.local_server import LocalDstack
@@ -44,7 +44,7 @@ def test_an_empty_config_is_one_mi300x_with_the_defaults(pool: Any) -> None:
 
 
 def test_the_vm_run_carries_the_token_only_where_dstack_needs_it(pool: Any) -> None:
-    vm = VMInstance.objects.create(fleet=pool, state=VMState.PROVISIONING, token="s3cret-agent-token")
+    vm = VMInstance.objects.create(pool=pool, state=VMState.PROVISIONING, token="s3cret-agent-token")
     settings = vm_run_settings(vm)
     shown = vm_service_config(settings)
     assert "s3cret-agent-token" not in str(shown)
@@ -79,20 +79,20 @@ def test_the_agent_package_has_no_caches_and_fits_dstacks_limit() -> None:
 
 def test_config_mistakes_say_what_to_fix(pool: Any, settings: Any) -> None:
     pool.config = {"backends": ["amddevcloud"], "gpu_mem": "192GB"}
-    with pytest.raises(FleetConfigError, match=r"unknown dstack setting\(s\) \['gpu_mem'\].*Fix it in the admin"):
+    with pytest.raises(PoolConfigError, match=r"unknown dstack setting\(s\) \['gpu_mem'\].*Fix it in the admin"):
         dstack_fleet_settings(pool)
     pool.config = {"nodes_min": 5}
-    with pytest.raises(FleetConfigError, match="nodes must satisfy"):
+    with pytest.raises(PoolConfigError, match="nodes must satisfy"):
         dstack_fleet_settings(pool)
     settings.HIPJUDGE_DSTACK_IMAGE = None
     pool.config = {}
-    with pytest.raises(FleetConfigError, match="no ROCm image is set.*HIPJUDGE_DSTACK_IMAGE"):
-        vm_run_settings(VMInstance(fleet=pool, token="t"))
+    with pytest.raises(PoolConfigError, match="no ROCm image is set.*HIPJUDGE_DSTACK_IMAGE"):
+        vm_run_settings(VMInstance(pool=pool, token="t"))
 
 
 def test_provisioning_without_dstack_settings_fails_with_the_fix(pool: Any, settings: Any) -> None:
     settings.DSTACK_SERVER_URL, settings.DSTACK_TOKEN = None, "a-token"
-    vm = VMInstance.objects.create(fleet=pool, state=VMState.PROVISIONING, token="t" * 20)
+    vm = VMInstance.objects.create(pool=pool, state=VMState.PROVISIONING, token="t" * 20)
     with pytest.raises(ProvisionError, match="DSTACK_SERVER_URL is not set.*DSTACK_TOKEN"):
         DstackBackend().provision(vm)
 
@@ -101,12 +101,12 @@ def test_billing_gets_dstacks_instances_only_when_dstack_is_configured(pool: Any
                                                                        settings: Any) -> None:
     settings.DSTACK_SERVER_URL = None
     assert dstack_source(pool) is None
-    assert fleets_reconcile() == {"pools": 0, "corrections": 0}  # the default source, unconfigured
+    assert pools_reconcile() == {"pools": 0, "corrections": 0}  # the default source, unconfigured
     settings.DSTACK_SERVER_URL, settings.DSTACK_TOKEN = "http://127.0.0.1:9", "t"
     assert isinstance(dstack_source(pool), DstackInstanceSource)
     assert dstack_source(local_pool) is None
 
 
 def test_reconciliation_reads_a_real_dstack_fleet(on_dstack: LocalDstack, pool: Any) -> None:
-    dstack_fleet_apply(fleet=pool, require_backends=False)
-    assert fleets_reconcile() == {"pools": 1, "corrections": 0}  # no instances, nothing booked
+    dstack_fleet_apply(pool=pool, require_backends=False)
+    assert pools_reconcile() == {"pools": 1, "corrections": 0}  # no instances, nothing booked

@@ -11,8 +11,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from fleets.dstack import get_fleet
-from fleets.dstack_config import dstack_client
-from fleets.models import Fleet, VMInstance, VMState
+from fleets.dstack_pools.config import dstack_client
+from fleets.models import Pool, VMInstance, VMState
 from tests.fleets.conftest import TEST_IMAGE
 from tests.fleets.dstack.local_server import LocalDstack, free_port
 
@@ -33,7 +33,7 @@ def dstack_fleet_names() -> set[str]:
 def test_init_creates_a_mi300x_pool_with_the_defaults(settings: Any) -> None:
     settings.HIPJUDGE_DSTACK_IMAGE = None
     out, _ = fleet("init", "mi300x", "--backends", "amddevcloud,hotaisle", "--image", TEST_IMAGE, "--max-vms", "2")
-    pool = Fleet.objects.get(name="mi300x")
+    pool = Pool.objects.get(name="mi300x")
     assert (pool.backend, pool.device, pool.gpu_name, pool.gpu_count, pool.max_vms) == ("dstack", "hip", "MI300X", 1, 2)
     assert (str(pool.hourly_rate), pool.idle_timeout_s, pool.provision_timeout_s) == ("1.990000", 600, 900)
     assert pool.config == {"backends": ["amddevcloud", "hotaisle"], "image": TEST_IMAGE}
@@ -44,7 +44,7 @@ def test_init_creates_a_mi300x_pool_with_the_defaults(settings: Any) -> None:
 def test_init_refuses_an_image_without_a_digest() -> None:
     with pytest.raises(CommandError, match="must be pinned by tag and digest"):
         fleet("init", "mi300x", "--image", "rocm/dev-ubuntu-22.04:6.2.4")
-    assert not Fleet.objects.filter(name="mi300x").exists()
+    assert not Pool.objects.filter(name="mi300x").exists()
 
 
 def test_plan_apply_verify_delete_for_real(on_dstack: LocalDstack, make_dstack_pool: Any) -> None:
@@ -106,7 +106,7 @@ def test_apply_and_delete_need_yes_without_a_terminal(on_dstack: LocalDstack, ma
 def test_delete_refuses_while_a_vm_is_busy(on_dstack: LocalDstack, make_dstack_pool: Any) -> None:
     pool = make_dstack_pool()
     fleet("apply", pool.name, "--yes", "--allow-missing-backends")
-    VMInstance.objects.create(fleet=pool, state=VMState.BUSY, job_ref="job-1")
+    VMInstance.objects.create(pool=pool, state=VMState.BUSY, job_ref="job-1")
     with pytest.raises(CommandError, match="1 VM\\(s\\) starting or serving a submission.*Drain them first"):
         fleet("delete", pool.name, "--yes")
     assert pool.name in dstack_fleet_names()

@@ -16,8 +16,8 @@ from django.utils import timezone
 
 from billing.selectors import vm_costs
 from billing.services import ledger_accrue
-from fleets.backends.dstack import DstackBackend
-from fleets.dstack_services import fleet_dstack_ensure
+from fleets.dstack_pools.backend import DstackBackend
+from fleets.dstack_pools.services import pool_dstack_ensure
 from fleets.models import VMInstance, VMState
 from fleets.services import vm_drain, vm_reap_idle
 from submissions.dispatch import submission_dispatch_next
@@ -42,16 +42,16 @@ def standin(settings: Any, tmp_path: Path) -> Iterator[AgentStandIn]:
 @pytest.fixture
 def pool(standin: AgentStandIn) -> Any:
     # The agent behind the stand-in judges C++ on this machine's CPU; everything else is a dstack pool.
-    fleet, _ = fleet_dstack_ensure(name="mi300x", backends=["amddevcloud"], max_vms=1, provision_timeout_s=60)
-    fleet.device, fleet.languages = "host", ["cpp"]
-    fleet.save()
-    return fleet
+    pool, _ = pool_dstack_ensure(name="mi300x", backends=["amddevcloud"], max_vms=1, provision_timeout_s=60)
+    pool.device, pool.languages = "host", ["cpp"]
+    pool.save()
+    return pool
 
 
 def judge(user: Any, pool: Any, mode: str = "check") -> Submission:
     submission = submission_create(user=user, problem="vector-add", language="cpp", source=read_source("cpp.cpp"),
-                                   fleet_name=pool.name, mode=mode)
-    assert submission_dispatch_next(fleet=pool) is not None
+                                   pool_name=pool.name, mode=mode)
+    assert submission_dispatch_next(pool=pool) is not None
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
     return submission
@@ -106,8 +106,8 @@ def test_a_submission_is_judged_on_a_dstack_vm_then_reused_warm_then_reaped(
 
 def test_a_drained_busy_vm_finishes_its_job_then_stops(standin: AgentStandIn, pool: Any, owner: Any) -> None:
     submission = submission_create(user=owner, problem="vector-add", language="cpp", source=read_source("cpp.cpp"),
-                                   fleet_name=pool.name, mode="check")
-    submission_dispatch_next(fleet=pool)
+                                   pool_name=pool.name, mode="check")
+    submission_dispatch_next(pool=pool)
     vm = VMInstance.objects.get()
     # Staff drain the VM once it serves the job (cold start done, job about to be posted).
     runner = Runner(str(submission.pk))

@@ -39,7 +39,7 @@ def backend(pool: Any) -> Iterator[LocalBackend]:
 
 
 def new_vm(pool: Any) -> VMInstance:
-    return VMInstance.objects.create(fleet=pool, state=VMState.PROVISIONING, job_ref="j", token="s3cret-token")
+    return VMInstance.objects.create(pool=pool, state=VMState.PROVISIONING, job_ref="j", token="s3cret-token")
 
 
 def running(pid: int) -> bool:

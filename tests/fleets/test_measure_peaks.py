@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
-from fleets.services import fleet_ensure
+from fleets.services import pool_ensure
 
 SMALL = ("--size-mib", "4", "--n", "64", "--seconds", "0.05")
 
@@ -38,7 +38,7 @@ def test_without_save_it_only_prints(local_pool: Any) -> None:
 
 
 def test_it_refuses_a_gpu_pool_and_a_missing_one(db: Any) -> None:
-    fleet_ensure(name="mi300x", backend="local", device="hip", max_vms=1, idle_timeout_s=60)
+    pool_ensure(name="mi300x", backend="local", device="hip", max_vms=1, idle_timeout_s=60)
     with pytest.raises(CommandError, match="its peaks are its GPU's"):
         call_command("measure_peaks", "--pool", "mi300x", *SMALL)
     with pytest.raises(CommandError, match="no pool 'nowhere'"):

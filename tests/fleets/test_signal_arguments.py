@@ -56,7 +56,7 @@ def test_vm_fail_sends_vm_lost_with_the_documented_arguments(local_pool: Any, ba
     def record(sender: Any, **kwargs: Any) -> None:
         sent.append(kwargs)
 
-    vm = VMInstance.objects.create(fleet=local_pool, state=VMState.BUSY, job_ref="job-1")
+    vm = VMInstance.objects.create(pool=local_pool, state=VMState.BUSY, job_ref="job-1")
     fleets.signals.vm_lost.connect(record)
     try:
         with django_capture_on_commit_callbacks(execute=True):
@@ -65,5 +65,5 @@ def test_vm_fail_sends_vm_lost_with_the_documented_arguments(local_pool: Any, ba
         fleets.signals.vm_lost.disconnect(record)
     [kwargs] = sent
     assert set(kwargs) - {"signal"} == documented(fleets.signals, "vm_lost")
-    assert kwargs == {"signal": fleets.signals.vm_lost, "vm_id": vm.pk, "fleet_id": local_pool.pk,
+    assert kwargs == {"signal": fleets.signals.vm_lost, "vm_id": vm.pk, "pool_id": local_pool.pk,
                       "job_ref": "job-1", "reason": "gone", "no_capacity": no_capacity}

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from billing.services import credit_grant_create, ledger_accrue
 from fleets.backends.sim import SimBackend, sim_cloud_bill, sim_forget
-from fleets.models import Fleet, PoolPolicy, VMInstance, VMState
+from fleets.models import Pool, PoolPolicy, VMInstance, VMState
 from fleets.services import vm_acquire, vm_provision, vm_release, vm_stop
 from tests.integration.conftest import process_running
 
@@ -30,14 +30,14 @@ def init(*args: str) -> str:
 
 
 @pytest.fixture
-def demo(db: Any) -> Fleet:
+def demo(db: Any) -> Pool:
     said = init("--rate", "36", "--cold-start", "0.2")
     assert "created simulated pool demo" in said
     assert "36 USD per VM-hour" in said
-    return Fleet.objects.get(name="demo")
+    return Pool.objects.get(name="demo")
 
 
-def test_init_makes_a_paid_adaptive_pool_of_the_host_device_with_simulated_starts(demo: Fleet) -> None:
+def test_init_makes_a_paid_adaptive_pool_of_the_host_device_with_simulated_starts(demo: Pool) -> None:
     assert (demo.backend, demo.device, demo.accepted_languages) == ("sim", "host", ["cpp"])
     assert demo.hourly_rate == Decimal(36)
     assert demo.policy_in_effect == PoolPolicy.ADAPTIVE
@@ -56,15 +56,15 @@ def test_init_makes_a_paid_adaptive_pool_of_the_host_device_with_simulated_start
 def test_init_refuses_bad_values_with_a_sentence_and_saves_nothing(db: Any, args: list[str], words: str) -> None:
     with pytest.raises(CommandError, match=words):
         init(*args)
-    assert not Fleet.objects.exists()
+    assert not Pool.objects.exists()
 
 
-def test_the_dstack_operations_say_a_simulated_pool_has_no_backend_fleet(demo: Fleet) -> None:
+def test_the_dstack_operations_say_a_simulated_pool_has_no_backend_fleet(demo: Pool) -> None:
     with pytest.raises(CommandError, match="uses the sim backend, not dstack"):
         call_command("fleet", "plan", "demo")
 
 
-def test_the_api_and_the_pool_picker_label_it_simulated(demo: Fleet, local_pool: Any, owner: Any, api_as: Any,
+def test_the_api_and_the_pool_picker_label_it_simulated(demo: Pool, local_pool: Any, owner: Any, api_as: Any,
                                                         client: Any, problems_loaded: None) -> None:
     pools = {p["name"]: p for p in api_as(owner).get("/api/v1/pools").json()}
     assert pools["demo"]["simulated"] is True
@@ -76,11 +76,11 @@ def test_the_api_and_the_pool_picker_label_it_simulated(demo: Fleet, local_pool:
     assert page.count(">simulated</span>") == 1
 
 
-def test_the_admin_and_the_cost_dashboard_label_it_simulated(demo: Fleet, admin_client: Any) -> None:
-    assert ">simulated<" in admin_client.get("/admin/fleets/fleet/").content.decode()
-    change = admin_client.get(f"/admin/fleets/fleet/{demo.pk}/change/").content.decode()
+def test_the_admin_and_the_cost_dashboard_label_it_simulated(demo: Pool, admin_client: Any) -> None:
+    assert ">simulated<" in admin_client.get("/admin/fleets/pool/").content.decode()
+    change = admin_client.get(f"/admin/fleets/pool/{demo.pk}/change/").content.decode()
     assert "Adaptive: cold start ~360 s" in change  # nothing measured yet: the default estimate
-    vm = VMInstance.objects.create(fleet=demo, state=VMState.WARM)
+    vm = VMInstance.objects.create(pool=demo, state=VMState.WARM)
     VMInstance.objects.filter(pk=vm.pk).update(created_at=timezone.now() - timedelta(hours=1))
     ledger_accrue(vm_id=vm.pk)
     dashboard = admin_client.get("/admin/billing/ledgerentry/dashboard/").content.decode()
@@ -90,21 +90,21 @@ def test_the_admin_and_the_cost_dashboard_label_it_simulated(demo: Fleet, admin_
 
 
 @pytest.fixture
-def real_demo(demo: Fleet, settings: Any, tmp_path: Path) -> Iterator[Fleet]:
+def real_demo(demo: Pool, settings: Any, tmp_path: Path) -> Iterator[Pool]:
     settings.HIPJUDGE_LOCAL_AGENT_ROOT = tmp_path / "agents"
     if shutil.which("bwrap") is None:  # the process and the billing are under test here, not the sandbox
         demo.config = {**demo.config, "insecure_no_sandbox": True}
         demo.save()
     yield demo
-    for vm in VMInstance.objects.filter(fleet=demo):
+    for vm in VMInstance.objects.filter(pool=demo):
         SimBackend().stop(vm)
-    sim_forget(fleet_name=demo.name)
+    sim_forget(pool_name=demo.name)
 
 
 @pytest.mark.integration
-def test_a_vm_of_the_pool_is_a_real_local_agent_after_a_simulated_cold_start(real_demo: Fleet) -> None:
+def test_a_vm_of_the_pool_is_a_real_local_agent_after_a_simulated_cold_start(real_demo: Pool) -> None:
     credit_grant_create(name="demo credit", amount=Decimal(5))
-    vm, cold = vm_acquire(fleet=real_demo, job_ref="job-1") or (None, None)
+    vm, cold = vm_acquire(pool=real_demo, job_ref="job-1") or (None, None)
     assert cold
     assert vm is not None
     vm = vm_provision(vm=vm)
@@ -123,5 +123,5 @@ def test_a_vm_of_the_pool_is_a_real_local_agent_after_a_simulated_cold_start(rea
     ledger_accrue(vm_id=vm.pk)
     booked = sum(e.amount for e in vm.ledger_entries.all())
     assert booked > 0
-    assert abs(booked - sim_cloud_bill(fleet_name="demo")) < Decimal("0.01")
+    assert abs(booked - sim_cloud_bill(pool_name="demo")) < Decimal("0.01")
     assert {e.rate_per_hour for e in vm.ledger_entries.all()} == {Decimal(36)}

@@ -220,7 +220,7 @@ def emulating_pool(stack: Stack, judging_pool: Any) -> Any:
 
     if shutil.which("g++") is None:
         pytest.skip("g++ is not installed: the agent cannot build its emulated device here")
-    reported = local_agent_health(fleet=judging_pool).get("emulated")
+    reported = local_agent_health(pool=judging_pool).get("emulated")
     assert isinstance(reported, list), f"`python -m agent health` reports emulated={reported!r}, not hip and cuda"
     assert {"hip", "cuda"} <= set(reported), f"`python -m agent health` reports emulated={reported!r}, not hip and cuda"
     return judging_pool

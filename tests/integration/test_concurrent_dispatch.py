@@ -33,22 +33,22 @@ import json, os, sys, time
 import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup()
-from fleets.models import Fleet, VMInstance
+from fleets.models import Pool, VMInstance
 from fleets.services import vm_acquire, vm_release
 from submissions.dispatch import submission_dispatch_next
 
-fleet = Fleet.objects.get(name="local")
+pool = Pool.objects.get(name="local")
 mode, me, HOLDS = sys.argv[1], sys.argv[2], int(sys.argv[3])
 print("ready", flush=True); sys.stdin.readline()  # tests.support.start_together
 out = []
 if mode == "dispatch":
-    while (s := submission_dispatch_next(fleet=fleet)) is not None:
+    while (s := submission_dispatch_next(pool=pool)) is not None:
         out.append(str(s.pk))
 else:
     for i in range(2000):  # bounded; every process gets its HOLDS long before that
         if len(out) == HOLDS:
             break
-        got = vm_acquire(fleet=fleet, job_ref=f"{me}-{i}")
+        got = vm_acquire(pool=pool, job_ref=f"{me}-{i}")
         if got is None:
             time.sleep(0.002)
             continue
@@ -78,11 +78,11 @@ def test_concurrent_dispatchers_never_give_one_vm_two_submissions(stack: Stack, 
                                                                   local_pool: Any) -> None:
     local_pool.max_vms = 3
     local_pool.save()
-    VMInstance.objects.create(fleet=local_pool, state=VMState.WARM)
+    VMInstance.objects.create(pool=local_pool, state=VMState.WARM)
     version = Problem.objects.get(slug="vector-add").current_version
     Submission.objects.bulk_create([
         Submission(user=owner if i % 2 else other_user, problem=version.problem, problem_version=version,
-                   fleet=local_pool, language="cpp", source=read_source("cpp.cpp"), status=Status.IN_QUEUE)
+                   pool=local_pool, language="cpp", source=read_source("cpp.cpp"), status=Status.IN_QUEUE)
         for i in range(40)])
     dispatched = [sid for per_process in run_all(stack, "dispatch") for sid in per_process]
     assert len(dispatched) == len(set(dispatched)) == 3  # one per VM the pool may have
@@ -98,7 +98,7 @@ def test_concurrent_acquire_and_release_never_overlap_on_a_vm(stack: Stack, loca
     local_pool.max_vms = 3
     local_pool.save()
     for _ in range(3):
-        VMInstance.objects.create(fleet=local_pool, state=VMState.WARM)
+        VMInstance.objects.create(pool=local_pool, state=VMState.WARM)
     per_process = run_all(stack, "churn")
     assert [len(holds) for holds in per_process] == [HOLDS] * PROCESSES
     holds = [hold for holds in per_process for hold in holds]

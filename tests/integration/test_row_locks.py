@@ -62,13 +62,13 @@ def held_by_another_transaction(take_locks: Callable[[], Any]) -> Iterator[None]
 
 def test_a_submission_to_a_pool_commits_while_a_dispatcher_holds_the_pools_row(owner: Any, local_pool: Any) -> None:
     # vm_acquire finds no WARM VM, locks the pool's row and reserves a new VM for the job.
-    with held_by_another_transaction(lambda: vm_acquire(fleet=local_pool, job_ref="job-holding-the-pool", queued=1)):
+    with held_by_another_transaction(lambda: vm_acquire(pool=local_pool, job_ref="job-holding-the-pool", queued=1)):
         with connection.cursor() as cursor:
             cursor.execute("SET lock_timeout = '10s'")  # under FOR UPDATE the COMMIT below waited here, then failed
         try:
             submission = submission_create(user=owner, problem="vector-add", language="cpp",
-                                           source=read_source("cpp.cpp"), mode=Mode.CHECK, fleet_name="local")
+                                           source=read_source("cpp.cpp"), mode=Mode.CHECK, pool_name="local")
         finally:
             with connection.cursor() as cursor:
                 cursor.execute("SET lock_timeout = 0")
-    assert Submission.objects.filter(pk=submission.pk, fleet=local_pool).exists()
+    assert Submission.objects.filter(pk=submission.pk, pool=local_pool).exists()

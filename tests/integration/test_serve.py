@@ -67,7 +67,7 @@ def test_serve_sh_runs_web_and_worker_processes_and_restarts_a_dead_cluster(stac
                  "serve.sh to start the dead cluster again")
         # A local VM this host's workers serve (issue 32: stopping the workers left the agents running,
         # idle, their time billed to the last users): it goes with them.
-        vm = vm_provision(vm=VMInstance.objects.create(fleet=judging_pool, state=VMState.PROVISIONING,
+        vm = vm_provision(vm=VMInstance.objects.create(pool=judging_pool, state=VMState.PROVISIONING,
                                                       token="serve-test-token"))
         assert vm.state == VMState.WARM
         assert pids_with(str(stack.agent_root))

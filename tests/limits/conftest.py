@@ -36,12 +36,12 @@ def open_to_group(db: Any) -> Callable[..., Any]:
     """open_to_group(pool, "gpu-users", *members): the paid pool is open to that group."""
     from django.contrib.auth.models import Group
 
-    from limits.models import FleetAccess
+    from limits.models import PoolGroupAccess
 
-    def make(fleet: Any, name: str, *members: Any) -> Any:
+    def make(pool: Any, name: str, *members: Any) -> Any:
         group, _ = Group.objects.get_or_create(name=name)
         group.user_set.add(*members)
-        FleetAccess.objects.update_or_create(fleet=fleet, defaults={"group": group})
+        PoolGroupAccess.objects.update_or_create(pool=pool, defaults={"group": group})
         return group
 
     return make

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from billing.services import ledger_accrue
 from core.exceptions import ApplicationError
-from limits.guards import spend_refusal
+from limits.admission import spend_refusal
 from limits.selectors import user_caps
 from submissions.models import Status, Submission
 from submissions.services import submission_create
@@ -137,7 +137,7 @@ def test_caps_count_the_cold_start_busy_and_idle_time_of_the_users_jobs_on_paid_
     assert caps.monthly_usd.used == Decimal("0.663334")  # two 600 s VM lives at 1.99 USD/h, this month
 
     settings.HIPJUDGE_USER_DAILY_GPU_SECONDS = 1300
-    refusal = spend_refusal(user=owner, fleet=paid_pool, now=t0 + timedelta(hours=1))
+    refusal = spend_refusal(user=owner, pool=paid_pool, now=t0 + timedelta(hours=1))
     assert refusal is not None
     assert refusal.status_code == 429
     assert refusal.retry_after == 11 * 3600
@@ -167,7 +167,7 @@ def test_submissions_at_once_never_both_pass_a_cap_that_only_one_fits(
         try:
             barrier.wait()
             submission_create(user=owner, problem="vector-add", language="cpp", source=read_source("cpp.cpp"),
-                              fleet_name="mi300x")
+                              pool_name="mi300x")
             outcomes.append("queued")
         except ApplicationError as exc:
             outcomes.append(exc.extra.get("limit"))

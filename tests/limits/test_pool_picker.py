@@ -57,7 +57,7 @@ def test_a_paid_pool_whose_credit_ran_out_is_closed_and_never_picked_for_you(
     assert re.search(r'value="mi300x"[^>]*\schecked>', client.get(PROBLEM_URL).content.decode())
     problem = Problem.objects.get(slug="vector-add")
     earlier = Submission.objects.create(user=owner, problem=problem, problem_version=problem.current_version,
-                                        fleet=paid_pool, language="cpp", source="int edited_again;", status="ACCEPTED")
+                                        pool=paid_pool, language="cpp", source="int edited_again;", status="ACCEPTED")
     spend(paid_pool, "1000")  # the whole credit
     for url in (PROBLEM_URL, PROBLEM_URL + "?pool=mi300x", PROBLEM_URL + f"?from={earlier.pk}"):
         html = client.get(url).content.decode()

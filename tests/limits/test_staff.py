@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from fleets.models import VMInstance, VMState
-from limits.models import FleetAccess, Suspension
+from limits.models import PoolGroupAccess, Suspension
 from limits.services import user_suspend
 from limits.signals import user_suspended
 from submissions.models import Status, Submission
@@ -159,7 +159,7 @@ def test_user_suspended_cancels_the_users_queued_and_running_work_only(staff_use
         return submission_create(user=user, problem="vector-add", language="cpp", source=read_source("cpp.cpp"))
 
     queued, running, others = create(owner), create(owner), create(other_user)
-    vm = VMInstance.objects.create(fleet=local_pool, state=VMState.BUSY, job_ref=str(running.pk))
+    vm = VMInstance.objects.create(pool=local_pool, state=VMState.BUSY, job_ref=str(running.pk))
     Submission.objects.filter(pk=running.pk).update(status=Status.BENCHMARKING, vm=vm, attempt=1)
     user_suspended.send(sender=None, user_id=owner.pk, by=staff_user)
     assert Submission.objects.get(pk=queued.pk).status == Status.CANCELLED
@@ -173,7 +173,7 @@ def test_every_limits_admin_page_opens(admin_client: Any, owner: Any, paid_pool:
     open_to_group(paid_pool, "gpu-users", owner)
     Suspension.objects.create(user=owner, reason="x")
     pages = [TOP, reverse("admin:index"), reverse("admin:app_list", args=["limits"])]
-    for model, pk in (("fleetaccess", FleetAccess.objects.get().pk), ("suspension", owner.pk)):
+    for model, pk in (("poolgroupaccess", PoolGroupAccess.objects.get().pk), ("suspension", owner.pk)):
         pages += [reverse(f"admin:limits_{model}_changelist"), reverse(f"admin:limits_{model}_add"),
                   reverse(f"admin:limits_{model}_change", args=[pk])]
     for page in pages:

@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from fleets.models import VMInstance, VMState
-from fleets.services import fleet_ensure
+from fleets.services import pool_ensure
 from submissions.models import Problem, Status, Submission, VMStartKind
 from tests.ops.test_metrics import scrape
 
@@ -22,13 +22,13 @@ COLD, WARM = VMStartKind.COLD_START, VMStartKind.WARM_REUSE
 def starts(owner: Any, local_pool: Any, problems_loaded: None) -> None:
     """Pool local: one cold start, two warm reuses, one re-queued submission and a VM started ahead of
     demand (no one's cold start). Pool other: two cold starts (one three days ago), one warm reuse."""
-    other, _ = fleet_ensure(name="other", backend="local", device="host", max_vms=2, idle_timeout_s=600)
+    other, _ = pool_ensure(name="other", backend="local", device="host", max_vms=2, idle_timeout_s=600)
     version = Problem.objects.get(slug="vector-add").current_version
     now = timezone.now()
 
     def submission(pool: Any, vm_start: str, days_ago: int = 0) -> None:
         dispatched = now - timedelta(days=days_ago) if vm_start else None
-        Submission.objects.create(user=owner, problem=version.problem, problem_version=version, fleet=pool,
+        Submission.objects.create(user=owner, problem=version.problem, problem_version=version, pool=pool,
                                   language="cpp", source="int main(){}", vm_start=vm_start,
                                   status=Status.ACCEPTED if vm_start else Status.IN_QUEUE, queued_at=now,
                                   dispatched_at=dispatched)
@@ -36,7 +36,7 @@ def starts(owner: Any, local_pool: Any, problems_loaded: None) -> None:
     for pool, vm_start, days_ago in [(local_pool, COLD, 0), (local_pool, WARM, 0), (local_pool, WARM, 1),
                                      (local_pool, "", 0), (other, COLD, 0), (other, COLD, 3), (other, WARM, 0)]:
         submission(pool, vm_start, days_ago)
-    VMInstance.objects.create(fleet=local_pool, state=VMState.WARM, jobs_started=1)  # started ahead of demand
+    VMInstance.objects.create(pool=local_pool, state=VMState.WARM, jobs_started=1)  # started ahead of demand
 
 
 @pytest.mark.usefixtures("starts")

@@ -12,7 +12,7 @@ from django.db import OperationalError
 from django.test import Client
 
 from core.heartbeat import heartbeat_beat
-from fleets.models import Backend, Fleet
+from fleets.models import Backend, Pool
 from ops import readiness
 from tests.support.clock import stepped_clock
 
@@ -194,9 +194,9 @@ class FakeDstack:
 @pytest.mark.parametrize("fail", [False, True])
 def test_dstack_pools_add_a_cached_dstack_check(monkeypatch: Any, settings: Any, fail: bool) -> None:
     heartbeat_beat(name="host:1")
-    Fleet.objects.create(name="mi300x", backend=Backend.DSTACK, device="hip")
+    Pool.objects.create(name="mi300x", backend=Backend.DSTACK, device="hip")
     fake = FakeDstack(fail)
-    monkeypatch.setattr("fleets.dstack_config.dstack_client", fake)
+    monkeypatch.setattr("fleets.dstack_pools.config.dstack_client", fake)
     first, second = ready(), ready()
     assert fake.calls == 1
     assert first[0] == second[0]  # the second probe reused the answer

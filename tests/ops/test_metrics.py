@@ -64,12 +64,12 @@ def test_without_a_token_only_the_allow_list_counts(settings: Any) -> None:
 def test_the_series_count_what_the_database_holds(owner: Any, local_pool: Any) -> None:
     now = timezone.now()
     version = Problem.objects.get(slug="vector-add").current_version
-    vm = VMInstance.objects.create(fleet=local_pool, state=VMState.BUSY, job_ref="x", jobs_started=3)
-    VMInstance.objects.create(fleet=local_pool, state=VMState.STOPPED, jobs_started=1)
+    vm = VMInstance.objects.create(pool=local_pool, state=VMState.BUSY, job_ref="x", jobs_started=3)
+    VMInstance.objects.create(pool=local_pool, state=VMState.STOPPED, jobs_started=1)
 
     def submission(status: str, wait_s: float | None = None, job_s: float | None = None, start: str = "") -> None:
         Submission.objects.create(
-            user=owner, problem=version.problem, problem_version=version, fleet=local_pool, language="cpp",
+            user=owner, problem=version.problem, problem_version=version, pool=local_pool, language="cpp",
             source=read_source("cpp.cpp"), status=status, queued_at=now, vm_start=start,
             dispatched_at=now + timedelta(seconds=wait_s) if wait_s is not None else None,
             started_at=now + timedelta(seconds=10) if job_s is not None else None,
@@ -81,7 +81,7 @@ def test_the_series_count_what_the_database_holds(owner: Any, local_pool: Any) -
     submission(Status.ACCEPTED, wait_s=4, job_s=1.5, start=VMStartKind.WARM_REUSE)
     submission(Status.WRONG_ANSWER, wait_s=40, job_s=100, start=VMStartKind.COLD_START)
     grant = CreditGrant.objects.create(name="g", amount=Decimal("100"), starts_at=now - timedelta(days=1))
-    LedgerEntry.objects.create(vm=vm, fleet=local_pool, phase=Phase.BUSY, period_start=now, period_end=now,
+    LedgerEntry.objects.create(vm=vm, pool=local_pool, phase=Phase.BUSY, period_start=now, period_end=now,
                                seconds=Decimal(1), rate_per_hour=Decimal(1), amount=Decimal("12.345678"))
     BudgetAlert.objects.create(grant=grant, threshold=80, fired_at=now, used_pct=Decimal(81), spent=Decimal(1),
                                credit=Decimal(1))
@@ -118,7 +118,7 @@ def test_the_series_count_what_the_database_holds(owner: Any, local_pool: Any) -
 
 def test_failed_dstack_calls_are_counted_by_error_class(settings: Any) -> None:
     from fleets.dstack import DstackUnreachableError
-    from fleets.dstack_config import dstack_client
+    from fleets.dstack_pools.config import dstack_client
 
     settings.DSTACK_SERVER_URL, settings.DSTACK_TOKEN = "http://127.0.0.1:9", "token"
     client = dstack_client(timeout_s=1, connect_retries=0, retry_budget_s=1)

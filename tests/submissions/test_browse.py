@@ -90,13 +90,13 @@ def test_facets_count_what_each_value_would_list_beside_the_other_filters() -> N
 def test_solved_counts_distinct_users_whose_submission_passed_the_tests(
         make_user: Any, local_pool: Any, django_assert_num_queries: Any) -> None:
     ann, bob, cat, dan = (make_user(n) for n in ("ann", "bob", "cat", "dan"))
-    solve(ann, "vector-add", fleet=local_pool)
-    solve(ann, "vector-add", fleet=local_pool)  # twice: one user
-    solve(bob, "vector-add", "CHECKED", fleet=local_pool)  # check mode passes the tests too
-    solve(cat, "vector-add", "WRONG_ANSWER", fleet=local_pool)
-    solve(cat, "vector-add", "COMPILED", fleet=local_pool)  # compiling proves nothing
-    solve(dan, "vector-add", fleet=local_pool, invalidated=True)  # staff invalidated it
-    solve(dan, "softmax", fleet=local_pool)
+    solve(ann, "vector-add", pool=local_pool)
+    solve(ann, "vector-add", pool=local_pool)  # twice: one user
+    solve(bob, "vector-add", "CHECKED", pool=local_pool)  # check mode passes the tests too
+    solve(cat, "vector-add", "WRONG_ANSWER", pool=local_pool)
+    solve(cat, "vector-add", "COMPILED", pool=local_pool)  # compiling proves nothing
+    solve(dan, "vector-add", pool=local_pool, invalidated=True)  # staff invalidated it
+    solve(dan, "softmax", pool=local_pool)
     ids = dict(Problem.objects.values_list("slug", "pk"))
     with django_assert_num_queries(1):
         counts = solved_counts(problem_ids=ids.values())

@@ -35,7 +35,7 @@ def test_cancelling_a_queued_submission_ends_it_with_a_reason(submission: Submis
 def test_cancelling_a_running_submission_asks_the_agent(submission: Submission, owner: Any, api_as: Any,
                                                          local_pool: Any, django_capture_on_commit_callbacks: Any,
                                                          queued_tasks: list) -> None:
-    vm = VMInstance.objects.create(fleet=local_pool, state=VMState.BUSY, job_ref=str(submission.pk))
+    vm = VMInstance.objects.create(pool=local_pool, state=VMState.BUSY, job_ref=str(submission.pk))
     Submission.objects.filter(pk=submission.pk).update(status=Status.BENCHMARKING, vm=vm, attempt=1)
     with django_capture_on_commit_callbacks(execute=True):
         response = cancel(api_as(owner), submission)

@@ -205,14 +205,14 @@ def test_without_a_cache_an_edit_made_elsewhere_reaches_the_next_post(owner: Any
 
 
 def test_callers_get_their_own_copy_of_a_cached_pool(local_pool: Any, settings: Any) -> None:
-    from submissions.lookups import fleet_for_submission
+    from submissions.lookups import pool_for_submission
 
     settings.HIPJUDGE_LOOKUP_CACHE_TTL = 3600
-    fleet_for_submission(name="local")  # read and cached
-    first = fleet_for_submission(name="local")  # from the cache
+    pool_for_submission(name="local")  # read and cached
+    first = pool_for_submission(name="local")  # from the cache
     assert first is not None
     first.max_vms = 999
-    again = fleet_for_submission(name="local")
+    again = pool_for_submission(name="local")
     assert again is not None
     assert again is not first
     assert again.max_vms == local_pool.max_vms

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from fleets.models import VMInstance, VMState
-from fleets.services import fleet_ensure
+from fleets.services import pool_ensure
 from submissions.dispatch import submission_dispatch_next
 from submissions.models import Status, Submission
 from submissions.runner import submission_run
@@ -110,7 +110,7 @@ def test_the_pool_config_chooses_the_emulated_languages(owner: Any, api_as: Any,
 
 
 def test_a_pool_with_the_gpu_runs_its_language_for_real_and_emulates_nothing(owner: Any, api_as: Any) -> None:
-    fleet_ensure(name="gpu", backend="local", device="hip", max_vms=1, idle_timeout_s=60)
+    pool_ensure(name="gpu", backend="local", device="hip", max_vms=1, idle_timeout_s=60)
     client = api_as(owner)
     assert pool_listed(client, "gpu")["offers"] == [
         {"language": "hip", "modes": ["benchmark", "check", "compile", "leaderboard"], "emulated": False}]
@@ -127,9 +127,9 @@ def agent() -> Iterator[fake_agent.FakeAgent]:
 
 def test_an_emulated_check_is_judged_as_a_check_and_ends_checked(owner: Any, api_as: Any, local_pool: Any,
                                                                  agent: fake_agent.FakeAgent) -> None:
-    VMInstance.objects.create(fleet=local_pool, state=VMState.WARM, base_url=agent.url, token=fake_agent.TOKEN)
+    VMInstance.objects.create(pool=local_pool, state=VMState.WARM, base_url=agent.url, token=fake_agent.TOKEN)
     created = api_as(owner).post(URL, body(), format="json").json()
-    assert submission_dispatch_next(fleet=local_pool) is not None
+    assert submission_dispatch_next(pool=local_pool) is not None
     submission_run(submission_id=created["id"])
     submission = Submission.objects.get(pk=created["id"])
     assert submission.status == Status.CHECKED
@@ -141,7 +141,7 @@ def test_an_emulated_check_is_judged_as_a_check_and_ends_checked(owner: Any, api
 
 
 def test_an_emulated_run_never_enters_the_leaderboard(owner: Any, other_user: Any, api_as: Any) -> None:
-    from fleets.models import Fleet
+    from fleets.models import Pool
     from submissions.models import Problem
     from web.selectors import leaderboard
 
@@ -155,5 +155,5 @@ def test_an_emulated_run_never_enters_the_leaderboard(owner: Any, other_user: An
     finish(emulated["id"], Status.ACCEPTED, "an agent that reported more than a check")
     # Both as if the agent had reported a ranked score: only the one judged on a real device shows.
     Submission.objects.filter(pk__in=[ranked["id"], emulated["id"]]).update(score_ms=1.0, ranked_score_ms=1.0)
-    rows = leaderboard(problem=Problem.objects.get(slug="vector-add"), fleet=Fleet.objects.get(name="local"))
+    rows = leaderboard(problem=Problem.objects.get(slug="vector-add"), pool=Pool.objects.get(name="local"))
     assert [str(s.pk) for s in rows] == [ranked["id"]]

@@ -32,7 +32,7 @@ def generous_quota(settings: Any) -> None:
 
 def board(pool: Any) -> list[tuple[str, float]]:
     problem_id = Submission.objects.values_list("problem_id", flat=True).first()
-    return [(s.user.username, s.ranked_score_ms) for s in leaderboard_rows(problem_id=problem_id, fleet_id=pool.pk)]
+    return [(s.user.username, s.ranked_score_ms) for s in leaderboard_rows(problem_id=problem_id, pool_id=pool.pk)]
 
 
 def test_a_result_more_than_twice_the_pools_best_waits_for_review(owner: Any, other_user: Any, make_user: Any,

@@ -21,9 +21,9 @@ def listed(api: Any, **params: str) -> list[dict[str, Any]]:
 
 def test_filters_combine_and_each_problem_says_its_types_and_solvers(owner: Any, other_user: Any, api_as: Any,
                                                                       local_pool: Any) -> None:
-    solve(owner, "gemm-fp8-blockwise", fleet=local_pool)
-    solve(other_user, "gemm-fp8-blockwise", "CHECKED", fleet=local_pool)
-    solve(other_user, "gemm-fp8", "WRONG_ANSWER", fleet=local_pool)
+    solve(owner, "gemm-fp8-blockwise", pool=local_pool)
+    solve(other_user, "gemm-fp8-blockwise", "CHECKED", pool=local_pool)
+    solve(other_user, "gemm-fp8", "WRONG_ANSWER", pool=local_pool)
     api = api_as(owner)
     rows = listed(api, tag="gemm", type="fp8_e4m3fnuz")
     assert [(p["slug"], p["solved_by"]) for p in rows] == [("gemm-fp8", 0), ("gemm-fp8-blockwise", 2)]
@@ -71,7 +71,7 @@ def test_the_list_takes_a_fixed_number_of_queries(make_user: Any, api_as: Any, o
     for i in range(8):
         user = make_user(f"solver{i}")
         for slug in slugs[: i % len(slugs) + 1]:
-            solve(user, slug, fleet=local_pool)
+            solve(user, slug, pool=local_pool)
     api = api_as(owner)
     # The token, the caller's bests, the problems, the solved counts, the best speed of light per pool:
     # whatever the number of problems.

@@ -29,7 +29,7 @@ def generous_quota(settings: Any) -> None:
 def test_the_queue_takes_turns_between_users(owner: Any, other_user: Any, local_pool: Any) -> None:
     a1, a2, a3 = submit(owner), submit(owner), submit(owner)
     b1 = submit(other_user)
-    assert queue_order(fleet_id=local_pool.pk) == [a1.pk, b1.pk, a2.pk, a3.pk]
+    assert queue_order(pool_id=local_pool.pk) == [a1.pk, b1.pk, a2.pk, a3.pk]
 
 
 def test_positions_show_in_the_api(owner: Any, other_user: Any, api_as: Any, local_pool: Any) -> None:
@@ -46,7 +46,7 @@ def test_dispatch_starts_a_vm_then_waits_at_max_vms(owner: Any, local_pool: Any)
     local_pool.max_vms = 1
     local_pool.save()
     first, second = submit(owner), submit(owner)
-    dispatched = submission_dispatch_next(fleet=local_pool)
+    dispatched = submission_dispatch_next(pool=local_pool)
     assert dispatched is not None
     assert dispatched.pk == first.pk
     first.refresh_from_db()
@@ -57,16 +57,16 @@ def test_dispatch_starts_a_vm_then_waits_at_max_vms(owner: Any, local_pool: Any)
     assert vm.state == VMState.PROVISIONING
     assert vm.job_ref == str(first.pk)
     assert vm.token
-    assert submission_dispatch_next(fleet=local_pool) is None
+    assert submission_dispatch_next(pool=local_pool) is None
     second.refresh_from_db()
     assert second.status == Status.IN_QUEUE
     assert second.vm is None
 
 
 def test_a_warm_vm_is_reused(owner: Any, local_pool: Any) -> None:
-    vm = VMInstance.objects.create(fleet=local_pool, state=VMState.WARM, base_url="http://127.0.0.1:1", token="t")
+    vm = VMInstance.objects.create(pool=local_pool, state=VMState.WARM, base_url="http://127.0.0.1:1", token="t")
     submission = submit(owner)
-    submission_dispatch_next(fleet=local_pool)
+    submission_dispatch_next(pool=local_pool)
     submission.refresh_from_db()
     vm.refresh_from_db()
     assert submission.vm == vm
@@ -83,7 +83,7 @@ def test_a_warm_vm_is_reused(owner: Any, local_pool: Any) -> None:
 def test_a_cancelled_submission_is_never_dispatched(owner: Any, api_as: Any, local_pool: Any) -> None:
     submission = submit(owner)
     api_as(owner).post(f"/api/v1/submissions/{submission.pk}/cancel")
-    assert submission_dispatch_next(fleet=local_pool) is None
+    assert submission_dispatch_next(pool=local_pool) is None
     assert not VMInstance.objects.exists()
 
 
@@ -97,7 +97,7 @@ def test_every_queued_position_agrees_with_the_dispatch_order(make_user: Any, lo
     tied.update(created_at=Submission.objects.get(pk=made[3].pk).created_at)
     gone = made[5]
     Submission.objects.filter(pk=gone.pk).update(status=Status.CANCELLED)
-    order = queue_order(fleet_id=local_pool.pk)
+    order = queue_order(pool_id=local_pool.pk)
     assert len(order) == 13
     assert gone.pk not in order
     for place, submission_id in enumerate(order, start=1):

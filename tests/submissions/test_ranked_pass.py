@@ -31,9 +31,9 @@ def agent() -> Iterator[fake_agent.FakeAgent]:
 
 
 def judged(owner: Any, pool: Any, agent: fake_agent.FakeAgent) -> Submission:
-    VMInstance.objects.create(fleet=pool, state=VMState.WARM, base_url=agent.url, token=fake_agent.TOKEN)
+    VMInstance.objects.create(pool=pool, state=VMState.WARM, base_url=agent.url, token=fake_agent.TOKEN)
     submission = submit(owner)
-    assert submission_dispatch_next(fleet=pool) is not None
+    assert submission_dispatch_next(pool=pool) is not None
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
     return submission
@@ -74,7 +74,7 @@ def test_a_leaderboard_job_carries_a_fresh_secret_seed_and_its_record_ranks_once
     assert second.avoid_vm == first_vm(submission)
     assert submission.queue_class == "rejudge"
     assert submission.events.filter(type="RECORD_CONFIRMATION").exists()
-    assert submission_dispatch_next(fleet=local_pool) is not None
+    assert submission_dispatch_next(pool=local_pool) is not None
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
     assert agent.jobs[f"{submission.pk}-2"]["ranked_seed"] == second.ranked_seed
@@ -87,7 +87,7 @@ def test_a_leaderboard_job_carries_a_fresh_secret_seed_and_its_record_ranks_once
 
 
 def first_vm(submission: Submission) -> Any:
-    return VMInstance.objects.get(fleet=submission.fleet).pk
+    return VMInstance.objects.get(pool=submission.pool).pk
 
 
 def test_every_submission_gets_its_own_seed(owner: Any, local_pool: Any, settings: Any) -> None:

@@ -107,7 +107,7 @@ def test_a_record_is_confirmed_only_once_its_vm_was_given_back_and_the_sweep_que
     queued: list[tuple[str, ...]] = []
     monkeypatch.setattr("leaderboard.records.enqueue", lambda func, *args, **kw: queued.append((func, *args)))
     submission = end(submit(owner), fake_result(1.0))
-    VMInstance.objects.create(fleet=local_pool, state=VMState.BUSY, job_ref=str(submission.pk))
+    VMInstance.objects.create(pool=local_pool, state=VMState.BUSY, job_ref=str(submission.pk))
     assert not submission_confirm_record(submission_id=submission.pk, judging_id=submission.judging_id)
     VMInstance.objects.filter(job_ref=str(submission.pk)).update(state=VMState.WARM, job_ref="")
     assert submissions_sweep()["records"] == 1
@@ -127,13 +127,13 @@ def test_a_confirmation_queued_by_either_dotted_path_judges_the_record_again(own
 
 
 def test_the_second_judging_prefers_another_warm_vm(local_pool: Any) -> None:
-    first = VMInstance.objects.create(fleet=local_pool, state=VMState.WARM)
-    other = VMInstance.objects.create(fleet=local_pool, state=VMState.WARM)
+    first = VMInstance.objects.create(pool=local_pool, state=VMState.WARM)
+    other = VMInstance.objects.create(pool=local_pool, state=VMState.WARM)
     VMInstance.objects.filter(pk=first.pk).update(last_used_at="2026-12-02T12:00:00Z")  # the warmest
-    acquired = vm_acquire(fleet=local_pool, job_ref="x", avoid_vm=first.pk)
+    acquired = vm_acquire(pool=local_pool, job_ref="x", avoid_vm=first.pk)
     assert acquired is not None
     assert acquired[0].pk == other.pk
-    alone = vm_acquire(fleet=local_pool, job_ref="y", avoid_vm=other.pk)  # only the avoided one is left warm
+    alone = vm_acquire(pool=local_pool, job_ref="y", avoid_vm=other.pk)  # only the avoided one is left warm
     assert alone is not None
     assert alone[0].pk == first.pk
 
@@ -142,7 +142,7 @@ def test_a_lost_vm_requeues_a_leaderboard_job_with_a_new_secret_seed(owner: Any,
     """The attempt that died may have run the kernel on its inputs: the next one must not reuse them."""
     submission = submit(owner)
     seed = Judging.objects.get(submission=submission).ranked_seed
-    vm = VMInstance.objects.create(fleet=local_pool, state=VMState.BUSY, job_ref=str(submission.pk))
+    vm = VMInstance.objects.create(pool=local_pool, state=VMState.BUSY, job_ref=str(submission.pk))
     type(submission).objects.filter(pk=submission.pk).update(status=Status.RANKING, vm=vm, attempt=1)
     assert submission_requeue_or_fail(submission_id=submission.pk, reason="The VM was lost.")
     again = Judging.objects.get(submission=submission).ranked_seed

@@ -82,8 +82,8 @@ def test_a_rejudge_runs_the_current_version_with_a_new_seed_and_keeps_the_histor
     assert [e.type for e in submission.events.order_by("-seq")[:2]][::-1] == ["REJUDGE", "STATUS"]
     assert submission_rank(submission=submission) == 1  # the earlier result counts meanwhile
 
-    VMInstance.objects.create(fleet=local_pool, state=VMState.WARM, base_url=agent.url, token=fake_agent.TOKEN)
-    assert submission_dispatch_next(fleet=local_pool) is not None
+    VMInstance.objects.create(pool=local_pool, state=VMState.WARM, base_url=agent.url, token=fake_agent.TOKEN)
+    assert submission_dispatch_next(pool=local_pool) is not None
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
     job = agent.jobs[f"{submission.pk}-{submission.attempt}"]
@@ -93,7 +93,7 @@ def test_a_rejudge_runs_the_current_version_with_a_new_seed_and_keeps_the_histor
     assert submission.status == Status.ACCEPTED
     assert submission.ranked_score_ms == 2.0
     assert submission_confirm_record(submission_id=submission.pk, judging_id=second.pk)
-    assert submission_dispatch_next(fleet=local_pool) is not None
+    assert submission_dispatch_next(pool=local_pool) is not None
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
     assert submission.status == Status.ACCEPTED
@@ -135,7 +135,7 @@ def test_a_rejudge_whose_new_result_waits_for_review_keeps_the_author_on_the_lea
     held = rank(submission, 0.9)  # more than 2x the pool's best: staff look at it first
 
     def board() -> list[tuple[str, float]]:
-        rows = leaderboard_rows(problem_id=submission.problem_id, fleet_id=local_pool.pk)
+        rows = leaderboard_rows(problem_id=submission.problem_id, pool_id=local_pool.pk)
         return [(row.user.username, row.ranked_score_ms) for row in rows]
 
     assert board() == [("other", 2.0), ("owner", 2.5)]  # the earlier result still shows
@@ -220,10 +220,10 @@ def test_a_rejudge_is_dispatched_after_every_queued_user_submission(owner: Any, 
     old = [ranked(owner, 2.0 + i) for i in range(3)]
     submissions_rejudge(by=staff_user, reason="r", submission_ids=[str(s.pk) for s in old])
     mine, theirs = submit(owner), submit(other_user)
-    assert queue_order(fleet_id=local_pool.pk) == [mine.pk, theirs.pk, *(s.pk for s in old)]
+    assert queue_order(pool_id=local_pool.pk) == [mine.pk, theirs.pk, *(s.pk for s in old)]
     assert [queue_position(submission=Submission.objects.get(pk=s.pk)) for s in (mine, theirs, *old)] == [
         1, 2, 3, 4, 5]
-    assert queue_order(fleet_id=local_pool.pk, limit=3) == [mine.pk, theirs.pk, old[0].pk]
+    assert queue_order(pool_id=local_pool.pk, limit=3) == [mine.pk, theirs.pk, old[0].pk]
 
 
 @pytest.mark.integration  # and the dispatch order on PostgreSQL
@@ -238,14 +238,14 @@ def test_the_dispatch_order_never_lets_a_rejudge_delay_a_user_by_more_than_one_j
         ranked(user, rng.uniform(1.0, 3.0))
     local_pool.max_vms = 1
     local_pool.save()
-    vm = VMInstance.objects.create(fleet=local_pool, state=VMState.WARM, base_url="http://127.0.0.1:1", token="t")
+    vm = VMInstance.objects.create(pool=local_pool, state=VMState.WARM, base_url="http://127.0.0.1:1", token="t")
     submissions_rejudge(by=staff_user, reason="problem v2", problem="vector-add")
     started: list[Submission] = []
     arrivals: dict[Any, int] = {}  # user submission -> how many jobs had started when it arrived
     for _ in range(40):  # bounded: at most 40 jobs
         if rng.random() < 0.4:
             arrivals[submit(rng.choice(users)).pk] = len(started)
-        job = submission_dispatch_next(fleet=local_pool)
+        job = submission_dispatch_next(pool=local_pool)
         if job is None:
             break
         started.append(job)
@@ -266,7 +266,7 @@ def test_a_rejudge_is_charged_to_the_platform_not_to_its_owner(owner: Any, other
                                                                local_pool: Any) -> None:
     ranked(other_user, 1.0)
     submission = ranked(owner, 2.0)  # no record: judged once, as its owner's
-    vm = VMInstance.objects.create(fleet=local_pool, state=VMState.PROVISIONING)
+    vm = VMInstance.objects.create(pool=local_pool, state=VMState.PROVISIONING)
     VMInstance.objects.filter(pk=vm.pk).update(created_at=T0, state_changed_at=T0)
     local_pool.hourly_rate = 3600
     local_pool.save()

@@ -31,9 +31,9 @@ def agent() -> Iterator[fake_agent.FakeAgent]:
 
 def dispatched(owner: Any, pool: Any, url: str) -> Submission:
     """A submission dispatched to a warm VM whose agent answers at `url`."""
-    VMInstance.objects.create(fleet=pool, state=VMState.WARM, base_url=url, token=fake_agent.TOKEN)
+    VMInstance.objects.create(pool=pool, state=VMState.WARM, base_url=url, token=fake_agent.TOKEN)
     submission = submission_create(user=owner, problem="vector-add", language="cpp", source=read_source("cpp.cpp"))
-    assert submission_dispatch_next(fleet=pool) is not None
+    assert submission_dispatch_next(pool=pool) is not None
     submission.refresh_from_db()
     return submission
 
@@ -129,8 +129,8 @@ def test_a_lost_job_is_requeued_once_then_ends_in_error(owner: Any, local_pool: 
     assert submission.events.filter(type="REQUEUED").count() == 1
     assert VMInstance.objects.get().state == VMState.FAILED
     # Second attempt on a fresh VM, lost again: now it ends, with the reason.
-    VMInstance.objects.create(fleet=local_pool, state=VMState.WARM, base_url=agent.url, token=fake_agent.TOKEN)
-    submission_dispatch_next(fleet=local_pool)
+    VMInstance.objects.create(pool=local_pool, state=VMState.WARM, base_url=agent.url, token=fake_agent.TOKEN)
+    submission_dispatch_next(pool=local_pool)
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
     assert submission.status == Status.ERROR
@@ -233,7 +233,7 @@ def test_a_cold_start_holds_a_short_lease_renewed_all_along(owner: Any, local_po
     local_pool.provision_timeout_s = 600
     local_pool.save()
     submission = submission_create(user=owner, problem="vector-add", language="cpp", source=read_source("cpp.cpp"))
-    assert submission_dispatch_next(fleet=local_pool) is not None  # no warm VM: a cold start
+    assert submission_dispatch_next(pool=local_pool) is not None  # no warm VM: a cold start
     heartbeats: list[SteppedHeartbeat] = []
     seen: list[tuple[datetime, datetime]] = []
 

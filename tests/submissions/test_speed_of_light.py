@@ -11,7 +11,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from agent.problems.roofline import H100_SXM, MI300X, Peaks
-from fleets.models import Fleet
+from fleets.models import Pool
 from leaderboard.review import review_reasons
 from submissions.models import Problem
 from submissions.ranking import RankedCase, RankedResult
@@ -33,26 +33,26 @@ def generous_quota(settings: Any) -> None:
 
 # ---- the pool's peaks ----------------------------------------------------------------------------------
 def test_each_device_has_documented_default_peaks_per_type() -> None:
-    assert Fleet(name="a", device="hip").peaks == MI300X
-    assert Fleet(name="b", device="cuda").peaks == H100_SXM
-    host = Fleet(name="c", device="host").peaks
+    assert Pool(name="a", device="hip").peaks == MI300X
+    assert Pool(name="b", device="cuda").peaks == H100_SXM
+    host = Pool(name="c", device="host").peaks
     assert host is not None
     assert host.gbps == 100.0
     assert host.compute("bf16") == 2_000.0
 
 
 def test_staff_peaks_override_the_defaults_type_by_type() -> None:
-    fleet = Fleet(name="mi355x", device="hip", peak_gbps=8_000.0, peak_gflops=157_300.0,
+    pool = Pool(name="mi355x", device="hip", peak_gbps=8_000.0, peak_gflops=157_300.0,
                   peak_gflops_by_type={"fp8": 5_033_000.0, "bf16": 2_516_000})
-    assert fleet.peaks == Peaks(8_000.0, {**MI300X.gflops, "fp32": 157_300.0, "fp8": 5_033_000.0,
+    assert pool.peaks == Peaks(8_000.0, {**MI300X.gflops, "fp32": 157_300.0, "fp8": 5_033_000.0,
                                           "bf16": 2_516_000.0})
 
 
 @pytest.mark.parametrize("bad", [{"fp4": 1.0}, {"fp8": 0}, {"fp8": "fast"}, {"bf16": True}, ["fp8"]])
 def test_peaks_by_type_refuse_unknown_types_and_non_positive_numbers(bad: Any, db: Any) -> None:
-    fleet = Fleet(name="bad", device="hip", peak_gflops_by_type=bad)
+    pool = Pool(name="bad", device="hip", peak_gflops_by_type=bad)
     with pytest.raises(ValidationError) as caught:
-        fleet.full_clean()
+        pool.full_clean()
     assert "peak_gflops_by_type" in caught.value.message_dict
 
 
@@ -67,14 +67,14 @@ def _fp8_result(mean_ms: float) -> tuple[RankedResult, dict[str, Any]]:
 
 
 def test_the_floor_hold_takes_the_fp8_peak_of_an_fp8_gemm() -> None:
-    pool = Fleet(name="mi300x", device="hip")
+    pool = Pool(name="mi300x", device="hip")
     flops = 2 * 6144 * 6000 * 4096
     fp8_floor_ms = flops / 2_614.9e12 * 1e3
     honest, definition = _fp8_result(fp8_floor_ms / 0.45)  # 45 % of the fp8 speed of light
     # Against the fp32 peak this would be 16x faster than the device can compute: it used to be held.
-    assert review_reasons(result=honest, previous_best_ms=None, definition=definition, fleet=pool) == []
+    assert review_reasons(result=honest, previous_best_ms=None, definition=definition, pool=pool) == []
     near, _ = _fp8_result(fp8_floor_ms * 1.2)
-    [reason] = review_reasons(result=near, previous_best_ms=None, definition=definition, fleet=pool)
+    [reason] = review_reasons(result=near, previous_best_ms=None, definition=definition, pool=pool)
     assert "within 1.5x of the physical floor" in reason
     assert "2.6149e+06 GFLOPS fp8" in reason
 

@@ -25,7 +25,7 @@ def submit(user: Any) -> Submission:
 def test_it_resumes_a_running_submission_whose_lease_lapsed(owner: Any, local_pool: Any,
                                                             queued_tasks: list) -> None:
     submission = submit(owner)
-    submission_dispatch_next(fleet=local_pool)
+    submission_dispatch_next(pool=local_pool)
     Submission.objects.filter(pk=submission.pk).update(
         lease_owner="dead-worker", lease_expires_at=timezone.now() - timedelta(seconds=1))
     queued_tasks.clear()
@@ -36,7 +36,7 @@ def test_it_resumes_a_running_submission_whose_lease_lapsed(owner: Any, local_po
 
 def test_it_leaves_a_live_lease_alone(owner: Any, local_pool: Any, queued_tasks: list) -> None:
     submission = submit(owner)
-    submission_dispatch_next(fleet=local_pool)
+    submission_dispatch_next(pool=local_pool)
     Submission.objects.filter(pk=submission.pk).update(
         lease_owner="alive", lease_expires_at=timezone.now() + timedelta(seconds=30))
     assert submissions_sweep()["resumed"] == 0
@@ -62,8 +62,8 @@ def test_it_dispatches_every_pool_with_a_queue(owner: Any, local_pool: Any, queu
 def test_it_frees_a_busy_vm_whose_submission_already_ended(owner: Any, local_pool: Any,
                                                            queued_tasks: list) -> None:
     submission = submit(owner)
-    VMInstance.objects.create(fleet=local_pool, state=VMState.WARM)
-    submission_dispatch_next(fleet=local_pool)
+    VMInstance.objects.create(pool=local_pool, state=VMState.WARM)
+    submission_dispatch_next(pool=local_pool)
     finish(submission.pk, Status.ACCEPTED, "ok")
     VMInstance.objects.update(state_changed_at=timezone.now() - timedelta(minutes=5))
     assert submissions_sweep()["vms_released"] == 1
@@ -72,7 +72,7 @@ def test_it_frees_a_busy_vm_whose_submission_already_ended(owner: Any, local_poo
 
 def test_requeue_respects_the_attempt_it_was_asked_about(owner: Any, local_pool: Any) -> None:
     submission = submit(owner)
-    submission_dispatch_next(fleet=local_pool)
+    submission_dispatch_next(pool=local_pool)
     assert not submission_requeue_or_fail(submission_id=submission.pk, reason="x", attempt=7)
     assert submission_requeue_or_fail(submission_id=submission.pk, reason="VM died.", attempt=1)
     submission.refresh_from_db()

@@ -18,7 +18,7 @@ HOST_CASE = "n=3000017"  # vector-add's ranked case on the host device class
 
 
 def submit(user: Any, *, pool: str | None = None, problem: str = "vector-add", mode: str = "leaderboard") -> Submission:
-    return submission_create(user=user, problem=problem, language="cpp", mode=mode, fleet_name=pool,
+    return submission_create(user=user, problem=problem, language="cpp", mode=mode, pool_name=pool,
                              source=read_source("cpp.cpp", problem))
 
 

@@ -40,7 +40,7 @@ def make_submission(problems_loaded: None, local_pool: Any) -> Callable[..., Any
     def make(user: Any, kind: str = "accepted", *, score: float = 0.5, created_at: Any = None) -> Any:
         problem = Problem.objects.get(slug="vector-add")
         sub = Submission.objects.create(
-            user=user, problem=problem, problem_version=problem.current_version, fleet=local_pool,
+            user=user, problem=problem, problem_version=problem.current_version, pool=local_pool,
             language="cpp", mode="leaderboard" if kind == "ranked" else "benchmark",
             source="extern \"C\" void solution() {}\n", status="IN_QUEUE", queued_at=timezone.now())
         judging = Judging.objects.create(submission=sub, number=1, problem_version=problem.current_version,

@@ -114,9 +114,9 @@ def test_leaderboard_keeps_each_users_best_ranked_result_and_breaks_ties_by_time
 
 def test_with_a_second_pool_the_leaderboard_opens_on_the_default_pool_as_the_api_does(
         client_as: Any, owner: Any, make_submission: Any) -> None:
-    from fleets.services import fleet_ensure
+    from fleets.services import pool_ensure
 
-    fleet_ensure(name="demo", backend="local", device="host", max_vms=1, idle_timeout_s=60)  # sorts before "local"
+    pool_ensure(name="demo", backend="local", device="host", max_vms=1, idle_timeout_s=60)  # sorts before "local"
     make_submission(owner, "ranked", score=1.25)
     page = client_as(None).get(reverse("leaderboard", kwargs={"slug": "vector-add"})).content.decode()
     assert re.search(r'<a href="\?pool=local" aria-current="page"', page)

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from cli.main import cmd_problems
 from cli.output import Printer
-from fleets.services import fleet_ensure
+from fleets.services import pool_ensure
 from tests.cli.inprocess import InProcessClient
 from tests.support.ranked import end, ranked, submit
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.usefixtures("problems_loaded")
 
 def test_your_best_is_the_leaderboards_number_everywhere(owner: Any, local_pool: Any, client_as: Any, api_as: Any,
                                                          capsys: Any) -> None:
-    fleet_ensure(name="demo", backend="local", device="host", max_vms=1, idle_timeout_s=60)
+    pool_ensure(name="demo", backend="local", device="host", max_vms=1, idle_timeout_s=60)
     board = ranked(owner, 3.428)  # its public benchmark scored 1.5 ms on other shapes
     assert board.score_ms == 1.5
     assert board.ranked_score_ms == pytest.approx(3.428)

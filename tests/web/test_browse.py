@@ -112,10 +112,10 @@ def test_each_row_shows_its_data_types_and_how_many_users_solved_it(
         client_as: Any, make_user: Any, local_pool: Any, django_assert_max_num_queries: Any) -> None:
     for i in range(5):
         user = make_user(f"solver{i}")
-        solve(user, "gemm-fp8-blockwise", fleet=local_pool)
+        solve(user, "gemm-fp8-blockwise", pool=local_pool)
         for slug in ("vector-add", "softmax", "histogram")[: i % 3 + 1]:
-            solve(user, slug, "CHECKED", fleet=local_pool)
-    solve(user, "gemm-int8", "WRONG_ANSWER", fleet=local_pool)
+            solve(user, slug, "CHECKED", pool=local_pool)
+    solve(user, "gemm-int8", "WRONG_ANSWER", pool=local_pool)
     client = client_as(user)
     with django_assert_max_num_queries(8):  # one of them the best speed of light per pool
         listing = page(client)

@@ -19,7 +19,7 @@ from submissions.offers import EMULATED_LABEL, emulated_limits
 from submissions.selectors import problem_get, problem_interface, submission_get
 from submissions.services import submission_create
 from web.forms import ProblemFilterForm, SubmitForm
-from web.selectors import leaderboard, leaderboard_fleets, pool_options, problem_rows
+from web.selectors import leaderboard, leaderboard_pools, pool_options, problem_rows
 from web.statement import highlight_code, render_statement
 
 
@@ -47,7 +47,7 @@ def _initial(request: HttpRequest, version_templates: dict[str, str], pools: lis
     if origin and request.user.is_authenticated:
         previous = submission_get(user=request.user, submission_id=origin)
         if previous is not None and previous.user_id == request.user.pk:
-            pool = _pool_among(offered, previous.fleet.name)
+            pool = _pool_among(offered, previous.pool.name)
             return {"source": previous.source, "language": previous.language,
                     **({"pool": pool.name} if pool is not None else {})}
     default_pool = _pool_among(offered, asked)
@@ -85,7 +85,7 @@ def problem_detail_view(request: HttpRequest, slug: str) -> HttpResponse:
             data = form.cleaned_data
             try:
                 submission = submission_create(user=request.user, problem=slug, language=data["language"],
-                                               source=data["source"], mode=data["mode"], fleet_name=data["pool"])
+                                               source=data["source"], mode=data["mode"], pool_name=data["pool"])
             except ApplicationError as exc:
                 # Said on the form, which keeps the source. A refusal (suspended, pool access, quota,
                 # cap) stores nothing and answers with its own status (403, 402, 429).
@@ -120,11 +120,11 @@ def leaderboard_view(request: HttpRequest, slug: str) -> HttpResponse:
     problem = problem_get(slug=slug)
     if problem is None:
         raise Http404("No such problem.")
-    fleets = leaderboard_fleets(problem=problem)
+    pools = leaderboard_pools(problem=problem)
     # The pool asked for, else the server's default pool, as the API and the CLI answer.
-    chosen = next((f for f in fleets if f.name == request.GET.get("pool")), None) or next(
-        (f for f in fleets if f.name == settings.HIPJUDGE_DEFAULT_POOL), None) or (fleets[0] if fleets else None)
-    rows = leaderboard(problem=problem, fleet=chosen) if chosen else []
+    chosen = next((f for f in pools if f.name == request.GET.get("pool")), None) or next(
+        (f for f in pools if f.name == settings.HIPJUDGE_DEFAULT_POOL), None) or (pools[0] if pools else None)
+    rows = leaderboard(problem=problem, pool=chosen) if chosen else []
     me = request.user.pk if request.user.is_authenticated else None
     return render(request, "web/leaderboard.html", {
-        "problem": problem, "pools": fleets, "pool": chosen, "rows": rows, "me": me, "scoring": SCORING})
+        "problem": problem, "pools": pools, "pool": chosen, "rows": rows, "me": me, "scoring": SCORING})

@@ -14,7 +14,7 @@ from billing.amounts import ZERO
 from billing.selectors import submission_cost_parts
 from core.auth import request_user
 from core.exceptions import ApplicationError, NotFoundError
-from fleets.models import Fleet
+from fleets.models import Pool
 from leaderboard.moderation import submission_update
 from leaderboard.selectors import submission_ranked, submission_standing
 from leaderboard.speed_of_light import submission_light
@@ -40,7 +40,7 @@ from web.statement import highlight_code
 @login_required
 def submission_list_view(request: HttpRequest) -> HttpResponse:
     form = HistoryFilterForm(request.GET or None, problems=list(problem_list().values_list("slug", "title")),
-                             pools=list(Fleet.objects.order_by("name").values_list("name", flat=True)))
+                             pools=list(Pool.objects.order_by("name").values_list("name", flat=True)))
     filters = form.selector_filters() if request.GET else {}
     page = Paginator(submission_list(user=request_user(request), filters=filters), 25).get_page(request.GET.get("page"))
     query = request.GET.copy()
@@ -77,7 +77,7 @@ def _context(request: HttpRequest, submission_id: str) -> dict:
         "submission": submission,
         "progress": progress,
         "position": queue_position(submission=submission),
-        "cold_start_s": cold_start_estimate(fleet=submission.fleet) if provisioning else None,
+        "cold_start_s": cold_start_estimate(pool=submission.pool) if provisioning else None,
         "provisioning_elapsed": int((timezone.now() - progress.provisioning_since).total_seconds())
         if provisioning and progress.provisioning_since else None,
         "chart": benchmark_chart(progress.benchmarks),
@@ -145,7 +145,7 @@ def submission_leaderboard_view(request: HttpRequest, submission_id: str) -> Htt
 
 def submission_source_view(request: HttpRequest, submission_id: str) -> HttpResponse:
     """A source its owner made public, for anyone (invalidated ones stay hidden)."""
-    submission = (Submission.objects.select_related("problem", "fleet", "user")
+    submission = (Submission.objects.select_related("problem", "pool", "user")
                   .filter(pk=submission_id, public_source=True, invalidated_at__isnull=True).first())
     if submission is None:
         raise Http404("No such public source.")

@@ -8,8 +8,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from fleets.backends.local import LOCAL_PROVISION_TIMEOUT_S, HealthProbeError, local_agent_health
-from fleets.models import EMULABLE_LANGUAGES, Backend, Fleet
-from fleets.services import fleet_ensure
+from fleets.models import EMULABLE_LANGUAGES, Backend, Pool
+from fleets.services import pool_ensure
 
 
 class Command(BaseCommand):
@@ -34,20 +34,20 @@ class Command(BaseCommand):
                                             if lang != opts["device"] and shutil.which(cc)]
         chosen = self._chosen_emulated(opts["emulated_languages"])
         config["emulated_languages"] = [] if chosen is None else chosen
-        fleet, created = fleet_ensure(
+        pool, created = pool_ensure(
             name=opts["name"], backend=Backend.LOCAL, device=opts["device"], max_vms=opts["max_vms"],
             idle_timeout_s=opts["idle_timeout"], provision_timeout_s=LOCAL_PROVISION_TIMEOUT_S, config=config,
             title=f"This machine ({opts['device']})",
         )
         if chosen is None:  # auto: what this machine's agent reports, asked with the pool's own settings
-            fleet.config["emulated_languages"] = self._reported_emulated(fleet)
-            fleet.save(update_fields=["config", "updated_at"])
-        self.stdout.write(f"{'created' if created else 'updated'} pool {fleet.name}: local {fleet.device}, "
-                          f"max {fleet.max_vms} VMs, idle timeout {fleet.idle_timeout_s} s"
-                          + (f", checks {', '.join(fleet.emulated_languages)} on the emulated device (CPU)"
-                             if fleet.emulated_languages else "")
-                          + (f", compile-checks {', '.join(fleet.compile_only_languages)}"
-                             if fleet.compile_only_languages else ""))
+            pool.config["emulated_languages"] = self._reported_emulated(pool)
+            pool.save(update_fields=["config", "updated_at"])
+        self.stdout.write(f"{'created' if created else 'updated'} pool {pool.name}: local {pool.device}, "
+                          f"max {pool.max_vms} VMs, idle timeout {pool.idle_timeout_s} s"
+                          + (f", checks {', '.join(pool.emulated_languages)} on the emulated device (CPU)"
+                             if pool.emulated_languages else "")
+                          + (f", compile-checks {', '.join(pool.compile_only_languages)}"
+                             if pool.compile_only_languages else ""))
         if not opts["insecure_no_sandbox"] and shutil.which("bwrap") is None:
             self.stderr.write("warning: bubblewrap (bwrap) is not installed: local agents will refuse to "
                               "start. Install it, or pass --insecure-no-sandbox for trusted code only.")
@@ -64,18 +64,18 @@ class Command(BaseCommand):
                                f"give auto, none or some of {', '.join(EMULABLE_LANGUAGES)}.")
         return named
 
-    def _reported_emulated(self, fleet: Fleet) -> list[str]:
+    def _reported_emulated(self, pool: Pool) -> list[str]:
         try:
-            reported = local_agent_health(fleet=fleet).get("emulated")
+            reported = local_agent_health(pool=pool).get("emulated")
         except HealthProbeError as exc:
-            self.stderr.write(f"warning: no emulated checks on pool {fleet.name}: {exc}")
+            self.stderr.write(f"warning: no emulated checks on pool {pool.name}: {exc}")
             return []
         if not isinstance(reported, list):
-            self.stderr.write(f"warning: no emulated checks on pool {fleet.name}: this agent has no emulated "
+            self.stderr.write(f"warning: no emulated checks on pool {pool.name}: this agent has no emulated "
                               "device (its health report names none)")
             return []
         languages = [lang for lang in EMULABLE_LANGUAGES if lang in reported]
         if not languages:
-            self.stderr.write(f"warning: no emulated checks on pool {fleet.name}: the local agent reports none "
+            self.stderr.write(f"warning: no emulated checks on pool {pool.name}: the local agent reports none "
                               "(g++ or the emulator's build is unavailable)")
         return languages

@@ -2,7 +2,7 @@
 
 `init NAME --backend sim` makes a simulated pool instead (fleets.sim_pools): a local agent judges
 its jobs, cold starts and the price are simulated; it has no backend fleet to plan or apply.
-Thin: each operation is one call into fleets.dstack_services; every dstack error already says what
+Thin: each operation is one call into fleets.dstack_pools.services; every dstack error already says what
 to do, so it is shown as is (exit status 1).
 """
 
@@ -16,17 +16,17 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from fleets.dstack import DstackError, FleetMissingError
-from fleets.dstack_services import (
+from fleets.dstack_pools.services import (
     dstack_fleet_apply,
     dstack_fleet_delete,
     dstack_fleet_instances,
     dstack_fleet_plan,
     dstack_fleet_verify,
-    fleet_dstack_ensure,
+    pool_dstack_ensure,
 )
-from fleets.models import Fleet
-from fleets.selectors import fleet_get
-from fleets.sim_pools import fleet_sim_ensure
+from fleets.models import Pool
+from fleets.selectors import pool_get
+from fleets.sim_pools import pool_sim_ensure
 
 OPERATIONS = ("init", "plan", "apply", "verify", "delete", "instances")
 
@@ -65,11 +65,11 @@ class Command(BaseCommand):
             if operation == "init":
                 self.init(name, opts)
                 return
-            fleet = fleet_get(name=name)
-            if fleet is None:
+            pool = pool_get(name=name)
+            if pool is None:
                 raise CommandError(f"No pool named {name!r}. Create it with `manage.py fleet init {name} "
                                    "--backends amddevcloud --image <pinned image>` or in the admin.")
-            getattr(self, operation)(fleet, opts)
+            getattr(self, operation)(pool, opts)
         except DstackError as exc:
             raise CommandError(str(exc)) from exc
 
@@ -79,33 +79,33 @@ class Command(BaseCommand):
             self.init_sim(name, opts)
             return
         backends = [b.strip() for b in opts["backends"].split(",") if b.strip()]
-        fleet, created = fleet_dstack_ensure(
+        pool, created = pool_dstack_ensure(
             name=name, backends=backends, image=opts["image"], max_vms=opts["max_vms"],
             hourly_rate=Decimal(opts["rate"]), idle_timeout_s=opts["idle_timeout"],
             provision_timeout_s=opts["provision_timeout"])
-        self.stdout.write(f"{'created' if created else 'updated'} pool {fleet.name}: dstack on {', '.join(backends)}, "
-                          f"{fleet.gpu_count}x {fleet.gpu_name}, max {fleet.max_vms} VM(s), "
-                          f"{fleet.hourly_rate} USD/h. Next: `manage.py fleet plan {fleet.name}`.")
+        self.stdout.write(f"{'created' if created else 'updated'} pool {pool.name}: dstack on {', '.join(backends)}, "
+                          f"{pool.gpu_count}x {pool.gpu_name}, max {pool.max_vms} VM(s), "
+                          f"{pool.hourly_rate} USD/h. Next: `manage.py fleet plan {pool.name}`.")
 
     def init_sim(self, name: str, opts: dict[str, Any]) -> None:
         try:
-            fleet, created = fleet_sim_ensure(
+            pool, created = pool_sim_ensure(
                 name=name, hourly_rate=Decimal(opts["rate"]), max_vms=opts["max_vms"],
                 cold_start_s=opts["cold_start"], no_capacity_rate=opts["no_capacity"],
                 idle_timeout_s=opts["idle_timeout"], insecure_no_sandbox=opts["insecure_no_sandbox"])
         except (ValidationError, InvalidOperation) as exc:
             raise CommandError(f"Pool {name} was not saved: {_sentence(exc)}") from exc
-        self.stdout.write(f"{'created' if created else 'updated'} simulated pool {fleet.name}: jobs run on this "
+        self.stdout.write(f"{'created' if created else 'updated'} simulated pool {pool.name}: jobs run on this "
                           f"machine's host device (cpp), cold starts simulated ({opts['cold_start']:g} s), "
-                          f"{fleet.hourly_rate} USD per VM-hour, max {fleet.max_vms} VM(s). It is a paid pool: "
+                          f"{pool.hourly_rate} USD per VM-hour, max {pool.max_vms} VM(s). It is a paid pool: "
                           "add a credit grant, then submit to it (superusers, or users given access).")
 
-    def plan(self, fleet: Fleet, opts: dict[str, Any]) -> None:
-        report = dstack_fleet_plan(fleet=fleet)
+    def plan(self, pool: Pool, opts: dict[str, Any]) -> None:
+        report = dstack_fleet_plan(pool=pool)
         server, plan = report.server, report.plan
         self.stdout.write(f"dstack {server.server_version or 'dev'} at {server.server_url} (project {server.project}, "
                           f"user {server.user}); backends configured: {', '.join(server.backends) or 'none'}")
-        self.stdout.write(f"pool {fleet.name} -> dstack fleet {plan.name}: {plan.action}")
+        self.stdout.write(f"pool {pool.name} -> dstack fleet {plan.name}: {plan.action}")
         self.stdout.write("--- fleet YAML ---")
         self.stdout.write(plan.yaml.rstrip())
         self.stdout.write("------------------")
@@ -116,38 +116,38 @@ class Command(BaseCommand):
         for warning in plan.warnings:
             self.stderr.write(f"warning: {warning}")
 
-    def apply(self, fleet: Fleet, opts: dict[str, Any]) -> None:
-        self.plan(fleet, opts)
-        self._confirm(opts, f"Create or update dstack fleet {fleet.name}?")
-        state = dstack_fleet_apply(fleet=fleet, recreate=opts["recreate"],
+    def apply(self, pool: Pool, opts: dict[str, Any]) -> None:
+        self.plan(pool, opts)
+        self._confirm(opts, f"Create or update dstack fleet {pool.name}?")
+        state = dstack_fleet_apply(pool=pool, recreate=opts["recreate"],
                                    require_backends=not opts["allow_missing_backends"])
         self.stdout.write(self.style.SUCCESS(
             f"applied ({state.action}): dstack fleet {state.name} is {state.status} with {state.instances} "
             "instance(s), and matches the pool's settings"))
 
-    def verify(self, fleet: Fleet, opts: dict[str, Any]) -> None:
+    def verify(self, pool: Pool, opts: dict[str, Any]) -> None:
         try:
-            differences = dstack_fleet_verify(fleet=fleet)
+            differences = dstack_fleet_verify(pool=pool)
         except FleetMissingError as exc:
             raise CommandError(str(exc)) from exc
         if differences:
             for difference in differences:
                 self.stderr.write(f"differs: {difference}")
-            raise CommandError(f"dstack fleet {fleet.name} differs from the pool's settings; "
-                               f"`manage.py fleet apply {fleet.name}` brings it in line.")
-        self.stdout.write(self.style.SUCCESS(f"dstack fleet {fleet.name} matches the pool's settings"))
+            raise CommandError(f"dstack fleet {pool.name} differs from the pool's settings; "
+                               f"`manage.py fleet apply {pool.name}` brings it in line.")
+        self.stdout.write(self.style.SUCCESS(f"dstack fleet {pool.name} matches the pool's settings"))
 
-    def delete(self, fleet: Fleet, opts: dict[str, Any]) -> None:
-        self._confirm(opts, f"Delete dstack fleet {fleet.name} (its instances are terminated)?")
-        result = dstack_fleet_delete(fleet=fleet, force=opts["force"])
+    def delete(self, pool: Pool, opts: dict[str, Any]) -> None:
+        self._confirm(opts, f"Delete dstack fleet {pool.name} (its instances are terminated)?")
+        result = dstack_fleet_delete(pool=pool, force=opts["force"])
         self.stdout.write(self.style.SUCCESS(
-            f"dstack fleet {fleet.name} {'deleted' if result == 'gone' else 'is terminating'}; pool {fleet.name} "
+            f"dstack fleet {pool.name} {'deleted' if result == 'gone' else 'is terminating'}; pool {pool.name} "
             "is disabled (enable it in the admin after `fleet apply`)"))
 
-    def instances(self, fleet: Fleet, opts: dict[str, Any]) -> None:
-        rows = dstack_fleet_instances(fleet=fleet)
+    def instances(self, pool: Pool, opts: dict[str, Any]) -> None:
+        rows = dstack_fleet_instances(pool=pool)
         if not rows:
-            self.stdout.write(f"dstack fleet {fleet.name} has no instances")
+            self.stdout.write(f"dstack fleet {pool.name} has no instances")
         for i in rows:
             price = f"{i.price:.2f} USD/h" if i.price is not None else "-"
             self.stdout.write(f"{i.name}\t{i.status}\t{i.backend or '-'}\t{i.region or '-'}\t{price}\t"

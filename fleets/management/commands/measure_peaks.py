@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agent.protocol import measure_peaks
-from fleets.models import Device, Fleet
+from fleets.models import Device, Pool
 
 
 class Command(BaseCommand):
@@ -23,11 +23,11 @@ class Command(BaseCommand):
         parser.add_argument("--seconds", type=float, default=1.0, help="time spent on each measurement")
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        fleet = Fleet.objects.filter(name=opts["pool"]).first()
-        if fleet is None:
+        pool = Pool.objects.filter(name=opts["pool"]).first()
+        if pool is None:
             raise CommandError(f"no pool {opts['pool']!r}")
-        if fleet.device != Device.HOST:
-            raise CommandError(f"pool {fleet.name!r} runs on {fleet.device}: its peaks are its GPU's (the defaults, "
+        if pool.device != Device.HOST:
+            raise CommandError(f"pool {pool.name!r} runs on {pool.device}: its peaks are its GPU's (the defaults, "
                                "or set them in the admin), not this machine's")
         if opts["size_mib"] < 1 or opts["n"] < 16 or opts["seconds"] <= 0:
             raise CommandError("--size-mib must be at least 1, --n at least 16, --seconds positive")
@@ -35,9 +35,9 @@ class Command(BaseCommand):
         said = ", ".join(f"{kind} {value:,.0f} GFLOPS" for kind, value in peaks.gflops.items())
         self.stdout.write(f"{peaks.gbps:,.1f} GB/s copy bandwidth, {said}")
         if opts["save"]:
-            fleet.peak_gbps, fleet.peak_gflops = peaks.gbps, peaks.gflops["fp32"]
-            fleet.peak_gflops_by_type = {**(fleet.peak_gflops_by_type or {}), **peaks.gflops}
-            fleet.save(update_fields=["peak_gbps", "peak_gflops", "peak_gflops_by_type", "updated_at"])
-            self.stdout.write(f"saved on pool {fleet.name!r}")
+            pool.peak_gbps, pool.peak_gflops = peaks.gbps, peaks.gflops["fp32"]
+            pool.peak_gflops_by_type = {**(pool.peak_gflops_by_type or {}), **peaks.gflops}
+            pool.save(update_fields=["peak_gbps", "peak_gflops", "peak_gflops_by_type", "updated_at"])
+            self.stdout.write(f"saved on pool {pool.name!r}")
         else:
             self.stdout.write("not saved (--save stores them on the pool)")

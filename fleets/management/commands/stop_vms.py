@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from fleets.selectors import fleet_get
+from fleets.selectors import pool_get
 from fleets.services import vms_stop_all, vms_stop_local_here
 
 
@@ -20,9 +20,9 @@ class Command(BaseCommand):
         if opts["here"]:
             self.stdout.write(f"stopped {vms_stop_local_here()} local VM(s) of this machine")
             return
-        fleet = None
+        pool = None
         if opts["fleet"]:
-            fleet = fleet_get(name=opts["fleet"])
-            if fleet is None:
+            pool = pool_get(name=opts["fleet"])
+            if pool is None:
                 raise CommandError(f"no pool named {opts['fleet']!r}")
-        self.stdout.write(f"stopped {vms_stop_all(fleet=fleet)} VM(s)")
+        self.stdout.write(f"stopped {vms_stop_all(pool=pool)} VM(s)")

@@ -43,8 +43,8 @@ from fleets.dstack import (
     submit_vm_run,
     vm_run_name,
 )
-from fleets.dstack_config import dstack_client, dstack_settings, vm_run_settings
-from fleets.models import Fleet, VMInstance
+from fleets.dstack_pools.config import dstack_client, dstack_settings, vm_run_settings
+from fleets.models import Pool, VMInstance
 
 log = logging.getLogger(__name__)
 ALIVE_PHASES = (Phase.PENDING, Phase.PROVISIONING, Phase.RUNNING)
@@ -68,7 +68,7 @@ class DstackBackend:
             client = dstack_client()
         except DstackError as exc:
             raise ProvisionError(str(exc)) from exc
-        limit = vm.fleet.provision_timeout_s
+        limit = vm.pool.provision_timeout_s
         remaining = (vm.created_at + timedelta(seconds=limit) - timezone.now()).total_seconds()
         wait = _Wait(self, client, run_settings, limit=limit, deadline=time.monotonic() + max(remaining, 0.0))
         if remaining <= 0:  # resumed after its limit (a worker died): submitting now would only be stopped
@@ -121,7 +121,7 @@ class DstackBackend:
         if run is None:
             self._gone[str(vm.pk)] = "Its dstack run no longer exists."
             return False
-        outcome = classify_run(run, gpu=vm.fleet.gpu_name or None)
+        outcome = classify_run(run, gpu=vm.pool.gpu_name or None)
         if outcome.phase in ALIVE_PHASES:
             return True
         self._gone[str(vm.pk)] = outcome.message
@@ -138,15 +138,15 @@ class DstackBackend:
             pass
         log.info("VM %s: asked dstack to stop run %s", vm.pk, name)
 
-    def find_orphans(self, fleet: Fleet, live_vm_ids: set[str]) -> list[Orphan]:
+    def find_orphans(self, pool: Pool, live_vm_ids: set[str]) -> list[Orphan]:
         live = {vm_run_name(vm_id) for vm_id in live_vm_ids}
         return [
             Orphan(handle=run.name, description=f"dstack run {run.name} ({run.status}) on fleet {run.fleet}")
             for run in list_vm_runs(dstack_client())
-            if run.fleet == fleet.name and run.name not in live and run.status != "terminating"
+            if run.fleet == pool.name and run.name not in live and run.status != "terminating"
         ]
 
-    def kill_orphan(self, fleet: Fleet, orphan: Orphan) -> None:
+    def kill_orphan(self, pool: Pool, orphan: Orphan) -> None:
         stop_run(dstack_client(), orphan.handle)
 
 

@@ -1,8 +1,8 @@
 """Where Django meets the dstack layer: the server from settings, and a pool's dstack settings from
-its Fleet row.
+its Pool row.
 
-A dstack pool keeps its backend-fleet settings in `Fleet` fields (name, gpu_name, gpu_count,
-max_vms, idle_timeout_s) and `Fleet.config` (everything else; DSTACK_DEFAULTS fill the gaps), so
+A dstack pool keeps its backend-fleet settings in `Pool` fields (name, gpu_name, gpu_count,
+max_vms, idle_timeout_s) and `Pool.config` (everything else; DSTACK_DEFAULTS fill the gaps), so
 an empty config already describes one MI300X 192GB on amddevcloud. The dstack server comes from
 DSTACK_SERVER_URL / DSTACK_TOKEN / DSTACK_PROJECT and nowhere else: no token is ever stored in the
 database.
@@ -17,11 +17,11 @@ from django.conf import settings
 
 from core.counters import DSTACK_CALL_ERRORS, counter_add
 from fleets.dstack import DstackClient, DstackError, DstackSettings, FleetSettings, VmRunSettings
-from fleets.dstack_agent import agent_install_command, agent_package
-from fleets.models import Backend, Fleet, VMInstance
+from fleets.dstack_pools.agent_files import agent_install_command, agent_package
+from fleets.models import Backend, Pool, VMInstance
 from fleets.policy import agent_silence_limit_s
 
-# The settings of a dstack pool that are not Fleet fields. `nodes_max` defaults to the pool's max_vms
+# The settings of a dstack pool that are not Pool fields. `nodes_max` defaults to the pool's max_vms
 # (the two caps must agree), `image` to settings.HIPJUDGE_DSTACK_IMAGE.
 DSTACK_DEFAULTS: dict[str, Any] = {
     "backends": ["amddevcloud"],
@@ -45,7 +45,7 @@ DSTACK_DEFAULTS: dict[str, Any] = {
         agent_install_command(),
     ],
 }
-# FleetSettings fields read from config (the others come from Fleet fields or are computed).
+# FleetSettings fields read from config (the others come from Pool fields or are computed).
 _FLEET_KEYS = ("backends", "gpu_memory", "cpu_min", "memory_min", "disk_min", "nodes_min", "nodes_max",
                "spot_policy", "max_price", "regions")
 _VM_KEYS = ("image", "max_duration", "privileged", "setup_commands")
@@ -62,11 +62,11 @@ class DstackNotConfiguredError(DstackError):
         )
 
 
-class FleetConfigError(DstackError):
+class PoolConfigError(DstackError):
     """The pool's own settings are wrong (not a dstack pool, a bad value in its config)."""
 
-    def __init__(self, fleet: str, problem: str) -> None:
-        super().__init__(f"Pool {fleet}: {problem}.", "Fix it in the admin (Fleets > the pool > config).")
+    def __init__(self, pool: str, problem: str) -> None:
+        super().__init__(f"Pool {pool}: {problem}.", "Fix it in the admin (Pools and VMs > Pools > the pool > config).")
 
 
 # ---- the server --------------------------------------------------------------------------------
@@ -98,14 +98,14 @@ def dstack_client(**overrides: Any) -> DstackClient:
 
 
 # ---- a pool's settings -------------------------------------------------------------------------
-def fleet_dstack_config(fleet: Fleet) -> dict[str, Any]:
-    """The pool's effective dstack config: DSTACK_DEFAULTS overlaid with Fleet.config."""
-    config = dict(fleet.config or {})
+def pool_dstack_config(pool: Pool) -> dict[str, Any]:
+    """The pool's effective dstack config: DSTACK_DEFAULTS overlaid with Pool.config."""
+    config = dict(pool.config or {})
     unknown = sorted(set(config) - KNOWN_CONFIG_KEYS)
     if unknown:
-        raise FleetConfigError(fleet.name, f"unknown dstack setting(s) {unknown} in config; known: "
+        raise PoolConfigError(pool.name, f"unknown dstack setting(s) {unknown} in config; known: "
                                            f"{', '.join(sorted(KNOWN_CONFIG_KEYS))}")
-    merged = {**DSTACK_DEFAULTS, "nodes_max": fleet.max_vms,
+    merged = {**DSTACK_DEFAULTS, "nodes_max": pool.max_vms,
               "image": getattr(settings, "HIPJUDGE_DSTACK_IMAGE", None) or "", **config}
     return merged
 
@@ -115,34 +115,34 @@ def idle_duration(seconds: int) -> str:
     return f"{seconds // 60}m" if seconds % 60 == 0 else f"{seconds}s"
 
 
-def dstack_fleet_settings(fleet: Fleet) -> FleetSettings:
+def dstack_fleet_settings(pool: Pool) -> FleetSettings:
     """The backend-fleet settings of a dstack pool (validated by dstack's own models)."""
-    if fleet.backend != Backend.DSTACK:
-        raise FleetConfigError(fleet.name, f"it uses the {fleet.backend} backend, not dstack")
-    config = fleet_dstack_config(fleet)
+    if pool.backend != Backend.DSTACK:
+        raise PoolConfigError(pool.name, f"it uses the {pool.backend} backend, not dstack")
+    config = pool_dstack_config(pool)
     values: dict[str, Any] = {key: config[key] for key in _FLEET_KEYS}
-    values.update(name=fleet.name, gpu_name=fleet.gpu_name or "MI300X", gpu_count=fleet.gpu_count or 1,
-                  idle_duration=idle_duration(fleet.idle_timeout_s))
+    values.update(name=pool.name, gpu_name=pool.gpu_name or "MI300X", gpu_count=pool.gpu_count or 1,
+                  idle_duration=idle_duration(pool.idle_timeout_s))
     try:
         return FleetSettings.from_mapping(values)
     except (ValueError, TypeError) as exc:
-        raise FleetConfigError(fleet.name, str(exc)) from None
+        raise PoolConfigError(pool.name, str(exc)) from None
 
 
 def vm_run_settings(vm: VMInstance) -> VmRunSettings:
     """The service run of one VM: its token goes to the run's env, never to a log."""
-    fleet = vm.fleet
-    config = fleet_dstack_config(fleet)
+    pool = vm.pool
+    config = pool_dstack_config(pool)
     if not config["image"]:
-        raise FleetConfigError(fleet.name, "no ROCm image is set: put a pinned image (name:tag@sha256:<digest>) "
+        raise PoolConfigError(pool.name, "no ROCm image is set: put a pinned image (name:tag@sha256:<digest>) "
                                            "in its config as `image`, or set HIPJUDGE_DSTACK_IMAGE")
     # With its platform gone, the agent stops itself and its run ends (agent.self_stop; the reconcile finds it).
-    args = ["--device", fleet.device, "--stop-after-silence", str(agent_silence_limit_s(fleet=fleet))]
+    args = ["--device", pool.device, "--stop-after-silence", str(agent_silence_limit_s(pool=pool))]
     try:
         return VmRunSettings(
-            fleet=dstack_fleet_settings(fleet), vm_id=str(vm.pk), image=config["image"], agent_dir=agent_package(),
+            fleet=dstack_fleet_settings(pool), vm_id=str(vm.pk), image=config["image"], agent_dir=agent_package(),
             agent_token=vm.token, max_duration=config["max_duration"], agent_args=tuple(args),
             privileged=bool(config["privileged"]), setup_commands=tuple(config["setup_commands"] or ()),
         )
     except (ValueError, TypeError) as exc:
-        raise FleetConfigError(fleet.name, str(exc)) from None
+        raise PoolConfigError(pool.name, str(exc)) from None
