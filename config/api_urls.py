@@ -6,14 +6,8 @@ from rest_framework.permissions import AllowAny
 from accounts.apis import TokenCreateApi
 from core.schema_view import DocsView, SchemaView
 from limits.apis import PoolListApi
-from submissions.apis import (
-    MeApi,
-    ProblemDetailApi,
-    ProblemListApi,
-    SubmissionCancelApi,
-    SubmissionDetailApi,
-    SubmissionListCreateApi,
-)
+from submissions.apis import MeApi, SubmissionCancelApi, SubmissionDetailApi, SubmissionListCreateApi
+from submissions.problem_apis import ProblemDetailApi, ProblemListApi
 from submissions.sse import events_stream
 
 urlpatterns = [

@@ -23,25 +23,13 @@ from core.fields import StrictBooleanField, StrictCharField
 from core.parsers import LimitedJSONParser
 from core.schema import error_responses
 from leaderboard.apis import RankedDetailFields, SpeedOfLightOutput
-from leaderboard.bests import BENCHMARK, RANKED, user_bests
 from leaderboard.moderation import submission_update
-from leaderboard.review import SCORING
-from leaderboard.speed_of_light import best_light, submission_light
+from leaderboard.speed_of_light import submission_light
 from limits.apis import LimitsOutput
 from limits.selectors import user_limits
-from submissions.browse import (
-    DIFFICULTIES,
-    FILTER_VALUE_HELP,
-    FILTER_VALUE_RE,
-    ProblemFilters,
-    problems_filtered,
-    solved_counts,
-)
 from submissions.models import Language, Mode, Submission
 from submissions.results import submission_results
 from submissions.selectors import (
-    problem_get,
-    problem_interface,
     queue_position,
     queue_positions,
     submission_get,
@@ -163,7 +151,7 @@ class SubmissionDetailOutput(RankedDetailFields, SubmissionOutput):
 ID_START = r"^(?:-*(?:[0-9a-fA-F]-*){4,32})?$"
 
 
-def _not_one_of(values: list[str]) -> str:
+def not_one_of(values: list[str]) -> str:
     return "'{input}' is not one of " + ", ".join(values) + "."
 
 
@@ -173,9 +161,9 @@ class SubmissionListCreateApi(APIView):
     class InputSerializer(serializers.Serializer):
         problem = StrictCharField(max_length=100, help_text="A problem's slug (GET /problems).")
         language = serializers.ChoiceField(choices=Language.values, default=Language.CPP,
-                                           error_messages={"invalid_choice": _not_one_of(Language.values)})
+                                           error_messages={"invalid_choice": not_one_of(Language.values)})
         mode = serializers.ChoiceField(choices=Mode.values, default=Mode.BENCHMARK,
-                                       error_messages={"invalid_choice": _not_one_of(Mode.values)})
+                                       error_messages={"invalid_choice": not_one_of(Mode.values)})
         pool = StrictCharField(max_length=63, required=False, allow_blank=True,
                                help_text="A pool's name (GET /pools); empty or absent: the default pool.")
         source = StrictCharField(  # type: ignore[assignment]
@@ -207,9 +195,9 @@ class SubmissionListCreateApi(APIView):
                                        help_text="One status or several, comma-separated.")
         problem = serializers.CharField(required=False, allow_blank=True)
         language = serializers.ChoiceField(choices=Language.values, required=False, allow_blank=True,
-                                           error_messages={"invalid_choice": _not_one_of(Language.values)})
+                                           error_messages={"invalid_choice": not_one_of(Language.values)})
         mode = serializers.ChoiceField(choices=Mode.values, required=False, allow_blank=True,
-                                       error_messages={"invalid_choice": _not_one_of(Mode.values)})
+                                       error_messages={"invalid_choice": not_one_of(Mode.values)})
         pool = serializers.CharField(required=False, allow_blank=True)
         id = serializers.RegexField(
             ID_START, required=False, allow_blank=True, max_length=36, trim_whitespace=False,
@@ -292,132 +280,6 @@ class SubmissionCancelApi(APIView):
         cancelled = submission_cancel(user=request_user(request), submission_id=submission_id)
         return Response(SubmissionOutput(submission_get(user=request_user(request), submission_id=cancelled.pk)).data,
                         status=status.HTTP_202_ACCEPTED)
-
-
-class BestOutput(serializers.Serializer):
-    pool = serializers.CharField()
-    score_ms = serializers.FloatField(help_text="The number the leaderboard shows when kind is ranked.")
-    kind = serializers.ChoiceField(choices=[RANKED, BENCHMARK], help_text="ranked: your result on the pool's "
-                                   "leaderboard; benchmark: your fastest public benchmark there (never ranks).")
-    submission = serializers.UUIDField(source="submission_id")
-
-
-class PoolLightOutput(SpeedOfLightOutput):
-    pool = serializers.CharField()
-    score_ms = serializers.FloatField(help_text="The pool's best shown ranked score.")
-
-
-class ProblemOutput(serializers.Serializer):
-    slug = serializers.CharField()
-    title = serializers.CharField()
-    difficulty = serializers.CharField()
-    tags = serializers.ListField(child=serializers.CharField())
-    data_types = serializers.ListField(child=serializers.CharField(), help_text=(
-        "The element types of its buffers (float, half, bfloat16, fp8_e4m3fnuz, int8, int32, ...): "
-        "what ?type= filters by."))
-    solved_by = serializers.SerializerMethodField(help_text="How many users solved it: a submission that passed "
-                                                            "its tests (ACCEPTED or CHECKED) on any pool, unless "
-                                                            "staff invalidated it.")
-    version = serializers.CharField(source="current_version.content_hash")
-    your_best = serializers.SerializerMethodField(help_text="Your best per pool: the ranked score where you have "
-                                                            "one on the leaderboard, else your fastest benchmark.")
-    best_speed_of_light = serializers.SerializerMethodField(
-        help_text="Per pool, the leaderboard's best ranked score against the floor of the pool's device.")
-
-    @extend_schema_field(BestOutput(many=True))
-    def get_your_best(self, problem: Any) -> list[Any]:
-        bests = self.context.get("bests")
-        if bests is None:
-            user = self.context.get("user")
-            bests = user_bests(user_id=user.pk, problem_ids=[problem.pk]) if user is not None else {}
-        return list(BestOutput(bests.get(problem.pk, []), many=True).data)
-
-    def get_solved_by(self, problem: Any) -> int:
-        solved = self.context.get("solved")
-        if solved is None:
-            solved = solved_counts(problem_ids=[problem.pk])
-        return int(solved.get(problem.pk, 0))
-
-    @extend_schema_field(PoolLightOutput(many=True))
-    def get_best_speed_of_light(self, problem: Any) -> list[Any]:
-        lights = self.context.get("lights")
-        if lights is None:
-            lights = best_light(problem_ids=[problem.pk])
-        return list(PoolLightOutput(lights.get(problem.pk, []), many=True).data)
-
-
-class ParameterOutput(serializers.Serializer):
-    name = serializers.CharField()
-    type = serializers.CharField(help_text="As problem.yaml names it: float, half, bfloat16, fp8_e4m3fnuz, int8, ...")
-    c_types = serializers.DictField(child=serializers.CharField(),
-                                    help_text="The C type each language declares (e.g. hip: __hip_bfloat16).")
-    pointer = serializers.BooleanField()
-    const = serializers.BooleanField()
-    output = serializers.BooleanField()
-    shape = serializers.ListField(child=serializers.CharField())
-
-
-class ProblemDetailOutput(ProblemOutput):
-    statement = serializers.CharField(source="current_version.statement")
-    scoring = serializers.SerializerMethodField(help_text="How a leaderboard score is computed.")
-    signature = serializers.CharField(source="current_version.signature", help_text="The C++ (cpp) declaration.")
-    signatures = serializers.SerializerMethodField(help_text="The declaration of `solution` in each language.")
-    parameters = serializers.SerializerMethodField(help_text="Each parameter and its type in each language.")
-    templates = serializers.DictField(source="current_version.templates", child=serializers.CharField())
-
-    def get_scoring(self, problem: Any) -> str:
-        return SCORING
-
-    @extend_schema_field(serializers.DictField(child=serializers.CharField()))
-    def get_signatures(self, problem: Any) -> dict[str, str]:
-        return problem_interface(version=problem.current_version)["signatures"]
-
-    @extend_schema_field(ParameterOutput(many=True))
-    def get_parameters(self, problem: Any) -> list[dict[str, Any]]:
-        return problem_interface(version=problem.current_version)["parameters"]
-
-
-class ProblemListApi(APIView):
-    class FilterSerializer(serializers.Serializer):
-        # They combine (tag AND type AND difficulty); an empty value means "any"; a well-formed tag or
-        # type no problem has lists nothing.
-        tag = serializers.RegexField(FILTER_VALUE_RE, required=False, allow_blank=True, max_length=40,
-                                     help_text="A tag, e.g. gemm, matrix-cores, memory-bound.",
-                                     error_messages={"invalid": f"is not a tag ({FILTER_VALUE_HELP})"})
-        type = serializers.RegexField(FILTER_VALUE_RE, required=False, allow_blank=True, max_length=40,
-                                      help_text="A data type of its buffers, e.g. bfloat16, fp8_e4m3fnuz, int8.",
-                                      error_messages={"invalid": f"is not a data type ({FILTER_VALUE_HELP})"})
-        difficulty = serializers.ChoiceField(choices=DIFFICULTIES, required=False, allow_blank=True,
-                                             help_text="Its difficulty.",
-                                             error_messages={"invalid_choice": _not_one_of(list(DIFFICULTIES))})
-
-        class Meta:
-            ref_name = "ProblemFilter"
-
-        def to_internal_value(self, data: Any) -> Any:
-            lowered = {k: data[k].strip().lower() for k in ("tag", "type", "difficulty")
-                       if isinstance(data.get(k), str)}
-            return super().to_internal_value(lowered)
-
-    @extend_schema(parameters=[FilterSerializer], responses=ProblemOutput(many=True))
-    def get(self, request: Request) -> Response:
-        params = self.FilterSerializer(data=request.query_params)
-        params.is_valid(raise_exception=True)
-        problems = list(problems_filtered(filters=ProblemFilters(**params.validated_data))
-                        .select_related("current_version"))
-        context = {"bests": user_bests(user_id=request_user(request).pk),
-                   "solved": solved_counts(problem_ids=[p.pk for p in problems]) if problems else {},
-                   "lights": best_light(problem_ids=[p.pk for p in problems]) if problems else {}}
-        return Response(ProblemOutput(problems, many=True, context=context).data)
-
-
-class ProblemDetailApi(APIView):
-    @extend_schema(responses=ProblemDetailOutput)
-    def get(self, request: Request, slug: str) -> Response:
-        problem = problem_get(slug=slug)
-        if problem is None:
-            raise NotFoundError(f"No problem {slug!r}.")
-        return Response(ProblemDetailOutput(problem, context={"user": request_user(request)}).data)
 
 
 class MeApi(APIView):
