@@ -133,7 +133,9 @@ class Load:
             except OperationalError:
                 time.sleep(0.5)
             finally:
-                if connection.vendor != "sqlite":  # SQLite's in-memory test database is one shared connection
+                # Not inside a transaction (a test's own), nor on SQLite's in-memory test database,
+                # which is one connection every thread shares.
+                if connection.vendor != "sqlite" and not connection.in_atomic_block:
                     connections.close_all()
         else:
             item.error = f"the test's own database did not answer in {ADOPT_TRIES} tries"
