@@ -42,10 +42,6 @@ FIRST_PARTY = {*APPS, "agent", "cli", "config"}
 # Problem`, never `agent.problems.bundle`). Tests and bench/ reach inside; every other module outside
 # agent/ counts, so the agent's modules can move without the platform noticing.
 AGENT_SURFACE = {"agent.protocol", "agent.problems"}
-# Modules that run the agent's judge in the platform's own process, as bench/ does: the problem
-# author's `manage.py problem check`. They may import these modules of the agent too, no others.
-IN_PROCESS_AGENT = {"submissions/authoring/check.py": {"agent.config", "agent.judging.judge", "agent.emulator.budget",
-                                                       "agent.emulator.toolchain"}}
 NOT_PLATFORM = {"agent", "tests", "bench", "node_modules", "var", "static", "templates", "docs"}
 # A folder of agent/ -> the folders its modules may import (annotations under TYPE_CHECKING aside):
 # problems and the sandbox at the bottom, the harness on them, judging (and the top level) above all.
@@ -113,7 +109,7 @@ def platform_files() -> list[Path]:
 def test_outside_the_agent_only_its_protocol_and_problems_are_imported() -> None:
     wrong = []
     for path in platform_files():
-        allowed = AGENT_SURFACE | IN_PROCESS_AGENT.get(str(path.relative_to(ROOT)), set())
+        allowed = AGENT_SURFACE
         for name in imported_modules(path):
             if name.split(".")[0] == "agent" and name not in allowed:
                 wrong.append(f"{path.relative_to(ROOT)} imports {name}")

@@ -26,12 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.config import AgentConfig, build_config
-from agent.emulator.budget import emulated_cases
-from agent.emulator.toolchain import emulator_runtime
-from agent.judging.judge import JobSpec, judge
 from agent.problems import HIP_ARCHS, Problem, ProblemError, load_problem_dir
-from agent.protocol import CEILINGS
+from agent.protocol import CEILINGS, AgentConfig, JobSpec, build_config, emulated_cases, emulator_runtime, judge
 
 DEFAULT_SEEDS = (1, 2, 3)
 CACHE_SCOPE = "problem-check"  # one scope: a solution unchanged since the last check is not compiled again
