@@ -187,16 +187,19 @@ def test_the_ranked_passs_references_run_beside_the_next_runs_generation(judge_r
 @pytest.mark.integration
 def test_a_ranked_pass_whose_inputs_take_long_to_make_is_not_the_kernels_time_limit(judge_run_job, tmp_path):
     """Each of the ranked pass's fresh input sets takes 0.5 s to make (the largest cases take far
-    longer on a VM): over 10 s of the judge's work for 21 of them, against a 6 s benchmark limit.
-    The cases themselves are tiny, so that what is left of the limit is the kernels' own calls."""
+    longer on a VM): over 10 s of the judge's work for 21 of them, against an 8 s benchmark limit.
+    One public and one ranked case of about 2^20 elements: large enough that a call takes measurable
+    time on an idle machine (a few thousand elements took "no time at all" there), small enough
+    that what is left of the limit is the kernels' own calls on a loaded one."""
     vector_add = load_problem("vector-add")
     definition = copy.deepcopy(vector_add.definition)
-    definition["ranked"] = [{"name": "n=4099", "devices": ["host", "gpu"], "params": {"n": 4099}}]
-    definition["benchmarks"] = [{"name": "n=4097", "devices": ["host", "gpu"], "params": {"n": 4097}}]
+    ranked_n = (1 << 20) + 7  # a ranked case differs from every public one
+    definition["ranked"] = [{"name": "n=2^20+7", "devices": ["host", "gpu"], "params": {"n": ranked_n}}]
+    definition["benchmarks"] = [{"name": "n=2^20", "devices": ["host", "gpu"], "params": {"n": 1 << 20}}]
     source = GENERATION_WATCHING_REFERENCE.replace("time.sleep(0.3 if", "time.sleep(0.5 if").replace(
-        "RANKED_N", "4099").replace("SEEN", repr(str(tmp_path / "seen")))
-    assert "time.sleep(0.5 if n == 4099" in source
+        "RANKED_N", str(ranked_n)).replace("SEEN", repr(str(tmp_path / "seen")))
+    assert f"time.sleep(0.5 if n == {ranked_n}" in source
     problem = parse_definition(definition, source)
     result, _ = judge_run_job(problem, VECTOR_ADD_CPP, "cpp", "leaderboard",
-                              {"case_budget_s": 0.1, "benchmark_s": 6})
+                              {"case_budget_s": 0.1, "benchmark_s": 8})
     assert result["status"] == "ACCEPTED", result
