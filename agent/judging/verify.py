@@ -13,8 +13,8 @@ from agent.problems.bundle import Case, Problem, Tolerance
 from agent.problems.dtypes import is_float_dtype, is_low_precision
 
 # Elements compared per pass: the float64 copies and masks of one pass (a few MiB) stay in the
-# cache. Whole arrays made temporaries of 8 bytes an element, 2 GiB for a 268M-element GPU case, each
-# faulted in as fresh pages.
+# cache; whole arrays would make float64 temporaries as large as the case itself, each faulted in
+# as fresh pages.
 CHUNK = 1 << 18
 SECRET_WRONG = "the result is wrong (where and by how much is withheld: the inputs are secret)"
 
