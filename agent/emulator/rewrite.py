@@ -46,7 +46,8 @@ _DYNAMIC_DECL = re.compile(r"^(?P<type>.*?)\b(?P<name>[A-Za-z_]\w*)\s*\[\s*\](?P
                            re.DOTALL)
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
 _BRACES = re.compile(r"[{}]")
-_NAMESPACE_OPENING = re.compile(r'(\bnamespace\s*[\w:]*|\bextern\s*"\s*")\s*$')
+# Possessive: the classes in sequence do not overlap, so nothing is given back (linear in the window).
+_NAMESPACE_OPENING = re.compile(r'(\bnamespace\s*+[\w:]*+|\bextern\s*+"\s*+")\s*+$')
 MAX_LAUNCHES = 512
 MAX_SHARED_DECLARATIONS = 256
 MAX_DECLARATION_CHARS = 4096
@@ -110,6 +111,7 @@ def _has_top_level_comma(code: str) -> bool:
 def _rewrite_launches(text: str, budget: ParseBudget) -> str:
     code = blank_non_code(text, budget)
     lines = Lines(text)
+    budget.charge(2 * len(code))  # the line starts and the search for `<<<`
     pieces: list[str] = []
     done = launches = 0
     for match in re.finditer(r"<<<", code):
@@ -125,9 +127,11 @@ def _rewrite_launches(text: str, budget: ParseBudget) -> str:
         if launches > MAX_LAUNCHES:
             raise RewriteError(line, f"more than {MAX_LAUNCHES} kernel launches in one source")
         start = _callee_start(code, end, done)
+        budget.charge(lt - (done if start < 0 else start), line)  # read back from `<<<`, never past `done`
         if start < 0:
             raise RewriteError(line, "cannot rewrite the kernel launch: `<<<` must follow the kernel's name")
         gt = _close_of_launch(code, lt + 3)
+        budget.charge((len(code) if gt < 0 else gt) - lt, line)
         if gt < 0:
             raise RewriteError(line, "cannot rewrite the kernel launch: no `>>>` closes this `<<<`")
         config = text[lt + 3:gt]
@@ -137,6 +141,7 @@ def _rewrite_launches(text: str, budget: ParseBudget) -> str:
         after = gt + 3
         while after < len(code) and code[after].isspace():
             after += 1
+        budget.charge(2 * (after - lt), line)  # the configuration's commas, copies and the spaces after it
         if after >= len(code) or code[after] != "(":
             raise RewriteError(line, "cannot rewrite the kernel launch: expected the kernel's arguments "
                                      "in parentheses after `>>>`")
@@ -166,18 +171,20 @@ class _Blocks:
     """The innermost `{...}` open at a position, for positions visited in order: one stack and one
     pass over the source in all. A namespace or extern "C" block counts as namespace scope (-1)."""
 
-    def __init__(self, code: str) -> None:
-        self.code, self.cursor = code, 0
+    def __init__(self, code: str, budget: ParseBudget) -> None:
+        self.code, self.cursor, self.budget = code, 0, budget
         self.stack: list[tuple[int, bool]] = []  # (where it opens, a namespace's)
 
     def innermost(self, pos: int) -> int:
         for brace in _BRACES.finditer(self.code, self.cursor, pos):
             k = brace.start()
             if self.code[k] == "{":
+                self.budget.charge(LOOKBACK)
                 window = self.code[max(0, k - LOOKBACK):k]
                 self.stack.append((k, _NAMESPACE_OPENING.search(window) is not None))
             elif self.stack:
                 self.stack.pop()
+        self.budget.charge(max(0, pos - self.cursor))
         self.cursor = max(self.cursor, pos)
         if not self.stack or self.stack[-1][1]:
             return -1
@@ -205,7 +212,8 @@ def _rewrite_shared(text: str, budget: ParseBudget) -> str:
     code = blank_non_code(text, budget)
     lines = Lines(text)
     macros = directives(code)
-    blocks = _Blocks(code)
+    blocks = _Blocks(code, budget)
+    budget.charge(3 * len(code))  # the line starts, the directives and the search for `__shared__`
     pieces: list[str] = []
     totals: dict[int, str] = {}  # function body -> the name of its latest running total
     done = declarations = 0
@@ -218,12 +226,16 @@ def _rewrite_shared(text: str, budget: ParseBudget) -> str:
         if declarations > MAX_SHARED_DECLARATIONS:
             raise RewriteError(line, f"more than {MAX_SHARED_DECLARATIONS} __shared__ declarations in one source")
         extern = word_before(code, match.start(), "extern", done)
+        budget.charge(match.start() - skip_space_back(code, match.start(), done) + 6, line)
         if in_spans(macros, match.start()):
             if extern >= 0:
                 raise RewriteError(line, "cannot rewrite `extern __shared__` inside a macro: declare it "
                                          "directly as `extern __shared__ T name[];`")
             continue
         semicolon = _declaration_end(code, match.end())
+        # The declaration, at most MAX_DECLARATION_CHARS, is read a bounded number of times (end, names,
+        # alignment, the text before it back to `done`).
+        budget.charge(4 * ((match.end() + MAX_DECLARATION_CHARS if semicolon < 0 else semicolon) - done), line)
         if semicolon < 0:
             raise RewriteError(line, "cannot find the end (`;`) of this `__shared__` declaration within "
                                      f"{MAX_DECLARATION_CHARS} characters")
@@ -291,7 +303,7 @@ def _declared_names(declaration: str) -> list[str]:
 def rewrite_source(text: str, filename: str | None = None, budget: ParseBudget | None = None) -> str:
     """The source g++ compiles; with `filename`, a #line directive makes g++ name that file."""
     budget = budget or ParseBudget()
-    rewritten = _rewrite_shared(_rewrite_launches(rewrite_vector_types(text), budget), budget)
+    rewritten = _rewrite_shared(_rewrite_launches(rewrite_vector_types(text, budget), budget), budget)
     if filename is None:
         return rewritten
     return f'#line 1 "{filename}"\n{rewritten}'

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 _RAW_PREFIX = re.compile(r"(?:u8|[uUL])?R$")
 MAX_RAW_DELIMITER = 16  # the C++ standard's limit
-LOOKBACK = 256  # how far back a number's digit separators are read
+LOOKBACK = 256  # how far back from a `{` the rewriter looks for the `namespace` that opens it
 CPU_BUDGET_S = 2.0  # of this thread's CPU time; linear passes over 64 KiB take a few per cent of it
 
 
@@ -30,18 +30,35 @@ class RewriteError(ValueError):
         return f"line {self.line}: {self.message}"
 
 
+CHECK_EVERY = 4096  # units of work between two looks at the clock and the cancel
+
+
 class ParseBudget:
     """Stops a rewrite at `cpu_s` of its thread's CPU time (never the wall clock: a loaded machine
-    must not decide) or when `cancel` is set; `check` is called between steps."""
+    must not decide) or when `cancel` is set; `check` is called between steps.
+
+    `work` counts what the passes read: every character a scan visits, every slice handed to a
+    regular expression (each of which is linear, or reads a slice of bounded length). The tests
+    prove each pass linear by this count, which no machine's load changes."""
 
     def __init__(self, cancel: threading.Event | None = None, cpu_s: float = CPU_BUDGET_S) -> None:
         self.cancel, self.limit = cancel, time.thread_time() + cpu_s
+        self.work = 0
+        self._unchecked = 0
 
     def check(self, line: int = 1) -> None:
+        self._unchecked = 0
         if self.cancel is not None and self.cancel.is_set():
             raise RewriteError(line, "the job was cancelled")
         if time.thread_time() > self.limit:
             raise RewriteError(line, "the source is too complex to rewrite for the emulated device")
+
+    def charge(self, units: int, line: int = 1) -> None:
+        """Count `units` of work; look at the clock and the cancel every CHECK_EVERY of them."""
+        self.work += units
+        self._unchecked += units
+        if self._unchecked >= CHECK_EVERY:
+            self.check(line)
 
 
 class Lines:
@@ -59,18 +76,26 @@ def blank_non_code(text: str, budget: ParseBudget | None = None) -> str:
     backslashes kept), so every position still means the same place in the original."""
     out = list(text)
     i, n = 0, len(text)
-    steps = 0
+    budget = budget or ParseBudget(cpu_s=float("inf"))
 
     def blank(start: int, end: int) -> None:
+        budget.charge(end - start)
         for k in range(start, end):
             if out[k] != "\n":
                 out[k] = " "
 
+    run = -1  # where the run of [A-Za-z0-9_.'] that ends at i started (a number if it starts with a digit)
     while i < n:
-        steps += 1
-        if budget is not None and steps % 4096 == 0:
-            budget.check()
+        budget.charge(1)
         c = text[i]
+        if c.isalnum() or c in "_.":
+            run = i if run < 0 else run
+            i += 1
+            continue
+        if c == "'" and run >= 0 and text[run].isdigit():  # `1'000`: a digit separator
+            i += 1
+            continue
+        run = -1
         if text.startswith("//", i):
             end = i
             while end < n and not (text[end] == "\n" and text[end - 1] != "\\"):
@@ -89,7 +114,7 @@ def blank_non_code(text: str, budget: ParseBudget | None = None) -> str:
             end = n if close < 0 else close + len(delimiter) + 2
             blank(i + 1, end - 1)
             i = end
-        elif c == '"' or (c == "'" and not _is_digit_separator(text, i)):
+        elif c in "\"'":
             end = i + 1
             while end < n and text[end] != c and text[end] != "\n":
                 end += 2 if text[end] == "\\" else 1
@@ -107,14 +132,6 @@ def _continues_identifier(text: str, quote: int) -> bool:
     while start >= max(0, quote - 4) and (text[start].isalnum() or text[start] == "_"):
         start -= 1
     return _RAW_PREFIX.fullmatch(text[start + 1:quote]) is None
-
-
-def _is_digit_separator(text: str, i: int) -> bool:
-    """`1'000`: the quote inside a number, read back at most LOOKBACK characters."""
-    start = i - 1
-    while start >= max(0, i - LOOKBACK) and (text[start].isalnum() or text[start] in "_.'"):
-        start -= 1
-    return start + 1 < i and text[start + 1].isdigit()
 
 
 def line_breaks(code: str) -> str:

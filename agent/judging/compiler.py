@@ -154,7 +154,7 @@ def _probe_hip_arch(tc: Toolchain) -> str | None:
 
 _EXTERN_C = re.compile(r'\bextern\s*"C"')
 # A parameter list is short: bounded, so that a source of unclosed `void solution(` costs linear time.
-_DECL = re.compile(r"\bvoid\s+solution\s*\(([^)]{0,2000})\)")
+_DECL = re.compile(r"\bvoid\s++solution\s*+\(([^)]{0,2000}+)\)")
 
 
 def strip_comments(source: str) -> str:
