@@ -45,6 +45,9 @@ H100_SXM = Peaks(gbps=3_350.0, gflops={"fp64": 67_000.0, "fp32": 67_000.0, "fp16
                                        "fp8": 1_978_900.0, "int8": 1_978_900.0})
 # A workstation-class CPU, erring high, for a host pool nobody measured (fleets: measure_host_peaks).
 HOST_DEFAULT = Peaks(gbps=100.0, gflops={"fp32": 2_000.0})
+# A GPU benchmark or ranked case takes at least this long at MI300X's speed of light, or its problem
+# says why not (Case.short): below it a case times the launch and the clocks, not the kernel.
+MIN_GPU_CASE_US = 20.0
 DEFAULT_PEAKS = {"hip": MI300X, "cuda": H100_SXM, "host": HOST_DEFAULT}
 
 

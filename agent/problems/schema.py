@@ -73,6 +73,9 @@ class Case:
     name: str
     devices: tuple[str, ...]
     params: dict[str, int | float]  # sizes and scalar arguments, e.g. {"n": 4096, "alpha": 0.01}
+    # Why a GPU benchmark or ranked case may take less than MIN_GPU_CASE_US at MI300X's speed of
+    # light (a decode step, a contest's published shape); empty for every other case.
+    short: str = ""
 
     def runs_on(self, device_class: str) -> bool:
         return device_class in self.devices
@@ -190,7 +193,10 @@ def parse_cases(raw: Any, key: str, signature: tuple[Param, ...]) -> tuple[Case,
                     raise ProblemError(f"{where}params: {p.name} would have shape {shape}")
         if name in {c.name for c in cases}:
             raise ProblemError(f"{where}name: duplicate case name {name!r}")
-        cases.append(Case(name, tuple(devices), dict(params)))
+        short = item.get("short", "")
+        if not isinstance(short, str) or (short and key == "tests"):
+            raise ProblemError(f"{where}short: a benchmark or ranked case's reason to be short, as text")
+        cases.append(Case(name, tuple(devices), dict(params), short.strip()))
     return tuple(cases)
 
 

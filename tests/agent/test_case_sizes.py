@@ -1,0 +1,46 @@
+"""Every GPU benchmark and ranked case of the catalogue takes at least MIN_GPU_CASE_US at MI300X's
+speed of light, or its problem says why not (a case's `short:`). Below about 20 us a case times the
+launch and the clock's resolution, not the kernel: a ranking of 1 us cases ranks launch latency."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.problems.bundle import Problem, load_catalogue
+from agent.problems.roofline import MI300X, MIN_GPU_CASE_US, floor
+from agent.problems.schema import ProblemError, parse_cases
+
+PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
+CATALOGUE = load_catalogue(PROBLEMS)
+
+
+def floor_us(problem: Problem, case: object) -> float:
+    found = floor(flops=problem.flop_count(case), nbytes=problem.byte_count(case),  # type: ignore[arg-type]
+                  flops_type=problem.flops_type, peaks=MI300X)
+    return found.floor_ms * 1e3 if found else 0.0
+
+
+@pytest.mark.parametrize("problem", CATALOGUE, ids=lambda p: p.slug)
+def test_every_gpu_case_is_long_enough_or_says_why(problem: Problem) -> None:
+    short = [f"{kind} {case.name}: {floor_us(problem, case):.2f} us"
+             for kind in ("benchmark", "ranked") for case in problem.cases(kind, "gpu")
+             if floor_us(problem, case) < MIN_GPU_CASE_US and len(case.short) < 40]
+    assert short == []
+
+
+@pytest.mark.parametrize("problem", CATALOGUE, ids=lambda p: p.slug)
+def test_a_reason_to_be_short_is_given_only_where_a_case_is_short(problem: Problem) -> None:
+    """A `short:` left on a case that grew would excuse the next one that shrinks."""
+    excused = [case.name for kind in ("benchmark", "ranked") for case in problem.cases(kind, "gpu")
+               if case.short and floor_us(problem, case) >= MIN_GPU_CASE_US]
+    assert excused == []
+
+
+def test_a_test_case_has_no_reason_to_be_short() -> None:
+    problem = CATALOGUE[0]
+    case = {"name": "x", "devices": ["gpu"], "params": problem.tests[0].params, "short": "because"}
+    with pytest.raises(ProblemError, match="short"):
+        parse_cases([case], "tests", problem.signature)
+    assert parse_cases([case], "ranked", problem.signature)[0].short == "because"
