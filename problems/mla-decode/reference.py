@@ -16,10 +16,17 @@ def generate(params, rng):
     # q: multiples of 2^-6 in [-2, 2]; the cache: multiples of 2^-7 in [-1, 1]. A score q.k is a sum of
     # 576 products, integer multiples of 2^-13 of at most 2^14 units: every partial sum is below 2^24
     # units, exact in float32 in any order. The scores spread over about +-2.2 at scale 0.135.
-    lengths = rng.integers(1, PAGE * P + 1, size=B).astype(np.int32)
-    lengths[0] = PAGE * P  # one full sequence and, with B > 1, one of a single token
-    if B > 1:
-        lengths[-1] = 1
+    # Lengths come in pairs that add up to PAGE * P + 1 (each uniform in 1 .. PAGE * P), so the batch
+    # holds B (PAGE * P + 1) / 2 tokens on every draw (half a token less with B odd): the work that
+    # problem.yaml's flops and bytes count, never a draw's luck. The first pair is one full sequence
+    # and one of a single token.
+    lengths = np.empty(B, dtype=np.int32)
+    half = rng.integers(1, PAGE * P + 1, size=B // 2)
+    half[:1] = PAGE * P
+    lengths[:B // 2] = half
+    lengths[B - B // 2:] = (PAGE * P + 1 - half)[::-1]
+    if B % 2:
+        lengths[B // 2] = (PAGE * P + 1) // 2 if B > 1 else PAGE * P
     # Every entry of the block table names a page (those past a sequence's length too); the pages of
     # the pool are dealt out in a random order, as an allocator that has run a while leaves them.
     table = rng.permutation(B * P).astype(np.int32).reshape(B, P)
