@@ -30,9 +30,9 @@ PEAK_GFLOPS = {"host": 20_000.0, "hip": 350_000.0, "cuda": 1_000_000.0, "emulate
 PLAUSIBLE_MARGIN = 2.5
 # A CPU's matrix extensions (AMX: 16x and 32x the per-cycle fp32 FMA rate in bf16/fp16 and int8).
 _HOST_TYPE_GFLOPS = {"fp16": 128_000.0, "bf16": 128_000.0, "int8": 256_000.0}
-_LOW_PRECISION = ("fp16", "bf16", "fp8", "int8")
-TYPE_PEAK_GFLOPS = {"hip": {k: MI300X.gflops[k] for k in _LOW_PRECISION},
-                    "cuda": {k: H100_SXM.gflops[k] for k in _LOW_PRECISION},
+_LOW_PRECISION = ("fp32_emulated", "fp16", "bf16", "fp8", "int8")
+TYPE_PEAK_GFLOPS = {"hip": {k: MI300X.compute(k) for k in _LOW_PRECISION},
+                    "cuda": {k: H100_SXM.compute(k) for k in _LOW_PRECISION},
                     "host": _HOST_TYPE_GFLOPS, "emulated": _HOST_TYPE_GFLOPS}
 # The allowance for a call's cost around its kernel: what the quickest of the calibrated empty
 # calls cost (the others waited for a CPU), times this, plus this much for what an empty call does
