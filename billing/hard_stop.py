@@ -37,6 +37,6 @@ def credit_used_for_pools(status: BudgetStatus) -> Decimal | None:
 
 
 def pools_credit_note(*, status: BudgetStatus) -> int:
-    """Note the credit used on the paid pools (fleets.services.fleets_credit_note)."""
+    """Note the credit used on the paid pools (fleets.services.pools_credit_used_set)."""
     paid = list(Pool.objects.filter(paid_pool_q()).values_list("pk", flat=True))
     return pools_credit_used_set(used_pct=credit_used_for_pools(status), pool_ids=paid)

@@ -142,8 +142,9 @@ def test_the_agent_folders_import_downwards_only(folder: str) -> None:
 
 
 def test_the_agent_surface_loads_no_numpy() -> None:
-    """Settings import agent.protocol and the web process evaluates problem formulas through
-    agent.problems: neither may bring NumPy into a process that needs none."""
+    """The submissions app imports agent.protocol when it starts (submissions/apps.py) and the web
+    process evaluates problem formulas through agent.problems: neither may bring NumPy into a process
+    that needs none."""
     code = ("import sys, agent.protocol, agent.problems; agent.problems.evaluate('2*n', {'n': 3}); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'yaml')))")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)

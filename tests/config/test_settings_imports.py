@@ -8,7 +8,8 @@ import sys
 
 from tests.conftest import ROOT
 
-APP_PACKAGES = ("agent", "submissions", "ops", "fleets", "billing", "limits", "web", "accounts", "core", "cli")
+APP_PACKAGES = ("agent", "submissions", "leaderboard", "ops", "fleets", "billing", "limits", "web", "accounts", "core",
+                "cli")
 
 
 def test_importing_the_settings_loads_no_app_package() -> None:
