@@ -28,11 +28,21 @@ C_TYPES: dict[str, tuple[str, tuple[str, ...]]] = {
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}$")
 # Tags are filtered by in URLs (?tag=matrix-cores): lowercase words joined by dashes.
 TAG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+# A title is one line the platform stores in a column of this many characters (submissions.models).
+TITLE_MAX_CHARS = 200
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class ProblemError(ValueError):
     """A problem bundle is invalid; the message starts with the path of the bad field."""
+
+
+def parse_title(raw: Any) -> str:
+    if not isinstance(raw, str) or not raw.strip() or "\n" in raw:
+        raise ProblemError("title: must be one non-empty line")
+    if len(raw) > TITLE_MAX_CHARS:
+        raise ProblemError(f"title: {len(raw)} characters, more than the {TITLE_MAX_CHARS} a title may have")
+    return raw
 
 
 @dataclass(frozen=True)
