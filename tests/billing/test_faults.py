@@ -4,9 +4,11 @@ is credited to its user and booked to the platform (source platform_fault), neve
 
 from __future__ import annotations
 
+import re
 import threading
 from datetime import datetime, timedelta
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -204,3 +206,10 @@ def test_the_cost_dashboard_and_the_metrics_show_the_platforms_fault_cost_per_da
     assert data["metrics"]["platform_fault_cost_usd"] == fault
     # The phases still add up to what the VM cost: the credit and the charge are both busy time.
     assert sum(data["charts"]["daily"]["busy"]) == pytest.approx(float(amount_of(phase=Phase.BUSY)))
+
+
+def test_the_documented_result_grace_is_the_codes() -> None:
+    # docs/billing-and-limits.md said 2 s while the code gave 5 s: the page states the constant.
+    page = (Path(settings.BASE_DIR) / "docs" / "billing-and-limits.md").read_text()
+    stated = re.findall(r"busy time more than (\d+(?:\.\d+)?) s after the agent ended the job", " ".join(page.split()))
+    assert stated == [f"{RESULT_GRACE_S:g}"]
