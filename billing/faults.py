@@ -10,6 +10,10 @@ ended:
 
 - every attempt but the last (a VM lost mid-job, a runner that crashed: the job was queued again):
   the attempt that gave the result is the one its user pays for;
+- the last attempt's cold start, when its first attempt started on a warm VM: without the fault the
+  job would have had no cold start (when the first attempt started its own VM, that cold start is
+  credited with its attempt and the user pays the last one's instead: one cold start, as without
+  the fault);
 - on the last attempt's VM, busy time more than RESULT_GRACE_S (5 s) after the job's result: the VM was
   held only because no runner collected the result (a worker died, its lease was lapsing, the sweep
   had not resumed it yet);
@@ -60,6 +64,7 @@ class LastHolding:
     start: datetime
     busy_until: datetime | None
     idle_until: datetime | None
+    cold_start_faults: bool = False  # the last VM's provisioning is the platform's
 
 
 def _idle_until(pool: Pool, released: datetime) -> datetime | None:
@@ -71,35 +76,39 @@ def _idle_until(pool: Pool, released: datetime) -> datetime | None:
 def last_holding(submission: Submission) -> LastHolding | None:
     """The last attempt's holding, from the pool's job log (fleets.VMJob) and the RESULT event; None
     when the log no longer has it (pruned after two days)."""
-    job = (VMJob.objects.filter(job_ref=str(submission.pk)).select_related("vm__pool")
-           .order_by("-started_at", "-id").first())
-    if job is None:
+    jobs = list(VMJob.objects.filter(job_ref=str(submission.pk)).select_related("vm__pool")
+                .order_by("started_at", "id"))
+    if not jobs:
         return None
+    job = jobs[-1]
     result = submission.events.filter(type="RESULT").order_by("-seq").values_list("at", "recorded_at").first()
     busy_until = None
     if result is not None:  # the agent's clock says when it ended the job; never later than we stored it
         busy_until = max(job.started_at, min(result)) + timedelta(seconds=RESULT_GRACE_S)
     idle_until = _idle_until(job.vm.pool, job.ended_at) if job.ended_at else None
-    return LastHolding(vm_id=job.vm_id, start=job.started_at, busy_until=busy_until, idle_until=idle_until)
+    return LastHolding(vm_id=job.vm_id, start=job.started_at, busy_until=busy_until, idle_until=idle_until,
+                       cold_start_faults=job.cold and len(jobs) > 1 and not jobs[0].cold)
 
 
-def fault_span(entry: LedgerEntry, holding: LastHolding) -> tuple[datetime, datetime] | None:
-    """The part of an accrual entry charged to the job that only a fault cost (at most one span)."""
+def fault_span(entry: LedgerEntry, holding: LastHolding) -> tuple[datetime, datetime, str] | None:
+    """The part of an accrual entry charged to the job that only a fault cost (at most one span),
+    and why."""
     if entry.vm_id != holding.vm_id or entry.period_end <= holding.start:
-        return entry.period_start, entry.period_end  # an earlier attempt's time
+        return entry.period_start, entry.period_end, "attempt re-queued"  # an earlier attempt's time
+    if entry.phase == Phase.PROVISIONING and holding.cold_start_faults:
+        return entry.period_start, entry.period_end, "the cold start a fault caused"
     limit = {Phase.BUSY: holding.busy_until, Phase.IDLE: holding.idle_until}.get(Phase(entry.phase))
     if limit is None:
         return None
     start = max(entry.period_start, limit)
-    return (start, entry.period_end) if start < entry.period_end else None
+    return (start, entry.period_end, f"{entry.phase} time a fault held") if start < entry.period_end else None
 
 
-def _pair(entry: LedgerEntry, span: tuple[datetime, datetime]) -> list[LedgerEntry]:
-    start, end = span
+def _pair(entry: LedgerEntry, span: tuple[datetime, datetime, str]) -> list[LedgerEntry]:
+    start, end, why = span
     whole = (start, end) == (entry.period_start, entry.period_end)
     seconds = entry.seconds if whole else seconds_between(start, end)
     amount = entry.amount if whole else cost_of(seconds, entry.rate_per_hour)
-    why = "attempt re-queued" if whole and entry.phase != Phase.IDLE else f"{entry.phase} time a fault held"
     common = {"vm_id": entry.vm_id, "pool_id": entry.pool_id, "submission_id": entry.submission_id,
               "phase": entry.phase, "period_start": start, "period_end": end, "rate_per_hour": entry.rate_per_hour,
               "rate_source": entry.rate_source, "source": Source.PLATFORM_FAULT, "corrects": entry}

@@ -39,8 +39,15 @@ case "$role" in
     need DATABASE_URL DJANGO_SECRET_KEY
     $PY manage.py migrate --noinput
     $PY manage.py collectstatic --noinput -v0
-    $PY manage.py load_problems
+    # A bad problem bundle must not cost the deploy its schedules: load_problems loads every good one
+    # and names each bad one; the release still fails (after the schedules) so that it is seen.
+    problems=0
+    $PY manage.py load_problems || problems=$?
     $PY manage.py setup_schedules
+    if [ "$problems" != 0 ]; then
+      echo "serve.sh release: some problems were not loaded (named above); the others and the schedules are in place" >&2
+      exit "$problems"
+    fi
     ;;
   web)
     need DATABASE_URL REDIS_URL DJANGO_SECRET_KEY DJANGO_ALLOWED_HOSTS

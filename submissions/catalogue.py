@@ -3,6 +3,10 @@
 A version is keyed by the bundle's content hash (problem.yaml + reference.py): loading the same
 bundle twice changes nothing, an edited one becomes the new current version, and submissions keep
 pointing at the exact version they were judged against.
+
+Loading never half-loads: every bundle is read and checked first (the loader's rules, then the
+columns' limits), and only then are the good ones written, each problem in its own transaction. A
+bad bundle is reported with its file and reason and written not at all; the good ones load.
 """
 
 from __future__ import annotations
@@ -10,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from django.db import transaction
+from django.core.exceptions import ValidationError
+from django.db import DatabaseError, transaction
 
 from agent.problems import Problem as Bundle
 from agent.problems import ProblemError, load_problem_dir
@@ -45,16 +50,34 @@ def problem_store(bundle: Bundle) -> str:
     return "updated" if changed or new_version else "unchanged"
 
 
+def _column_errors(bundle: Bundle) -> str | None:
+    """What the database would refuse of the bundle (a value over a column's limit), found before
+    anything is written; None when it fits."""
+    row = Problem(slug=bundle.slug, title=bundle.title, difficulty=bundle.difficulty, tags=list(bundle.tags),
+                  data_types=list(bundle.data_types))
+    try:
+        row.clean_fields(exclude=["current_version", "labels"])
+    except ValidationError as exc:
+        return "; ".join(f"problem.yaml: {name}: {' '.join(messages)}"
+                         for name, messages in exc.message_dict.items())
+    return None
+
+
 def catalogue_read(*, root: Path) -> tuple[list[Bundle], dict[str, str]]:
-    """Parse and check every problems/<slug>/ bundle (the NumPy reference is dry-run): the bundles,
-    and an error per folder that is not one. Touches no database."""
+    """Parse and check every problems/<slug>/ bundle (the NumPy reference is dry-run, the values
+    fit their columns): the bundles, and an error per folder that is not one. Touches no database."""
     bundles: list[Bundle] = []
     errors: dict[str, str] = {}
     for folder in sorted(p for p in Path(root).iterdir() if (p / "problem.yaml").is_file()):
         try:
-            bundles.append(load_problem_dir(folder))
+            bundle = load_problem_dir(folder)
         except ProblemError as exc:
             errors[folder.name] = str(exc)
+            continue
+        if (refused := _column_errors(bundle)) is not None:
+            errors[folder.name] = refused
+        else:
+            bundles.append(bundle)
     return bundles, errors
 
 
@@ -63,7 +86,12 @@ def problems_load(*, root: Path, retire_missing: bool = True) -> LoadReport:
     report = LoadReport(errors=errors)
     seen = {bundle.slug for bundle in bundles} | set(errors)
     for bundle in bundles:
-        getattr(report, problem_store(bundle)).append(bundle.slug)
+        try:
+            outcome = problem_store(bundle)
+        except DatabaseError as exc:  # what the checks above did not foresee: this problem only, rolled back
+            report.errors[bundle.slug] = f"the database refused it ({type(exc).__name__}: {exc})".strip()
+            continue
+        getattr(report, outcome).append(bundle.slug)
     if retire_missing:
         for problem in Problem.objects.filter(is_active=True).exclude(slug__in=seen):
             problem.is_active = False

@@ -8,17 +8,19 @@ It is built a piece at a time so that `close()`, called on every path, ends what
 from __future__ import annotations
 
 import time
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.devices import open_access
 from agent.devices.base import DeviceAccess
 from agent.harness import channel as ch
+from agent.harness.calls import Refused
 from agent.harness.shared import BufferSpec
 from agent.sandbox.boxfs import fresh_box
 from agent.sandbox.modes import BoxLayout, SandboxedProcess
-from agent.sandbox.pause import ChildPause, GpuResidue
+from agent.sandbox.pause import ChildPause, GpuResidue, PauseError, all_stopped
 from agent.sandbox.resources import MIB, ProcessLimits
 from agent.sandbox.watchdog import Watchdog
 
@@ -42,6 +44,8 @@ class PhaseChild:
         self.watchdog: Watchdog | None = None
         self.channel: ch.ParentChannel | None = None
         self._sockets: tuple[Any, ...] = ()
+        self._freezer: ChildPause | None = None  # stops the child while the judge works, once it is READY
+        self._work_depth = 0
 
     def open_device(self) -> DeviceAccess:
         """The parent's side of the device for these cases (DeviceError when it cannot be opened)."""
@@ -77,9 +81,45 @@ class PhaseChild:
         return dog is None or dog.fired or self.job.cancel.is_set() or time.monotonic() >= dog.deadline \
             or dog.over_budget()
 
-    def judge_work(self) -> AbstractContextManager[None]:
-        """The parent's own work (inputs, references): not counted against the child's wall clock."""
-        return self.watchdog.judge_work() if self.watchdog is not None else nullcontext()
+    def ready(self) -> None:
+        """The child said READY: its processes all exist, and from now on it is stopped whenever the
+        judge works (judge_work). Where they cannot be found it is not, and no call can be timed
+        either (agent.harness.calls says so)."""
+        assert self.proc is not None
+        try:
+            self._freezer = ChildPause(self.proc.pause_pids())
+        except PauseError:
+            self._freezer = None
+
+    @contextmanager
+    def judge_work(self) -> Iterator[None]:
+        """The parent's own work (inputs, references, comparisons): the child's wall clock stands
+        still, and the child itself is stopped (SIGSTOP, every thread, as for a timed call). A
+        thread of the user's that ran on meanwhile (one spinning from the first call on) would take
+        the judge's CPU at no cost to the kernel's clock and make the verdict depend on how busy the
+        machine is: stopped, it runs only in the kernel's own time, under its limits."""
+        outermost = self._work_depth == 0
+        self._work_depth += 1
+        freezer = self._freezer
+        # Already stopped by a timed call (its inputs written while paused): that call resumes it.
+        freeze = outermost and freezer is not None and self.alive() and not all_stopped(freezer.pids)
+        try:
+            if freeze:
+                assert freezer is not None
+                try:
+                    freezer.stop()
+                except PauseError as exc:
+                    raise Refused("RUNTIME_ERROR", str(exc)) from None
+            if self.watchdog is None:
+                yield
+            else:
+                with self.watchdog.judge_work():
+                    yield
+        finally:
+            self._work_depth -= 1
+            if freeze:
+                assert freezer is not None
+                freezer.resume()
 
     @property
     def judge_overran(self) -> bool:

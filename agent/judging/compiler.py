@@ -28,7 +28,9 @@ from agent.sandbox.core import SANDBOX_PATH
 from agent.sandbox.modes import AGENT_ROOT, BOX, BoxLayout, Sandbox
 from agent.sandbox.resources import MIB, ProcessLimits, ResourceLimits
 
-# The newest AMD target first: Debian's hipcc (ROCm 5.2) only knows gfx90a.
+# The newest AMD target first. Debian's hipcc (ROCm 5.2 on clang 15) knows gfx940 at newest: gfx942
+# (MI300X) came with LLVM 17. gfx940 is the same CDNA3 instruction set (the fp8, bf16 and xf32
+# matrix instructions included), so a compile check for it is a compile check for MI300X.
 HIP_ARCH_CANDIDATES = ("gfx942", "gfx940", "gfx90a")
 COMPILE_RAM_BYTES = 8192 * MIB  # the compiler's processes and its /tmp together
 COMPILE_OUTPUT_BYTES = 256 * MIB  # the compiled library (and any file the compiler writes)
@@ -240,6 +242,33 @@ def lowp_flags(sandbox: Sandbox) -> list[str]:
     return ["-I", folder, f"-DHIPJUDGE_LOWP_H={_lowp_version()}"]
 
 
+HIP_COMPAT_DIR = LOWP_INCLUDE_DIR / "hip-compat"
+
+
+@cache
+def _hip_compat_version() -> str:
+    digest = hashlib.sha256()
+    for header in sorted(HIP_COMPAT_DIR.rglob("*.h")):
+        digest.update(header.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def hip_compat_flags(sandbox: Sandbox) -> list[str]:
+    """ROCm 6's <hip/hip_bf16.h> and <hip/hip_fp8.h> for a hipcc that ships neither (Debian's ROCm
+    5.2): our stand-ins, searched after every system directory (`-idirafter`), so a hipcc with the
+    real headers uses those. Their hash is in the flags, hence in the compile cache's key."""
+    folder = f"{AGENT_ROOT}/agent/include/hip-compat" if sandbox.mounts_box else str(HIP_COMPAT_DIR)
+    return ["-idirafter", folder, f"-DHIPJUDGE_HIP_COMPAT={_hip_compat_version()}"]
+
+
+def header_flags(language: str, sandbox: Sandbox, chosen: Toolchain | None) -> list[str]:
+    """The include flags of our own headers a language's real compiler gets (none for the emulated
+    device's build, which has its own)."""
+    if chosen is not None:
+        return []
+    return {"cpp": lowp_flags, "hip": hip_compat_flags}.get(language, lambda _: [])(sandbox)
+
+
 def _param_matches(text: str, want: Param, language: str) -> bool:
     text = re.sub(r"\[\s*\]", "*", text)  # `float a[]` is a pointer too
     pointers = text.count("*")
@@ -284,7 +313,7 @@ def compile_solution(
     if tc is None:
         return CompileResult(False, f"the {_COMMANDS[language]} compiler is not installed on this agent",
                              False, 0.0)
-    flags = [*tc.flags(arch), *lowp_flags(sandbox)] if language == "cpp" else tc.flags(arch)
+    flags = [*tc.flags(arch), *header_flags(language, sandbox, chosen)]
     target = box.parent / "solution.so"  # the parent's: no sandbox ever sees this directory
     cache = CompileCache(cache_dir / "builds", cache_max_bytes)
     key = None

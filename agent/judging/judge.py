@@ -179,6 +179,8 @@ def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.
         return "COMPILE_ERROR", _first_error(compiled.output), summary
     if spec.mode == "compile":
         target = "the emulated device (g++)" if chosen is not None else (arch or "the host")
+        if arch == "gfx940" and config.device != "hip":
+            target += " (the newest AMD target this hipcc knows; MI300X's gfx942 has the same instructions)"
         return "COMPILED", f"compiled for {target} without errors", summary
     assert device is not None
 

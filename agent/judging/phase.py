@@ -225,6 +225,7 @@ class Phase:
         caller = Caller(channel, access, alive, self._rng, withheld=self.WITHHELD if self.withhold_child_text else None,
                         pause=child.pause, secret=self.withhold_child_text)
         channel.expect(ch.READY, alive)
+        child.ready()
         overhead = None
         if self.kind != "test" and self.job.device == "host":
             caller.calibrate_floor()

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from agent.problems.bundle import Problem, ProblemError, load_problem_dir, problem_from_bundle
     from agent.problems.expr import ExprError, evaluate
-    from agent.problems.schema import HIP_ARCHS, SLUG_RE
+    from agent.problems.schema import HIP_ARCHS, SLUG_RE, TITLE_MAX_CHARS
 
-__all__ = ["HIP_ARCHS", "SLUG_RE", "ExprError", "Problem", "ProblemError", "evaluate", "load_problem_dir",
-           "problem_from_bundle"]
+__all__ = ["HIP_ARCHS", "SLUG_RE", "TITLE_MAX_CHARS", "ExprError", "Problem", "ProblemError", "evaluate",
+           "load_problem_dir", "problem_from_bundle"]
 _MODULE_OF = {"Problem": "bundle", "ProblemError": "bundle", "load_problem_dir": "bundle",
               "problem_from_bundle": "bundle", "ExprError": "expr", "evaluate": "expr", "HIP_ARCHS": "schema",
-              "SLUG_RE": "schema"}
+              "SLUG_RE": "schema", "TITLE_MAX_CHARS": "schema"}
 
 
 def __getattr__(name: str) -> Any:

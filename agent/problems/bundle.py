@@ -42,6 +42,7 @@ from agent.problems.schema import (  # noqa: F401 - re-exported: callers import 
     parse_forbidden,
     parse_requires,
     parse_signature,
+    parse_title,
     parse_tolerance,
     req,
 )
@@ -186,31 +187,42 @@ def problem_from_bundle(bundle: Any) -> Problem:
     return problem
 
 
-def load_problem_dir(path: Path) -> Problem:
-    """Load and fully validate `problems/<slug>/` (including a dry run of the reference)."""
-    path = Path(path)
+def _read(folder: Path, name: str) -> str:
+    """A bundle's file as text; a missing or unreadable file or bad UTF-8 is a ProblemError naming it."""
     try:
-        definition = yaml.safe_load((path / "problem.yaml").read_text())
-        reference = (path / "reference.py").read_text()
+        return (folder / name).read_text(encoding="utf-8")
     except FileNotFoundError as exc:
-        raise ProblemError(f"{path.name}: missing {Path(exc.filename).name}") from exc
+        raise ProblemError(f"{folder.name}: missing {name}") from exc
+    except UnicodeDecodeError as exc:
+        raise ProblemError(f"{folder.name}/{name}: not UTF-8 (byte {exc.start}: {exc.reason})") from exc
+    except OSError as exc:
+        raise ProblemError(f"{folder.name}/{name}: cannot be read ({exc.strerror or exc})") from exc
+
+
+def load_problem_dir(path: Path) -> Problem:
+    """Load and fully validate `problems/<slug>/` (including a dry run of the reference). Whatever is
+    wrong with it is a ProblemError naming the file (and field or line), never another exception."""
+    path = Path(path)
+    text = _read(path, "problem.yaml")
+    reference = _read(path, "reference.py")
+    try:
+        definition = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ProblemError(f"{path.name}/problem.yaml: not valid YAML ({exc})") from exc
     problem = parse_definition(definition, reference)
     if problem.slug != path.name:
         raise ProblemError(f"slug: {problem.slug!r} does not match the folder name {path.name!r}")
-    statement = path / "statement.md"
-    if not statement.is_file():
+    if not (path / "statement.md").is_file():
         raise ProblemError(f"{path.name}: missing statement.md")
-    problem.statement = statement.read_text()
+    problem.statement = _read(path, "statement.md")
     for language in LANGUAGES:
-        template = path / "templates" / f"{language}{SOURCE_SUFFIX[language]}"
-        if not template.is_file():
-            raise ProblemError(f"{path.name}: missing templates/{template.name}")
-        problem.templates[language] = template.read_text()
-        solution = path / "solutions" / f"{language}{SOURCE_SUFFIX[language]}"
-        if solution.is_file():
-            problem.baselines[language] = solution.read_text()
+        template = f"templates/{language}{SOURCE_SUFFIX[language]}"
+        if not (path / template).is_file():
+            raise ProblemError(f"{path.name}: missing {template}")
+        problem.templates[language] = _read(path, template)
+        solution = f"solutions/{language}{SOURCE_SUFFIX[language]}"
+        if (path / solution).is_file():
+            problem.baselines[language] = _read(path, solution)
     _dry_run_reference(problem)
     return problem
 
@@ -246,7 +258,7 @@ def parse_definition(definition: Any, reference_source: str) -> Problem:
         check_formula(d.get(key), key, sizes | {k for c in tests for k in c.params})
     problem = Problem(
         slug=slug,
-        title=req(d, "title", str),
+        title=parse_title(req(d, "title", str)),
         difficulty=difficulty,
         tags=tuple(tags),
         signature=signature,
@@ -269,10 +281,23 @@ def parse_definition(definition: Any, reference_source: str) -> Problem:
 
 
 def _dry_run_reference(problem: Problem) -> None:
-    """Generate and solve the smallest test case so a broken reference fails at load time."""
+    """Generate and solve the smallest test case so a broken reference fails at load time: any
+    exception of the author's code (a syntax error, a failing import or call) is a ProblemError."""
+    where = f"{problem.slug}/reference.py"
+    try:
+        module = problem.module
+    except SyntaxError as exc:
+        raise ProblemError(f"{where}:{exc.lineno}: syntax error: {exc.msg}") from exc
+    except Exception as exc:  # noqa: BLE001 - the author's module body: whatever it raises is reported
+        raise ProblemError(f"{where}: loading it raised {type(exc).__name__}: {exc}") from exc
     for fn in ("generate", "reference"):
-        if not callable(getattr(problem.module, fn, None)):
-            raise ProblemError(f"{problem.slug}/reference.py: no function {fn}()")
+        if not callable(getattr(module, fn, None)):
+            raise ProblemError(f"{where}: no function {fn}()")
     case = problem.tests[0]
-    inputs = problem.generate(case, np.random.default_rng(0))
-    problem.expected(case, inputs)
+    try:
+        inputs = problem.generate(case, np.random.default_rng(0))
+        problem.expected(case, inputs)
+    except ProblemError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the author's generate() and reference(), on the first test case
+        raise ProblemError(f"{where}: the first test case ({case.name}) raised {type(exc).__name__}: {exc}") from exc

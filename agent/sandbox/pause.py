@@ -75,7 +75,7 @@ def user_processes(root: int) -> list[int]:
     return [pid for pid in tree if pid not in parents]
 
 
-def _all_stopped(pids: Iterable[int]) -> bool:
+def all_stopped(pids: Iterable[int]) -> bool:
     for pid in pids:
         try:
             tasks = os.listdir(f"/proc/{pid}/task")
@@ -107,7 +107,7 @@ class ChildPause:
         self.paused = True
         deadline = time.monotonic() + bound_s
         pause = 0.0
-        while not _all_stopped(self.pids):
+        while not all_stopped(self.pids):
             if time.monotonic() > deadline:
                 raise PauseError(f"a thread of the program kept running {bound_s:g} s after the judge paused it "
                                  "between calls")

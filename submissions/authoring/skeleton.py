@@ -8,7 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
-from agent.problems import SLUG_RE
+from agent.problems import SLUG_RE, TITLE_MAX_CHARS
 
 SKELETON = Path(__file__).with_name("skeleton")
 
@@ -32,6 +32,8 @@ def new_problem(root: Path, slug: str, title: str | None = None) -> Path:
     text_title = title or default_title(slug)
     if not text_title.strip() or "\n" in text_title:
         raise AuthoringError("the title must be one non-empty line")
+    if len(text_title) > TITLE_MAX_CHARS:
+        raise AuthoringError(f"the title has {len(text_title)} characters; at most {TITLE_MAX_CHARS}")
     staging = target.with_name(f".{slug}.new")
     shutil.rmtree(staging, ignore_errors=True)
     shutil.copytree(SKELETON, staging)

@@ -323,8 +323,7 @@ CASES = [
     Hostile("kill_everything.cpp", "CHECKED"),
     Hostile("fake_results.cpp", "RUNTIME_ERROR", ("before solution() returned",)),
     Hostile("thread_after_return.cpp", "WRONG_ANSWER", ("never written",)),
-    Hostile("spin_during_judge_work.cpp", "TIME_LIMIT_EXCEEDED", ("limit",), mode="leaderboard",
-            limits={"case_budget_s": 0.2, "benchmark_s": 3}),
+    Hostile("spin_during_judge_work.cpp", "ACCEPTED", **RANKED),  # stopped while the judge works
     Hostile("include_dev_zero.cpp", "COMPILE_ERROR", mode="compile", limits={"compile_s": 3},
             check=_stopped_by_a_compile_limit),
     Hostile("smart_cache.cpp", "WRONG_ANSWER", POISON_SEEN, **BENCH, check=_tests_passed_before),

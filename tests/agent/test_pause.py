@@ -3,6 +3,7 @@ depend on; found by the kernel's parent links; on an AMD GPU its resident waves 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -11,7 +12,9 @@ from typing import Any
 
 import pytest
 
+from agent.problems.bundle import Problem
 from agent.sandbox.pause import ChildPause, GpuResidue, PauseError, descendants, user_processes
+from tests.agent.conftest import load_problem, run_job
 
 THREADS = """
 import threading, time
@@ -71,7 +74,7 @@ def test_the_processes_below_the_sandboxs_first_are_found_by_their_parent_links(
 
 
 def test_a_child_that_does_not_stop_in_time_is_an_error_with_a_sentence(spinning, monkeypatch):
-    monkeypatch.setattr("agent.sandbox.pause._all_stopped", lambda pids: False)
+    monkeypatch.setattr("agent.sandbox.pause.all_stopped", lambda pids: False)
     with pytest.raises(PauseError, match="kept running"):
         ChildPause([spinning.pid]).stop(bound_s=0.05)
     ChildPause([spinning.pid]).resume()
@@ -153,3 +156,37 @@ def test_a_paused_child_whose_gpu_work_went_on_is_refused(written: bool, waves: 
     caller.outputs = [BufferSpec("c", np.dtype(np.float32), (1024,), True)]
     with pytest.raises(Refused, match=words):
         caller.timed()
+
+
+def _kernel_threads() -> dict[int, list[str]]:
+    """The states of every thread of each sandboxed child running below this process."""
+    found = {}
+    for pid in descendants(os.getpid())[1:]:
+        try:
+            if b"agent.harness.child" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found[pid] = states(pid)
+        except OSError:
+            continue  # gone meanwhile
+    return found
+
+
+def test_a_kernel_thread_spinning_between_calls_is_stopped_while_the_judge_works(
+        judge_config: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 40: a thread started by the first call spins on; while the judge makes inputs (its own
+    work, which the child's clock does not count) the child runs nothing at all, so the spinner
+    cannot slow the judge, and the verdict does not depend on how busy the machine is."""
+    seen: list[dict[int, list[str]]] = []
+    generate = Problem.generate
+
+    def watching(self: Problem, *args: Any, **kwargs: Any) -> Any:
+        seen.append(_kernel_threads())
+        return generate(self, *args, **kwargs)
+
+    monkeypatch.setattr(Problem, "generate", watching)
+    source = (Path(__file__).parent / "corpus" / "spin_during_judge_work.cpp").read_text()
+    result, _ = run_job(load_problem("vector-add"), source, "cpp", "benchmark", {"case_budget_s": 0.2},
+                        config=judge_config)
+    assert result["status"] == "ACCEPTED", result
+    spinning = [threads for found in seen for threads in found.values() if len(threads) > 1]
+    assert spinning  # inputs were made while the kernel's spinner existed
+    assert all(set(threads) == {"T"} for threads in spinning), spinning

@@ -2,7 +2,8 @@
 
 - every bundle loads (the loader validates it and dry-runs the reference) and has its templates and
   solutions, each declaring `extern "C" void solution(...)` exactly as the signature says;
-- every `hip` template and solution compiles with Debian's hipcc for the newest AMD target it knows,
+- every `hip` template and solution compiles with Debian's hipcc for the newest AMD target it knows
+  (gfx940: the bf16 and fp8 ones with the judge's stand-ins for ROCm 6's headers),
   and every `cuda` one with nvcc where it is installed, all of a language in one translation unit;
 - the loader names the bad field when a bundle is broken.
 
@@ -27,7 +28,7 @@ from typing import Any
 import pytest
 import yaml
 
-from agent.judging.compiler import HIP_ARCH_CANDIDATES, newest_hip_arch
+from agent.judging.compiler import HIP_ARCH_CANDIDATES, HIP_COMPAT_DIR, newest_hip_arch
 from agent.problems.bundle import (
     LANGUAGES,
     SOURCE_SUFFIX,
@@ -135,7 +136,9 @@ def hip_env(scratch: Path) -> dict[str, str]:
 
 
 def hipcc_cmd(arch: str, src: Path, out: Path) -> list[str]:
-    return ["hipcc", "-O3", "-std=c++17", "-fPIC", "-shared", f"--offload-arch={arch}", str(src), "-o", str(out)]
+    # The judge's flags, with its stand-ins for ROCm 6's hip_bf16.h and hip_fp8.h where hipcc has none.
+    return ["hipcc", "-O3", "-std=c++17", "-fPIC", "-shared", f"--offload-arch={arch}",
+            "-idirafter", str(HIP_COMPAT_DIR), str(src), "-o", str(out)]
 
 
 @pytest.fixture(scope="module")

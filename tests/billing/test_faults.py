@@ -4,9 +4,11 @@ is credited to its user and booked to the platform (source platform_fault), neve
 
 from __future__ import annotations
 
+import re
 import threading
 from datetime import datetime, timedelta
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -108,6 +110,30 @@ def test_a_retried_job_charges_its_user_for_the_attempt_that_gave_the_result_onl
     assert caps.monthly_usd.used == amount_of(user=owner)
 
 
+def test_the_cold_start_of_a_vm_that_replaced_a_warm_one_lost_mid_job_is_the_platforms(
+        paid_pool: Any, make_vm: Any, make_submission: Any, owner: Any) -> None:
+    """Issue 40: attempt 1 ran on a warm VM whose agent was killed mid-job; attempt 2 had to start a
+    VM (a 60.2 s cold start) that, without the fault, the job would never have needed."""
+    job = make_submission(owner, paid_pool, attempt=2)
+    warm = make_vm(paid_pool, at=s(-600))
+    move(warm, "WARM", s(-540))
+    move(warm, "BUSY", s(0), job_ref=str(job.pk))
+    hold(warm, job, 0, 30)
+    move(warm, "FAILED", s(30), job_ref=str(job.pk))
+    second = make_vm(paid_pool, at=s(40), job_ref=str(job.pk))
+    hold(second, job, 40, 130.5, cold=True)
+    move(second, "BUSY", s(100.2), job_ref=str(job.pk))
+    result(job, agent_at=130, stored_at=130.4)
+    ledger_faults_settle_for(entries=move(second, "WARM", s(130.5)))
+
+    assert seconds_of(user=owner) == Decimal("30.3")  # the job on the second VM, to its hand-off
+    assert seconds_of(user=owner, phase=Phase.PROVISIONING) == 0
+    assert seconds_of(source=Source.PLATFORM_FAULT, user__isnull=True) == Decimal(30) + Decimal("60.2")
+    credit = LedgerEntry.objects.get(source=Source.PLATFORM_FAULT, user=owner, phase=Phase.PROVISIONING)
+    assert credit.note == "Credit: the cold start a fault caused."
+    assert user_caps(user=owner, now=s(300)).daily_gpu_seconds.used == Decimal("30.3")
+
+
 def test_idle_time_past_the_pools_longest_wait_is_the_platforms(
         paid_pool: Any, make_vm: Any, make_submission: Any, owner: Any) -> None:
     """The workers stopped after the job (no reaper): the VM idled until the reconcile found it."""
@@ -204,3 +230,10 @@ def test_the_cost_dashboard_and_the_metrics_show_the_platforms_fault_cost_per_da
     assert data["metrics"]["platform_fault_cost_usd"] == fault
     # The phases still add up to what the VM cost: the credit and the charge are both busy time.
     assert sum(data["charts"]["daily"]["busy"]) == pytest.approx(float(amount_of(phase=Phase.BUSY)))
+
+
+def test_the_documented_result_grace_is_the_codes() -> None:
+    # docs/billing-and-limits.md said 2 s while the code gave 5 s: the page states the constant.
+    page = (Path(settings.BASE_DIR) / "docs" / "billing-and-limits.md").read_text()
+    stated = re.findall(r"busy time more than (\d+(?:\.\d+)?) s after the agent ended the job", " ".join(page.split()))
+    assert stated == [f"{RESULT_GRACE_S:g}"]

@@ -108,6 +108,18 @@ def test_serve_sh_refuses_sqlite(role: str) -> None:
     assert "must be PostgreSQL" in result.stderr
 
 
+def test_serve_sh_release_sets_up_the_schedules_when_a_problem_fails_to_load_then_fails(tmp_path: Path) -> None:
+    # A stand-in for manage.py: it notes each command and fails load_problems, as a bad bundle does.
+    log = tmp_path / "commands"
+    python = tmp_path / "python"
+    python.write_text(f'#!/bin/sh\necho "$2" >> {log}\n[ "$2" != load_problems ]\n')
+    python.chmod(0o755)
+    result = serve("release", DATABASE_URL="postgres://u@h/db", DJANGO_SECRET_KEY="k", HIPJUDGE_PYTHON=str(python))
+    assert log.read_text().split() == ["migrate", "collectstatic", "load_problems", "setup_schedules"]
+    assert result.returncode != 0
+    assert "some problems were not loaded" in result.stderr
+
+
 @pytest.mark.skipif(shutil.which("nginx") is None, reason="nginx is not installed")
 def test_the_documented_proxy_configuration_is_valid_nginx(tmp_path: Path) -> None:
     """docs/operations.md: the proxy's configuration as given, checked by `nginx -t` (listening on

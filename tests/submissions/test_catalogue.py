@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import io
+import re
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import DataError, transaction
 
+from submissions import catalogue as catalogue_module
 from submissions.catalogue import problems_load
 from submissions.models import Problem, ProblemVersion
 from submissions.services import submission_create
@@ -59,6 +63,69 @@ def test_the_command_names_the_bad_field_and_fails(catalogue: Path, db: Any) -> 
     with pytest.raises(CommandError, match="1 problem"):
         call_command("load_problems", root=catalogue)
     assert Problem.objects.filter(slug="vector-add").exists()  # the good one still loaded
+
+
+def good_copy(catalogue: Path, slug: str) -> Path:
+    """A copy of vector-add under another slug: sorted before or after it, as the test needs."""
+    folder = catalogue / slug
+    shutil.copytree(catalogue / "vector-add", folder)
+    (folder / "problem.yaml").write_text((folder / "problem.yaml").read_text().replace("slug: vector-add",
+                                                                                          f"slug: {slug}"))
+    return folder
+
+
+BAD_BUNDLES = {
+    "reference syntax error": (lambda folder: (folder / "reference.py").write_text("def generate(:\n"),
+                               "reference.py:1: syntax error"),
+    "reference raising at import": (lambda folder: (folder / "reference.py").write_text("import no_such_module\n"),
+                                    "reference.py: loading it raised ModuleNotFoundError"),
+    "problem.yaml not UTF-8": (lambda folder: (folder / "problem.yaml").write_bytes(
+        (folder / "problem.yaml").read_bytes().replace(b"title: ", b"title: \xff\xfe")), "problem.yaml: not UTF-8"),
+    "statement not UTF-8": (lambda folder: (folder / "statement.md").write_bytes(b"\xc3("), "statement.md: not UTF-8"),
+    "title over the column": (lambda folder: (folder / "problem.yaml").write_text(
+        re.sub(r"(?m)^title: .*$", "title: " + "T" * 201, (folder / "problem.yaml").read_text())),
+        "title: 201 characters"),
+}
+
+
+@pytest.mark.parametrize("breakage", BAD_BUNDLES, ids=list(BAD_BUNDLES))
+def test_a_bad_bundle_is_named_with_its_file_and_reason_and_every_good_one_loads(
+        breakage: str, catalogue: Path, db: Any) -> None:
+    break_it, reason = BAD_BUNDLES[breakage]
+    good_copy(catalogue, "aaa-first")
+    break_it(good_copy(catalogue, "mmm-broken"))
+    good_copy(catalogue, "zzz-last")
+    report = problems_load(root=catalogue)
+    assert list(report.errors) == ["mmm-broken"]
+    assert reason in report.errors["mmm-broken"]
+    assert report.created == ["aaa-first", "vector-add", "zzz-last"]
+    assert not Problem.objects.filter(slug="mmm-broken").exists()  # nothing of it written
+    with pytest.raises(CommandError, match="1 problem"):
+        call_command("load_problems", root=catalogue, stderr=(err := io.StringIO()))
+    assert "error: mmm-broken: " in err.getvalue() and reason in err.getvalue()
+
+
+def test_a_problem_the_database_refuses_is_rolled_back_alone(catalogue: Path, db: Any,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    good_copy(catalogue, "mmm-refused")
+    store = catalogue_module.problem_store
+
+    def refusing(bundle: Any) -> str:
+        outcome = store(bundle)  # written, then refused inside the same transaction: nothing may remain
+        if bundle.slug == "mmm-refused":
+            raise DataError("value too long for type character varying(200)")
+        return outcome
+
+    monkeypatch.setattr(catalogue_module, "problem_store", lambda bundle: _in_one_transaction(refusing, bundle))
+    report = problems_load(root=catalogue)
+    assert report.created == ["vector-add"]
+    assert "the database refused it (DataError" in report.errors["mmm-refused"]
+    assert not Problem.objects.filter(slug="mmm-refused").exists()
+
+
+def _in_one_transaction(store: Any, bundle: Any) -> str:
+    with transaction.atomic():
+        return store(bundle)
 
 
 def test_problems_api_shows_statement_signature_and_templates(problems_loaded: None, owner: Any,

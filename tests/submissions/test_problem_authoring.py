@@ -14,9 +14,11 @@ import pytest
 import yaml
 from django.core.management import CommandError, call_command
 
+from agent.problems import TITLE_MAX_CHARS
 from agent.problems.bundle import load_problem_dir
 from agent.sandbox.modes import SandboxUnavailable, detect_sandbox
 from submissions.authoring.check import plan
+from submissions.models import Problem
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEMS = ROOT / "problems"
@@ -104,6 +106,18 @@ def test_problem_new_refuses_a_bad_slug_and_writes_nothing(tmp_path: Path, slug:
     with pytest.raises(CommandError, match="is not a problem slug"):
         problem("--root", str(tmp_path), "new", slug)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_problem_new_refuses_a_title_longer_than_its_column_and_writes_nothing(tmp_path: Path) -> None:
+    with pytest.raises(CommandError, match=f"the title has {TITLE_MAX_CHARS + 1} characters"):
+        problem("--root", str(tmp_path), "new", "long-title", "--title", "T" * (TITLE_MAX_CHARS + 1))
+    assert list(tmp_path.iterdir()) == []
+    problem("--root", str(tmp_path), "new", "long-title", "--title", "T" * TITLE_MAX_CHARS)
+    assert load_problem_dir(tmp_path / "long-title").title == "T" * TITLE_MAX_CHARS
+
+
+def test_the_bundle_title_limit_is_the_columns() -> None:
+    assert Problem._meta.get_field("title").max_length == TITLE_MAX_CHARS
 
 
 def test_problem_new_refuses_an_existing_slug_and_leaves_it_alone(tmp_path: Path) -> None:

@@ -1,9 +1,10 @@
 // Burn the CPU while the judge works: the child's wall clock stands still while the parent makes
-// inputs and waits for references (agent/sandbox/watchdog.py), so a thread that spins from the
-// first call on would slow the judge's own work towards its budget (an ERROR of the judge, nothing
-// ranked) at no cost to the kernel's clock. The spinner slows its own calls, and the child's CPU
-// limit (twice its wall clock, plus one second) or its wall clock ends it first: the kernel's own
-// time limit, never the judge's ERROR.
+// inputs, waits for references and compares (agent/sandbox/watchdog.py), so a thread that spins
+// from the first call on would take the judge's CPU at no cost to the kernel's clock, and slow the
+// judge's own work towards its budget (an ERROR of the judge, nothing ranked). The judge stops the
+// child, every thread, while it works (agent/harness/phase_child.py): the spinner runs only in the
+// kernel's own time, where it competes with the kernel's own calls and counts against its limits,
+// and the verdict is the one the loop alone gets (ACCEPTED), on an idle machine as on a busy one.
 #include <cstddef>
 #include <thread>
 
