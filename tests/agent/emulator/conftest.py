@@ -27,6 +27,8 @@ PROGRAMS = {
     "faults.cpp": ("hip", "cuda"),
     "ipc.hip": ("hip",),
     "matrix.hip": ("hip",),
+    "matrix_shapes.hip": ("hip",),
+    "amdgcn.hip": ("hip",),
     "wmma_lowp.cu": ("cuda",),
 }
 JOBS = 2  # compilers at a time: the CI machine has two cores
