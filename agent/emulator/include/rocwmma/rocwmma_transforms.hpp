@@ -1,0 +1,3 @@
+// hjemu: refused like rocwmma/rocwmma.hpp.
+#pragma once
+#include "rocwmma.hpp"
