@@ -89,6 +89,32 @@ inline T __builtin_amdgcn_mov_dpp(T src, int dpp_ctrl, int row_mask, int bank_ma
                                   int line = __builtin_LINE()) {
     return __builtin_amdgcn_update_dpp(src, src, dpp_ctrl, row_mask, bank_mask, bound_ctrl, line);
 }
+// HIP's wrappers of the same instructions (hip/amd_detail/amd_warp_functions.h): the index of
+// the permutes is a byte address, as the instruction's.
+inline unsigned __hip_ds_bpermute(int index, unsigned src, int line = __builtin_LINE()) {
+    return (unsigned)__builtin_amdgcn_ds_bpermute(index, (int)src, line);
+}
+inline float __hip_ds_bpermutef(int index, float src, int line = __builtin_LINE()) {
+    return hjemu::from_bits<float>(__hip_ds_bpermute(index, (unsigned)hjemu::to_bits(src), line));
+}
+inline unsigned __hip_ds_permute(int index, unsigned src, int line = __builtin_LINE()) {
+    return (unsigned)__builtin_amdgcn_ds_permute(index, (int)src, line);
+}
+inline float __hip_ds_permutef(int index, float src, int line = __builtin_LINE()) {
+    return hjemu::from_bits<float>(__hip_ds_permute(index, (unsigned)hjemu::to_bits(src), line));
+}
+inline unsigned __hip_ds_swizzle(unsigned src, int pattern, int line = __builtin_LINE()) {
+    return (unsigned)__builtin_amdgcn_ds_swizzle((int)src, pattern, line);
+}
+inline float __hip_ds_swizzlef(float src, int pattern, int line = __builtin_LINE()) {
+    return hjemu::from_bits<float>(__hip_ds_swizzle((unsigned)hjemu::to_bits(src), pattern, line));
+}
+inline int __hip_move_dpp(int src, int dpp_ctrl, int row_mask, int bank_mask, bool bound_ctrl,
+                          int line = __builtin_LINE()) {
+    return __builtin_amdgcn_mov_dpp(src, dpp_ctrl, row_mask, bank_mask, bound_ctrl, line);
+}
+inline unsigned int __mbcnt_lo(unsigned int mask, unsigned int add) { return hjemu::mbcnt(mask, add, false); }
+inline unsigned int __mbcnt_hi(unsigned int mask, unsigned int add) { return hjemu::mbcnt(mask, add, true); }
 inline unsigned int __builtin_amdgcn_mbcnt_lo(unsigned int mask, unsigned int add) { return hjemu::mbcnt(mask, add, false); }
 inline unsigned int __builtin_amdgcn_mbcnt_hi(unsigned int mask, unsigned int add) { return hjemu::mbcnt(mask, add, true); }
 inline unsigned long long __builtin_amdgcn_read_exec(int line = __builtin_LINE()) { return __activemask(line); }

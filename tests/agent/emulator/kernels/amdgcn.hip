@@ -64,6 +64,11 @@ __global__ void cross_lane(int* out) {
     __builtin_amdgcn_wave_barrier();
     __builtin_amdgcn_s_barrier();
     o[14] = __builtin_amdgcn_wavefrontsize();
+    // HIP's wrappers (amd_warp_functions.h): byte addresses, as the instructions take.
+    o[15] = (int)__hip_ds_bpermutef(4 * (lane ^ 1), (float)v);
+    o[16] = __hip_move_dpp(v, 0x141, 0xF, 0xF, false);                  // row_half_mirror
+    o[17] = (int)__hip_ds_swizzle((unsigned)v, (2 << 10) | 0x1F);       // xor 2
+    o[18] = (int)__mbcnt_hi(~0u, __mbcnt_lo(~0u, 0u));
 }
 
 __global__ void dpp(int* out) {
@@ -175,6 +180,10 @@ int main() {
         CHECK_EQ(r[12], 9);
         CHECK_EQ(r[13], ((lane + 63) % 64) * 3);
         CHECK_EQ(r[14], 64);
+        CHECK_EQ(r[15], 1000 + (lane ^ 1));
+        CHECK_EQ(r[16], 1000 + lane - lane % 8 + 7 - lane % 8);
+        CHECK_EQ(r[17], 1000 + (lane ^ 2));
+        CHECK_EQ(r[18], lane);
     }
     hipLaunchKernelGGL(dpp, dim3(1), dim3(64), 0, 0, d_out);
     hipMemcpy(o.data(), d_out, 64 * kDppCount * sizeof(int), hipMemcpyDeviceToHost);
