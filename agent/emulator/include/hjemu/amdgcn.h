@@ -70,9 +70,11 @@ inline int __builtin_amdgcn_ds_permute(int address, int data, int line = __built
 inline int __builtin_amdgcn_ds_swizzle(int data, int offset, int line = __builtin_LINE()) {
     return (int)hjemu::lane_op32(HJEMU_SWIZZLE, (uint32_t)data, offset, 0, line);
 }
-template <class T>
-inline T __builtin_amdgcn_update_dpp(T old, T src, int dpp_ctrl, int row_mask, int bank_mask, bool bound_ctrl,
+// old converts to src's type (a literal 0 is the usual old).
+template <class O, class T>
+inline T __builtin_amdgcn_update_dpp(O old_value, T src, int dpp_ctrl, int row_mask, int bank_mask, bool bound_ctrl,
                                      int line = __builtin_LINE()) {
+    const T old = static_cast<T>(old_value);
     uint32_t o[2] = {0, 0};
     static_assert(sizeof(T) <= 8, "hjemu: update_dpp moves 32- or 64-bit values");
     std::memcpy(o, &old, sizeof(T));

@@ -1,3 +1,3 @@
-// hjemu: refused like rocwmma/rocwmma.hpp.
+// hjemu: rocWMMA's coop API is not modelled on the emulated device (rocwmma.hpp has the core API).
 #pragma once
-#include "rocwmma.hpp"
+#error "hjemu: rocWMMA's rocwmma/rocwmma_coop.hpp is not modelled on the emulated device (the core API of rocwmma/rocwmma.hpp is)"

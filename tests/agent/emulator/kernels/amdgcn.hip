@@ -3,6 +3,7 @@
 // lane on the host, independently of runtime/lanes.cpp. Prints ALL OK.
 #include <hip/hip_runtime.h>
 #include <hip/amd_detail/amd_hip_fp8.h>
+#include <hip/amd_detail/amd_warp_functions.h>
 
 #include <cstdint>
 #include <vector>
