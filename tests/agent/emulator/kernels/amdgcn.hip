@@ -96,6 +96,16 @@ __global__ void diverged(int* out) {
     }
 }
 
+// Lockstep code: each lane writes its LDS slot and reads its neighbour's after wave_barrier, which on
+// a GPU only keeps the compiler from reordering the accesses (the lanes run together); here the
+// lanes meet there, so the neighbour's value is written before it is read.
+__global__ void lockstep_exchange(int* out) {
+    __shared__ int slot[128];
+    slot[threadIdx.x] = 1000 + (int)threadIdx.x;
+    __builtin_amdgcn_wave_barrier();
+    out[threadIdx.x] = slot[threadIdx.x ^ 1];
+}
+
 // The LLVM atomic optimizer's wavefront inclusive scan, in DPP (row_shr 1, 2, 4, 8 with bank masks,
 // then row_bcast:15 and row_bcast:31), and a ds_swizzle butterfly sum: both against the plain sums.
 __global__ void scans(const int* in, int* out) {
@@ -220,6 +230,9 @@ int main() {
         CHECK_EQ(o[2 * t], prefix);
         CHECK_EQ(o[2 * t + 1], total);
     }
+    hipLaunchKernelGGL(lockstep_exchange, dim3(1), dim3(threads), 0, 0, d_out);
+    hipMemcpy(o.data(), d_out, threads * sizeof(int), hipMemcpyDeviceToHost);
+    for (int t = 0; t < threads; ++t) CHECK_EQ(o[t], 1000 + (t ^ 1));
     float* d_f;
     hipMalloc(&d_f, 16 * sizeof(float));
     hipLaunchKernelGGL(conversions, dim3(1), dim3(1), 0, 0, d_f);
