@@ -22,6 +22,12 @@ const char* op_name(int op) {
         case HJEMU_MATCH_ANY: return "__match_any";
         case HJEMU_MATCH_ALL: return "__match_all";
         case HJEMU_MATRIX: return "a matrix instruction (MFMA or WMMA)";
+        case HJEMU_READFIRSTLANE: return "__builtin_amdgcn_readfirstlane";
+        case HJEMU_READLANE: return "__builtin_amdgcn_readlane";
+        case HJEMU_BPERMUTE: return "__builtin_amdgcn_ds_bpermute";
+        case HJEMU_PERMUTE: return "__builtin_amdgcn_ds_permute";
+        case HJEMU_SWIZZLE: return "__builtin_amdgcn_ds_swizzle";
+        case HJEMU_DPP: return "__builtin_amdgcn_update_dpp";
         default: return "__reduce";
     }
 }
@@ -137,6 +143,10 @@ void resolve_collective(CollectiveGroup& g) {
     const int op = g.request[first].op;
     if (op == HJEMU_MATRIX) {
         resolve_matrix(g);
+        return;
+    }
+    if (op >= HJEMU_READFIRSTLANE) {
+        resolve_lanes(g);
         return;
     }
     if (g.request[first].is_sync) check_masks(g);

@@ -73,6 +73,7 @@ struct CollectiveGroup {
 };
 void resolve_collective(CollectiveGroup& group);
 void resolve_matrix(CollectiveGroup& group);  // matrix.cpp: every lane of the wavefront, or it dies
+void resolve_lanes(CollectiveGroup& group);   // lanes.cpp: readlane, ds_bpermute, DPP, ...
 bool dynamic_shared_guard_hit(uintptr_t address, int64_t* offset, size_t* requested);
 void set_running_kernel(const char* kernel);  // null when the host thread leaves a kernel
 

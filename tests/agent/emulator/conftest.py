@@ -27,6 +27,9 @@ PROGRAMS = {
     "faults.cpp": ("hip", "cuda"),
     "ipc.hip": ("hip",),
     "matrix.hip": ("hip",),
+    "matrix_shapes.hip": ("hip",),
+    "amdgcn.hip": ("hip",),
+    "rocwmma.hip": ("hip",),
     "wmma_lowp.cu": ("cuda",),
 }
 JOBS = 2  # compilers at a time: the CI machine has two cores

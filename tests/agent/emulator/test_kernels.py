@@ -21,6 +21,9 @@ from tests.agent.emulator.driver import CompileFailed
     ("api.cpp", "hip"),
     ("api.cpp", "cuda"),
     ("matrix.hip", "hip"),
+    ("matrix_shapes.hip", "hip"),
+    ("amdgcn.hip", "hip"),
+    ("rocwmma.hip", "hip"),
     ("wmma_lowp.cu", "cuda"),
 ])
 def test_program_checks_pass(emu_programs: dict[tuple[str, str], Path | CompileFailed], name: str,

@@ -18,3 +18,4 @@
 #include "../hjemu/lang.h"
 #include "../hjemu/api_templates.inc"
 #include "../hjemu/mfma.h"
+#include "../hjemu/amdgcn.h"

@@ -44,6 +44,11 @@ enum {
     HJEMU_REDUCE_ADD, HJEMU_REDUCE_MIN_S, HJEMU_REDUCE_MIN_U, HJEMU_REDUCE_MAX_S,
     HJEMU_REDUCE_MAX_U, HJEMU_REDUCE_AND, HJEMU_REDUCE_OR, HJEMU_REDUCE_XOR,
     HJEMU_MATRIX,  // a matrix instruction (mfma.h, mma.h): `value` points at the lane's hjemu_matrix_lane_t
+    // gfx942's cross-lane builtins (amdgcn.h, runtime/lanes.cpp): 32-bit values.
+    HJEMU_READFIRSTLANE, HJEMU_READLANE,  // arg: the lane (readlane)
+    HJEMU_BPERMUTE, HJEMU_PERMUTE,        // arg: the byte address
+    HJEMU_SWIZZLE,                        // arg: ds_swizzle's offset
+    HJEMU_DPP,  // value: src | old << 32; arg: dpp_ctrl; width: row_mask | bank_mask << 4 | bound_ctrl << 8
     HJEMU_OP_COUNT
 };
 // The matrix instructions (`arg` of an HJEMU_MATRIX collective; runtime/matrix.cpp has the layouts).
@@ -51,14 +56,21 @@ enum {
     HJEMU_MFMA_F32_32X32X8_F16, HJEMU_MFMA_F32_16X16X16_F16, HJEMU_MFMA_F32_32X32X8_BF16,
     HJEMU_MFMA_F32_16X16X16_BF16, HJEMU_MFMA_F32_32X32X16_FP8, HJEMU_MFMA_F32_16X16X32_FP8,
     HJEMU_MFMA_I32_32X32X16_I8, HJEMU_MFMA_I32_16X16X32_I8, HJEMU_WMMA_16X16X16_F16, HJEMU_WMMA_16X16X16_BF16,
+    HJEMU_MFMA_F32_32X32X2_F32, HJEMU_MFMA_F32_16X16X4_F32, HJEMU_MFMA_F32_32X32X1_F32, HJEMU_MFMA_F32_16X16X1_F32,
+    HJEMU_MFMA_F32_4X4X1_F32, HJEMU_MFMA_F32_4X4X4_F16, HJEMU_MFMA_F32_4X4X4_BF16, HJEMU_MFMA_F32_32X32X4_F16,
+    HJEMU_MFMA_F32_16X16X4_F16, HJEMU_MFMA_F32_32X32X4_BF16, HJEMU_MFMA_F32_16X16X4_BF16,
+    HJEMU_MFMA_F32_32X32X4_XF32, HJEMU_MFMA_F32_16X16X8_XF32,
+    HJEMU_MFMA_F64_16X16X4_F64, HJEMU_MFMA_F64_4X4X4_F64,
+    HJEMU_MFMA_F32_32X32X16_FP8_BF8, HJEMU_MFMA_F32_32X32X16_BF8_FP8, HJEMU_MFMA_F32_32X32X16_BF8_BF8,
+    HJEMU_MFMA_F32_16X16X32_FP8_BF8, HJEMU_MFMA_F32_16X16X32_BF8_FP8, HJEMU_MFMA_F32_16X16X32_BF8_BF8,
     HJEMU_MATRIX_COUNT
 };
 // One lane's registers of a matrix instruction: its part of A, B and C in, of D out.
 typedef struct hjemu_matrix_lane {
     unsigned char a[16];
     unsigned char b[16];
-    unsigned char c[64];
-    unsigned char d[64];
+    unsigned char c[128];  // up to 32 accumulators (32x32x1 and 32x32x4 with two blocks)
+    unsigned char d[128];
     int modifiers;  // MFMA's cbsz | abid | blgp: not modelled, must be 0
 } hjemu_matrix_lane_t;
 typedef struct hjemu_collective {

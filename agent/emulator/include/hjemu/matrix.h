@@ -11,7 +11,7 @@ inline C matrix_instruction(int which, const A& a, const B& b, const C& c, int c
                             int line) {
     static_assert(std::is_trivially_copyable<A>::value && std::is_trivially_copyable<B>::value &&
                   std::is_trivially_copyable<C>::value, "matrix operands are registers");
-    static_assert(sizeof(A) <= 16 && sizeof(B) <= 16 && sizeof(C) <= 64, "operand larger than its registers");
+    static_assert(sizeof(A) <= 16 && sizeof(B) <= 16 && sizeof(C) <= 128, "operand larger than its registers");
     hjemu_matrix_lane_t lane;
     std::memcpy(lane.a, &a, sizeof(A));
     std::memcpy(lane.b, &b, sizeof(B));
