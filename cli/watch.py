@@ -43,6 +43,7 @@ class View:
         self.tests_total = 0
         self.cases: dict[str, list[dict[str, Any]]] = {"BENCHMARK_RESULT": [], "RANKED_RESULT": []}
         self.drawn = 0  # lines of the live block on screen
+        self.frozen = False  # the live block is left as it is: what follows is printed under it
         self.timer_shown = False  # the plain view's in-place timer line is on screen
         self.last_plain_tick = time.monotonic()
 
@@ -51,11 +52,31 @@ class View:
         with self.lock:
             self._learn(event)
             if self.live and event["type"] != "RESULT":
+                self.frozen = False  # (after a RESULT, a rejudge's events start a new block under it)
                 self._draw()
             else:
-                self._clear_timer()
+                self._settle()
                 self.out.event(event)
                 self.last_plain_tick = time.monotonic()
+
+    def note(self, text: str) -> None:
+        """A line said while following (a reconnection): under the live block, which starts anew below it."""
+        with self.lock:
+            self._settle()
+            self.out.line(text)
+            self.frozen = False
+
+    def settle(self) -> None:
+        """Before the final lines: the live block drawn one last time and then left alone, so that
+        the verdict printed under it stays the last thing on screen."""
+        with self.lock:
+            self._settle()
+
+    def _settle(self) -> None:
+        self._clear_timer()
+        if self.live and not self.frozen:
+            self._draw()
+            self.frozen, self.drawn = True, 0
 
     def _learn(self, event: dict[str, Any]) -> None:
         kind, payload = event["type"], event.get("payload") or {}
@@ -78,7 +99,8 @@ class View:
     def tick(self) -> None:
         with self.lock:
             if self.live:
-                self._draw()
+                if not self.frozen:
+                    self._draw()
             elif self.status in WAITING:
                 waited = time.monotonic() - self.since
                 if self.tty:
@@ -90,10 +112,7 @@ class View:
                     self.last_plain_tick = time.monotonic()
 
     def close(self) -> None:
-        with self.lock:
-            self._clear_timer()
-            if self.live:
-                self._draw()
+        self.settle()
 
     def _clear_timer(self) -> None:
         if self.timer_shown:
@@ -180,7 +199,7 @@ def _follow(client: Any, out: Printer, view: View, submission_id: str, mode: str
             reconnects += 1
             if reconnects > WATCH_RECONNECTS:
                 raise
-            out.line(f"  ({exc}; reconnecting)")
+            view.note(f"  ({exc}; reconnecting)")
             time.sleep(min(2.0 * reconnects, 10.0))
             continue
         if final is not None:
@@ -190,10 +209,12 @@ def _follow(client: Any, out: Printer, view: View, submission_id: str, mode: str
         # The stream ended without a RESULT (a server restart): ask for the state, then resume.
         detail = client.call("GET", f"/submissions/{submission_id}")
         if detail["is_terminal"]:
+            view.settle()
             out.result(detail)
             return exit_code_for(detail["status"], detail["mode"])
         reconnects += 1
         if reconnects > WATCH_RECONNECTS:
+            view.settle()
             out.error("the event stream keeps ending early; try `hipjudge status --wait` later")
             return EXIT_PENDING
         time.sleep(1.0)
