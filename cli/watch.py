@@ -17,7 +17,8 @@ import threading
 import time
 from typing import Any, TextIO
 
-from cli.api import ApiError, ConnectionFailed
+from cli import shapes
+from cli.api import ApiError, BadResponse, ConnectionFailed, DeadlinePassed
 from cli.codes import EXIT_PENDING, exit_code_for
 from cli.output import Printer, clean, ms, tests_said
 
@@ -181,12 +182,26 @@ def said_light(client: Any, out: Printer, submission_id: str) -> None:
     if out.json_mode:
         return
     try:
-        out.light(client.call("GET", f"/submissions/{submission_id}"))
-    except (ApiError, ConnectionFailed):
+        out.light(client.call("GET", f"/submissions/{submission_id}", expect=shapes.SUBMISSION))
+    except (ApiError, BadResponse, ConnectionFailed):
         pass
 
 
 def _follow(client: Any, out: Printer, view: View, submission_id: str, mode: str) -> int:
+    try:
+        return _until_result(client, out, view, submission_id, mode)
+    except DeadlinePassed as exc:
+        view.settle()
+        out.error(f"no result yet: {exc}; the submission goes on: hipjudge status {submission_id} --wait")
+        return EXIT_PENDING
+
+
+def _pause(client: Any, seconds: float) -> None:
+    """A pause before trying again, cut at the command's deadline (the next request then says so)."""
+    time.sleep(max(0.0, min(seconds, client.remaining())))
+
+
+def _until_result(client: Any, out: Printer, view: View, submission_id: str, mode: str) -> int:
     after, reconnects, final = 0, 0, None
     while True:
         try:
@@ -194,20 +209,22 @@ def _follow(client: Any, out: Printer, view: View, submission_id: str, mode: str
                 after = event["seq"]
                 view.event(event)
                 # Only the last RESULT ends it: a rejudge follows an earlier one in the same stream.
-                final = (event.get("payload") or {}).get("status", "") if event["type"] == "RESULT" else None
+                final = str((event.get("payload") or {}).get("status") or "") if event["type"] == "RESULT" else None
+        except DeadlinePassed:
+            raise
         except ConnectionFailed as exc:
             reconnects += 1
             if reconnects > WATCH_RECONNECTS:
                 raise
             view.note(f"  ({exc}; reconnecting)")
-            time.sleep(min(2.0 * reconnects, 10.0))
+            _pause(client, min(2.0 * reconnects, 10.0))
             continue
         if final is not None:
             if final == "ACCEPTED":
                 said_light(client, out, submission_id)
             return exit_code_for(final, mode)
         # The stream ended without a RESULT (a server restart): ask for the state, then resume.
-        detail = client.call("GET", f"/submissions/{submission_id}")
+        detail = client.call("GET", f"/submissions/{submission_id}", expect=shapes.SUBMISSION)
         if detail["is_terminal"]:
             view.settle()
             out.result(detail)
@@ -217,4 +234,4 @@ def _follow(client: Any, out: Printer, view: View, submission_id: str, mode: str
             view.settle()
             out.error("the event stream keeps ending early; try `hipjudge status --wait` later")
             return EXIT_PENDING
-        time.sleep(1.0)
+        _pause(client, 1.0)

@@ -8,6 +8,8 @@ import json
 from typing import Any
 
 from cli.api import ApiError
+from cli.main import main
+from cli.shapes import ANY, check
 
 
 class InProcessClient:
@@ -17,7 +19,11 @@ class InProcessClient:
         self.api = api
         self.calls: list[tuple[str, str]] = []
 
-    def call(self, method: str, path: str, body: Any = None, query: dict[str, Any] | None = None) -> Any:
+    def remaining(self) -> float:
+        return float("inf")
+
+    def call(self, method: str, path: str, body: Any = None, query: dict[str, Any] | None = None,
+             expect: Any = ANY) -> Any:
         self.calls.append((method, path))
         send = getattr(self.api, method.lower())
         url = f"/api/v1{path}"
@@ -26,4 +32,10 @@ class InProcessClient:
         if response.status_code >= 400:
             raise ApiError(response.status_code, (payload or {}).get("message") or f"HTTP {response.status_code}",
                            (payload or {}).get("extra"))
-        return payload
+        return check(payload, expect, f"{method} {path}")  # the real API's answers have the shapes the CLI reads
+
+
+def run_cli(monkeypatch: Any, api: Any, *argv: str) -> int:
+    """`hipjudge argv` through main(), its HTTP calls answered in process."""
+    monkeypatch.setattr("cli.main.Client", lambda server, token=None, **limits: InProcessClient(api))
+    return main(["--server", "http://testserver", *argv])

@@ -13,21 +13,15 @@ from typing import Any
 
 import pytest
 
-from cli.main import main
 from cli.output import Printer
 from cli.watch import CLEAR_LINE, View
 from submissions.models import Submission
-from tests.cli.inprocess import InProcessClient
+from tests.cli.inprocess import run_cli as run
 from tests.conftest import finish
 from tests.support.ranked import submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool")
 
-
-def run(monkeypatch: Any, api: Any, *argv: str) -> int:
-    """`hipjudge argv` through main(), its HTTP calls answered in process."""
-    monkeypatch.setattr("cli.main.Client", lambda server, token=None: InProcessClient(api))
-    return main(["--server", "http://testserver", *argv])
 
 
 def test_every_command_takes_the_short_id_the_pages_show(owner: Any, other_user: Any, api_as: Any,

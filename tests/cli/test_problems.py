@@ -1,5 +1,6 @@
 """`hipjudge problems --tag --type --difficulty`: the filters go to the API and combine; each row
-shows the problem's data types and how many users solved it; a bad filter is the server's 400."""
+shows the problem's data types and how many users solved it; a bad filter is the server's 400. The
+table fits the screen (it was 243 columns wide), and --json works after the command's name too."""
 
 from __future__ import annotations
 
@@ -8,17 +9,11 @@ from typing import Any
 
 import pytest
 
-from cli.main import main
-from tests.cli.inprocess import InProcessClient
+from tests.cli.inprocess import run_cli as run
+from tests.conftest import PROBLEMS
 from tests.submissions.browse_data import solve
 
 pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool")
-
-
-def run(monkeypatch: Any, api: Any, *argv: str) -> int:
-    """`hipjudge argv` through main(), its HTTP calls answered in process."""
-    monkeypatch.setattr("cli.main.Client", lambda server, token=None: InProcessClient(api))
-    return main(["--server", "http://testserver", *argv])
 
 
 def rows(text: str) -> dict[str, list[str]]:
@@ -32,20 +27,21 @@ def test_the_filters_combine_and_rows_say_types_and_solvers(owner: Any, other_us
     solve(owner, "gemm-fp8-blockwise", pool=local_pool)
     solve(other_user, "gemm-fp8-blockwise", "CHECKED", pool=local_pool)
     api = api_as(owner)
+    monkeypatch.setenv("COLUMNS", "200")  # wide enough for every cell whole
     assert run(monkeypatch, api, "problems", "--tag", "gemm", "--type", "bfloat16", "--difficulty", "hard") == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0].split("  ")[:1] == ["slug"]
-    assert "data types" in out
-    assert "solved by" in out
+    assert out.splitlines()[0].split()[:7] == ["slug", "title", "difficulty", "types", "solved", "your", "best"]
     table = rows(out)
     assert set(table) == {"gemm-fp8-blockwise", "moe-grouped-gemm"}
     row = [c.strip() for c in table["gemm-fp8-blockwise"]]
     assert "fp8_e4m3fnuz, float, bfloat16" in row
     assert row[row.index("fp8_e4m3fnuz, float, bfloat16") + 1] == "2"
 
-    assert run(monkeypatch, api, "--json", "problems", "-t", "gemm", "--type", "int8") == 0
-    listed = json.loads(capsys.readouterr().out)
-    assert [(p["slug"], p["data types"], p["solved by"]) for p in listed] == [("gemm-int8", "int8, int32", 0)]
+    for argv in (["--json", "problems", "-t", "gemm"], ["problems", "-t", "gemm", "--json"]):
+        assert run(monkeypatch, api, *argv, "--type", "int8") == 0
+        listed = json.loads(capsys.readouterr().out)
+        assert [(p["slug"], p["data types"], p["solved by"], "gemm" in p["tags"]) for p in listed] == [
+            ("gemm-int8", "int8, int32", 0, True)]
 
     assert run(monkeypatch, api, "problems") == 0
     assert len(rows(capsys.readouterr().out)) > 30
@@ -61,3 +57,16 @@ def test_no_match_says_so_and_a_bad_filter_is_a_usage_error(owner: Any, api_as: 
     with pytest.raises(SystemExit) as exited:  # argparse knows the difficulties
         run(monkeypatch, api, "problems", "--difficulty", "extreme")
     assert exited.value.code == 2
+
+
+@pytest.mark.parametrize(("columns", "width"), [("80", 80), ("100", 100), ("", 100)])
+def test_the_table_fits_the_screen(columns: str, width: int, owner: Any, api_as: Any, monkeypatch: Any,
+                                   capsys: Any) -> None:
+    """$COLUMNS (a terminal's width), else 100 columns when piped: long titles and type lists are cut with …"""
+    monkeypatch.setenv("COLUMNS", columns)
+    assert run(monkeypatch, api_as(owner), "problems") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= width
+    assert len(lines) > 30
+    assert any("…" in line for line in lines)
+    assert all(line.split()[0] in {"slug"} | {p.name for p in PROBLEMS.iterdir()} for line in lines)
