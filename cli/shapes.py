@@ -125,7 +125,7 @@ SUBMISSION = {"id": str, "problem": str, "language": str, "mode": str, "pool": s
 ROW = {"id": str, "created_at": str, "problem": str, "language": str, "mode": str, "pool": str, "status": str,
        "score_ms?": NUMBER, "ranked_score_ms?": NUMBER, **COST}
 SUBMISSIONS = {"results": [ROW], "count?": int}
-CREATED = {"id": str, "pool": str}
+CREATED = {"id": str, "pool": str, "emulated?": bool}
 CANCELLED = {"id": str, "status": str, "status_reason": str}
 LEADERBOARD = {"problem": str, "pool": str, "rows": [{"rank": int, "user": ANY, "score_ms": NUMBER,
                                                       "ci95_ms": ANY, "speedup": ANY, "language": ANY,

@@ -158,3 +158,16 @@ def test_the_parser_knows_the_new_commands() -> None:
     assert args.status == "ACCEPTED,WRONG_ANSWER"
     assert args.limit == 5
     assert build_parser().parse_args(["submit", "k.hip", "-p", "x"]).mode is None
+
+
+def test_the_global_options_work_before_and_after_the_command() -> None:
+    from cli.main import build_parser
+
+    parse = build_parser().parse_args
+    assert parse(["pools"]).json is False
+    assert parse(["--json", "pools"]).json is True
+    assert parse(["pools", "--json"]).json is True
+    after = parse(["--server", "http://a", "--timeout", "5", "status", "abcd", "--server", "http://b",
+                   "--deadline", "9"])
+    assert (after.server, after.timeout, after.deadline) == ("http://b", 5.0, 9.0)
+    assert parse(["--token", "t", "leaderboard", "-p", "x"]).token == "t"  # not given after: the one before stays
