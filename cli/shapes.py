@@ -10,26 +10,27 @@ these keys; "?": may be missing or null), Map(shape) (an object of any keys) or 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from cli.errors import BadResponse
 
+# Plain classes, not dataclasses: importing dataclasses (inspect, ast, ...) would add milliseconds
+# to every CLI start (bench/turnaround.py times it).
 
-@dataclass(frozen=True)
+
 class Maybe:
-    shape: Any
+    def __init__(self, shape: Any) -> None:
+        self.shape = shape
 
 
-@dataclass(frozen=True)
 class Map:
-    values: Any
+    def __init__(self, values: Any) -> None:
+        self.values = values
 
 
-@dataclass(frozen=True)
 class Scalar:
-    name: str
-    kind: str  # "any", "number", "decimal"
+    def __init__(self, name: str, kind: str) -> None:
+        self.name, self.kind = name, kind  # kind: "any", "number" or "decimal"
 
 
 ANY = Scalar("anything", "any")

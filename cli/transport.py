@@ -17,7 +17,6 @@ import time
 import urllib.parse
 import urllib.request
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from cli.errors import BadResponse, ConnectionFailed, TimedOut
@@ -26,11 +25,13 @@ MAX_BODY = 16 * 1024 * 1024  # a JSON answer or one event; the largest real ones
 MAX_ERROR_BODY = 64 * 1024  # an error's body: only its message is read
 
 
-@dataclass
 class Budget:
-    ends: float  # time.monotonic() by which the answer must have come
-    idle: float  # the longest silence between two reads
-    late: Callable[[], Exception]  # what reaching `ends` means (the request's limit, or the command's)
+    """By when an answer must have come (time.monotonic()), the longest silence between two reads,
+    and what reaching the end means (the request's limit, or the command's). A plain class: see
+    cli/shapes.py on dataclasses."""
+
+    def __init__(self, ends: float, idle: float, late: Callable[[], Exception]) -> None:
+        self.ends, self.idle, self.late = ends, idle, late
 
     def left(self) -> float:
         left = self.ends - time.monotonic()
