@@ -1,8 +1,9 @@
 """A small REST + SSE client for the HIPJudge API v1 (urllib only: the CLI installs nothing).
 
-Every request ends within `timeout` seconds (and the command's `deadline`), every answer is read
-up to a size cap and checked against the shape the caller reads (cli.shapes): what a broken or
-hostile server sends ends as one of cli.errors, never as a hang or a traceback.
+Every request ends within `timeout` seconds (and the command's `deadline`), every answer and event
+is read up to a size cap, and every event is checked against its shape (the commands check the
+answers' with cli.shapes.ask): what a broken or hostile server sends ends as one of cli.errors,
+never as a hang or a traceback.
 """
 
 from __future__ import annotations
@@ -100,13 +101,12 @@ class Client:
         extra = payload.get("extra")
         return ApiError(exc.code, message, extra if isinstance(extra, dict) else None)
 
-    def call(self, method: str, path: str, body: Any = None, query: dict[str, Any] | None = None,
-             expect: Any = shapes.ANY) -> Any:
-        """The answer's JSON, checked against the shape `expect`."""
+    def call(self, method: str, path: str, body: Any = None, query: dict[str, Any] | None = None) -> Any:
+        """The answer's JSON (cli.shapes.ask checks it against what the caller reads)."""
         with self._request(method, path, body, query) as response, _reading():
             raw = read_capped(response)
             kind = response.headers.get_content_type()
-        return shapes.check(parse_json(raw, kind) if raw else None, expect, f"{method} {path.split('?')[0]}")
+        return parse_json(raw, kind) if raw else None
 
     def events(self, submission_id: str, after: int = 0) -> Iterator[dict[str, Any]]:
         """Yield {"seq", "type", "payload", "at"} from the SSE stream until the server closes it."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cli import shapes
 from cli.api import ApiError
 
 MIN_DIGITS = 4
@@ -21,7 +22,7 @@ def submission_id(client: Any, text: str) -> str:
     if len(digits) < MIN_DIGITS or not set(digits) <= HEX:
         raise ApiError(400, f"{text!r} is not a submission id: give the id or its first {MIN_DIGITS}+ characters "
                             "(the pages show 8)")
-    page = client.call("GET", "/submissions", query={"id": wanted, "all": "true", "page_size": 10}, expect=ID_PAGE)
+    page = shapes.ask(client, ID_PAGE, "GET", "/submissions", query={"id": wanted, "all": "true", "page_size": 10})
     found = [row["id"] for row in page["results"]]
     if len(found) == 1:
         return str(found[0])

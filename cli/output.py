@@ -120,22 +120,23 @@ def best_light(lights: Any) -> str:
 
 
 ERROR_CHARS = 400
-PIPED_WIDTH = 100  # the width a table fits when it is not shown on a terminal
+TERMINAL_WIDTH = 100  # a terminal that does not say its width
 SQUEEZED = 16  # columns are left out while the others cannot fit with squeezed ones this narrow
 NARROWEST = 5  # a squeezed column keeps at least this many characters
 
 
-def screen_width() -> int:
-    """$COLUMNS, else the terminal's width, else PIPED_WIDTH."""
+def screen_width() -> int | None:
+    """The terminal's width ($COLUMNS, else what the terminal says, else TERMINAL_WIDTH); None when
+    the output is not a terminal: piped, a table keeps every cell whole (for grep and scripts)."""
+    if not sys.stdout.isatty():
+        return None
     said = os.environ.get("COLUMNS", "")
     if said.isdigit() and 0 < int(said) < 10_000:
         return int(said)
-    if sys.stdout.isatty():
-        try:
-            return os.get_terminal_size(sys.stdout.fileno()).columns
-        except (OSError, ValueError):
-            pass
-    return PIPED_WIDTH
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns
+    except (OSError, ValueError):
+        return TERMINAL_WIDTH
 
 
 def fitted(full: list[int], squeezable: set[int], droppable: list[int], room: int) -> dict[int, int]:
@@ -185,15 +186,16 @@ class Printer:
 
     def table(self, headers: list[str], rows: list[list[Any]], squeeze: Collection[str] = (),
               drop: Sequence[str] = ()) -> None:
-        """Columns two spaces apart, fitted to the screen's width: those named in `drop` are left out
+        """Columns two spaces apart, fitted to a terminal's width: those named in `drop` are left out
         (in that order) while the rest cannot fit, then those named in `squeeze` are cut (with …)."""
         if self.json_mode:
             print(json.dumps([dict(zip(headers, row, strict=True)) for row in rows]))
             return
         cells = [headers] + [[clean(str(c)) for c in row] for row in rows]
         full = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-        widths = fitted(full, {headers.index(name) for name in squeeze}, [headers.index(name) for name in drop],
-                        screen_width())
+        room = screen_width()
+        widths = dict(enumerate(full)) if room is None else fitted(
+            full, {headers.index(name) for name in squeeze}, [headers.index(name) for name in drop], room)
         for row in cells:
             print("  ".join(cut(row[i], w).ljust(w) for i, w in widths.items()).rstrip())
 

@@ -84,6 +84,11 @@ def _fits(value: Any, shape: Any) -> bool:
     return isinstance(value, shape)
 
 
+def ask(client: Any, shape: Any, method: str, path: str, *args: Any, **kwargs: Any) -> Any:
+    """`client.call(method, path, ...)`'s answer, checked against the shape the caller reads."""
+    return check(client.call(method, path, *args, **kwargs), shape, f"{method} {path}")
+
+
 def check(value: Any, shape: Any, where: str) -> Any:
     """`value` when it has `shape`; BadResponse naming the first place where it does not."""
     if isinstance(shape, Maybe):

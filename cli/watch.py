@@ -182,7 +182,7 @@ def said_light(client: Any, out: Printer, submission_id: str) -> None:
     if out.json_mode:
         return
     try:
-        out.light(client.call("GET", f"/submissions/{submission_id}", expect=shapes.SUBMISSION))
+        out.light(shapes.ask(client, shapes.SUBMISSION, "GET", f"/submissions/{submission_id}"))
     except (ApiError, BadResponse, ConnectionFailed):
         pass
 
@@ -224,7 +224,7 @@ def _until_result(client: Any, out: Printer, view: View, submission_id: str, mod
                 said_light(client, out, submission_id)
             return exit_code_for(final, mode)
         # The stream ended without a RESULT (a server restart): ask for the state, then resume.
-        detail = client.call("GET", f"/submissions/{submission_id}", expect=shapes.SUBMISSION)
+        detail = shapes.ask(client, shapes.SUBMISSION, "GET", f"/submissions/{submission_id}")
         if detail["is_terminal"]:
             view.settle()
             out.result(detail)

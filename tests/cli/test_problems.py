@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
+from cli.output import TERMINAL_WIDTH
 from tests.cli.inprocess import run_cli as run
+from tests.cli.terminal import Terminal
 from tests.conftest import PROBLEMS
 from tests.submissions.browse_data import solve
 
@@ -27,7 +29,6 @@ def test_the_filters_combine_and_rows_say_types_and_solvers(owner: Any, other_us
     solve(owner, "gemm-fp8-blockwise", pool=local_pool)
     solve(other_user, "gemm-fp8-blockwise", "CHECKED", pool=local_pool)
     api = api_as(owner)
-    monkeypatch.setenv("COLUMNS", "200")  # wide enough for every cell whole
     assert run(monkeypatch, api, "problems", "--tag", "gemm", "--type", "bfloat16", "--difficulty", "hard") == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].split()[:7] == ["slug", "title", "difficulty", "types", "solved", "your", "best"]
@@ -59,14 +60,23 @@ def test_no_match_says_so_and_a_bad_filter_is_a_usage_error(owner: Any, api_as: 
     assert exited.value.code == 2
 
 
-@pytest.mark.parametrize(("columns", "width"), [("80", 80), ("100", 100), ("", 100)])
-def test_the_table_fits_the_screen(columns: str, width: int, owner: Any, api_as: Any, monkeypatch: Any,
-                                   capsys: Any) -> None:
-    """$COLUMNS (a terminal's width), else 100 columns when piped: long titles and type lists are cut with …"""
+@pytest.mark.parametrize(("columns", "width"), [("80", 80), ("100", 100), ("", TERMINAL_WIDTH)])
+def test_the_table_fits_the_terminal(columns: str, width: int, owner: Any, api_as: Any, monkeypatch: Any) -> None:
+    """$COLUMNS, else the terminal's own width: columns left out, then long titles cut with …"""
+    terminal = Terminal()
+    monkeypatch.setattr("sys.stdout", terminal)
     monkeypatch.setenv("COLUMNS", columns)
     assert run(monkeypatch, api_as(owner), "problems") == 0
-    lines = capsys.readouterr().out.splitlines()
+    lines = terminal.getvalue().splitlines()
     assert max(len(line) for line in lines) <= width
     assert len(lines) > 30
     assert any("…" in line for line in lines)
     assert all(line.split()[0] in {"slug"} | {p.name for p in PROBLEMS.iterdir()} for line in lines)
+
+
+def test_piped_the_table_keeps_every_cell_whole(owner: Any, api_as: Any, monkeypatch: Any, capsys: Any) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    assert run(monkeypatch, api_as(owner), "problems") == 0
+    out = capsys.readouterr().out
+    assert "…" not in out
+    assert "MoE router, softmax and top-k (Mixtral, OLMoE, Qwen3, DeepSeek sizes)" in out

@@ -4,8 +4,6 @@ overwritten by one more redraw of the block, which then said "BENCHMARKING 2.3 s
 
 from __future__ import annotations
 
-import io
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,37 +12,8 @@ import pytest
 from cli.api import ApiError
 from cli.output import Printer
 from cli.watch import follow
+from tests.cli.terminal import Terminal, screen
 from tests.support.fake_agent import accepted_script
-
-CURSOR = re.compile(r"\x1b\[(\d*)([AK])|\x1b\[2K|\r|\n|[^\x1b\r\n]+")
-
-
-def screen(text: str) -> list[str]:
-    """What a terminal shows after `text`: the lines of the screen, cursor moves and line clears applied."""
-    rows, row, col = [""], 0, 0
-    for match in CURSOR.finditer(text):
-        token = match.group(0)
-        if token == "\n":
-            row, col = row + 1, 0
-        elif token == "\r":
-            col = 0
-        elif match.group(2) == "A":
-            row = max(0, row - int(match.group(1) or 1))
-        elif match.group(2) == "K" or token == "\x1b[2K":
-            rows[row] = ""
-        else:
-            while len(rows) <= row:
-                rows.append("")
-            rows[row] = rows[row][:col].ljust(col) + token + rows[row][col + len(token):]
-            col += len(token)
-        while len(rows) <= row:
-            rows.append("")
-    return [line.rstrip() for line in rows]
-
-
-class Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
 
 
 class ScriptedServer:
