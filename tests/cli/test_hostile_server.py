@@ -18,6 +18,10 @@ import pytest
 
 from tests.cli.hostile import GOOD, MUTATIONS, UUID, hostile_server, mutated
 
+# About 270 runs of the CLI as a process, some waiting out its limits: minutes of wall time, so not
+# in the quick tier (make test runs them).
+pytestmark = pytest.mark.integration
+
 TIMEOUT, DEADLINE = "1", "3"  # the CLI's own limits here (seconds): the hostile answers outlast both
 OUTER_S = 60.0  # a safety net only: the CLI must end long before
 MAX_RSS_MB = 200  # a CLI that read a 1 GiB answer whole would pass this many times over
