@@ -3,11 +3,13 @@
 Plain (piped, or `--wait`): one line per event, as a log; while it waits for a VM a timer says so,
 in place on a terminal, as a line every PLAIN_EVERY_S seconds when piped. `--watch` on a terminal:
 one block redrawn in place (status with its timer, compile, a mark per test case, the benchmark and
-ranked cases so far), then the result as lines. Piped, `--watch` is the plain log.
+ranked cases so far), drawn a last time and left alone once the result comes, which is printed
+under it (the last thing on screen). Piped, `--watch` is the plain log.
 
 The server ends a stream once the submission is final and every event was sent, so a stream that
 ends right after a RESULT is the end; one that ends otherwise (a server restart) is resumed from the
-last event seen, after asking for the submission's state.
+last event seen, after asking for the submission's state. Following stops at the command's
+deadline (--deadline) with exit 3, whatever the stream sends meanwhile.
 """
 
 from __future__ import annotations
