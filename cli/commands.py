@@ -9,6 +9,7 @@ import os
 import sys
 from typing import Any
 
+from cli import shapes
 from cli.api import ApiError, Client
 from cli.codes import EXIT_OK, EXIT_PENDING, EXIT_USAGE, EXIT_VERDICT, exit_code_for
 from cli.config import save_config
@@ -31,7 +32,7 @@ def cmd_login(args: argparse.Namespace, client: Client, out: Printer) -> int:
     if not username or not password:
         out.error("give --username and a password (prompt, --password-stdin or HIPJUDGE_PASSWORD)")
         return EXIT_USAGE
-    reply = client.call("POST", "/auth/token", {"username": username, "password": password})
+    reply = shapes.ask(client, shapes.TOKEN, "POST", "/auth/token", {"username": username, "password": password})
     path = save_config({"server": client.server, "token": reply["token"], "username": reply["username"]})
     out.line(f"logged in to {client.server} as {reply['username']} (token saved in {path})")
     return EXIT_OK
@@ -39,26 +40,31 @@ def cmd_login(args: argparse.Namespace, client: Client, out: Printer) -> int:
 
 def cmd_problems(args: argparse.Namespace, client: Client, out: Printer) -> int:
     query = {name: getattr(args, name) for name in ("tag", "type", "difficulty") if getattr(args, name, None)}
-    problems = client.call("GET", "/problems", query=query or None)
-    out.table(["slug", "title", "difficulty", "tags", "data types", "solved by", "your best (ms)",
-               "best speed of light"],
-              [[p["slug"], p["title"], p["difficulty"], ", ".join(p["tags"]), ", ".join(p.get("data_types") or []),
-                p.get("solved_by", "-"), best(p.get("your_best")), best_light(p.get("best_speed_of_light"))]
-               for p in problems])
+    problems = shapes.ask(client, shapes.PROBLEMS, "GET", "/problems", query=query or None)
+    rows = [[p["slug"], p["title"], p["difficulty"], ", ".join(p["tags"]), ", ".join(p.get("data_types") or []),
+             "-" if p.get("solved_by") is None else p["solved_by"], best(p.get("your_best")),
+             best_light(p.get("best_speed_of_light"))] for p in problems]
+    if out.json_mode:
+        out.table(["slug", "title", "difficulty", "tags", "data types", "solved by", "your best (ms)",
+                   "best speed of light"], rows)
+    else:  # the tags are for --tag; `hipjudge problem SLUG` says them
+        out.table(["slug", "title", "difficulty", "types", "solved", "your best", "speed of light"],
+                  [row[:3] + row[4:] for row in rows], squeeze={"title", "types", "your best", "speed of light"},
+                  drop=["types", "speed of light"])
     if not problems and query:
         out.line("no problem matches " + " and ".join(f"--{k} {v}" for k, v in query.items()))
     return EXIT_OK
 
 
 def cmd_problem(args: argparse.Namespace, client: Client, out: Printer) -> int:
-    problem = client.call("GET", f"/problems/{args.slug}")
+    problem = shapes.ask(client, shapes.PROBLEM, "GET", f"/problems/{args.slug}")
     out.line(f"{problem['title']} ({problem['slug']}, {problem['difficulty']})")
     out.table(["parameter", "type", "cpp", "hip", "cuda", "shape", "direction"],
               [[p["name"], p["type"], p["c_types"]["cpp"], p["c_types"]["hip"], p["c_types"]["cuda"],
-                "[" + ", ".join(p["shape"]) + "]" if p["pointer"] else "scalar",
+                "[" + ", ".join(str(d) for d in p["shape"]) + "]" if p["pointer"] else "scalar",
                 "output" if p["output"] else ("input" if p["pointer"] else "")]
-               for p in problem.get("parameters", [])])
-    for language, signature in problem.get("signatures", {}).items():
+               for p in problem.get("parameters") or []])
+    for language, signature in (problem.get("signatures") or {}).items():
         out.line(f"{language}: {signature};")
     return EXIT_OK
 
@@ -76,7 +82,7 @@ def _offered(pool: dict[str, Any]) -> str:
 
 
 def cmd_pools(args: argparse.Namespace, client: Client, out: Printer) -> int:
-    pools = client.call("GET", "/pools")
+    pools = shapes.ask(client, shapes.POOLS, "GET", "/pools")
     out.table(["pool", "device", "languages", "warm", "max", "$/h", "open to you"],
               [[p["name"] + (" (simulated)" if p.get("simulated") else "") + (" *" if p.get("default") else ""),
                 p["device"], _offered(p), p["warm_vms"], p["max_vms"], p["hourly_rate"],
@@ -95,7 +101,7 @@ def default_mode(client: Client, pool: str | None, language: str) -> tuple[str, 
     """The mode a submission in `language` to `pool` (None: the default pool) gets when none is
     asked for: the fullest its pool takes (benchmark, else check, else compile), and why, when it
     is not benchmark."""
-    pools = client.call("GET", "/pools")
+    pools = shapes.ask(client, shapes.POOLS, "GET", "/pools")
     chosen = next((p for p in pools if p.get("name") == pool or (pool is None and p.get("default"))), None)
     offer = next((o for o in (chosen or {}).get("offers") or [] if o.get("language") == language), None)
     if chosen is None or offer is None:
@@ -127,7 +133,7 @@ def cmd_submit(args: argparse.Namespace, client: Client, out: Printer) -> int:
     if args.pool:
         body["pool"] = args.pool
     try:
-        submission = client.call("POST", "/submissions", body)
+        submission = shapes.ask(client, shapes.CREATED, "POST", "/submissions", body)
     except ApiError as exc:
         if exc.extra.get("status") == "REJECTED":  # refused (access, quota, cap, credit): nothing was queued
             out.error(f"REJECTED: {exc.message}")
@@ -143,7 +149,7 @@ def cmd_submit(args: argparse.Namespace, client: Client, out: Printer) -> int:
 
 
 def cmd_status(args: argparse.Namespace, client: Client, out: Printer) -> int:
-    detail = client.call("GET", f"/submissions/{submission_id(client, args.id)}")
+    detail = shapes.ask(client, shapes.SUBMISSION, "GET", f"/submissions/{submission_id(client, args.id)}")
     if not detail["is_terminal"] and (args.wait or args.watch):
         from cli.watch import follow
 
@@ -160,8 +166,8 @@ def cmd_submissions(args: argparse.Namespace, client: Client, out: Printer) -> i
     query.update(page=args.page, page_size=args.limit)
     if args.all:
         query["all"] = "true"
-    page = client.call("GET", "/submissions", query=query)
-    rows = page.get("results", [])
+    page = shapes.ask(client, shapes.SUBMISSIONS, "GET", "/submissions", query=query)
+    rows = page["results"]
     if out.json_mode:
         print(json.dumps(rows, indent=2))
         return EXIT_OK
@@ -180,7 +186,7 @@ def cmd_leaderboard(args: argparse.Namespace, client: Client, out: Printer) -> i
     query: dict[str, str | int] = {"limit": args.limit}
     if args.pool:
         query["pool"] = args.pool
-    board = client.call("GET", f"/problems/{args.problem}/leaderboard", query=query)
+    board = shapes.ask(client, shapes.LEADERBOARD, "GET", f"/problems/{args.problem}/leaderboard", query=query)
     out.line(f"{board['problem']} on pool {board['pool']} (ranked results only; --json for every field)")
     out.table(["rank", "user", "score_ms", "ci95_ms", "speedup", "speed_of_light", "language", "submitted",
                "submission"],
@@ -192,7 +198,7 @@ def cmd_leaderboard(args: argparse.Namespace, client: Client, out: Printer) -> i
 
 
 def cmd_rank(args: argparse.Namespace, client: Client, out: Printer) -> int:
-    detail = client.call("GET", f"/submissions/{submission_id(client, args.id)}")
+    detail = shapes.ask(client, shapes.SUBMISSION, "GET", f"/submissions/{submission_id(client, args.id)}")
     out.standing(detail)
     state = detail["leaderboard"]["state"]
     if state == "ranked":
@@ -201,6 +207,6 @@ def cmd_rank(args: argparse.Namespace, client: Client, out: Printer) -> int:
 
 
 def cmd_cancel(args: argparse.Namespace, client: Client, out: Printer) -> int:
-    detail = client.call("POST", f"/submissions/{submission_id(client, args.id)}/cancel")
+    detail = shapes.ask(client, shapes.CANCELLED, "POST", f"/submissions/{submission_id(client, args.id)}/cancel")
     out.line(f"{detail['id']}: {detail['status']} {detail['status_reason']}".rstrip())
     return EXIT_OK

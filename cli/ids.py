@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from cli import shapes
 from cli.api import ApiError
 
 MIN_DIGITS = 4
 HEX = frozenset("0123456789abcdef")
+ID_PAGE = {"results": [{"id": str}]}
 
 
 def submission_id(client: Any, text: str) -> str:
@@ -20,12 +22,12 @@ def submission_id(client: Any, text: str) -> str:
     if len(digits) < MIN_DIGITS or not set(digits) <= HEX:
         raise ApiError(400, f"{text!r} is not a submission id: give the id or its first {MIN_DIGITS}+ characters "
                             "(the pages show 8)")
-    page = client.call("GET", "/submissions", query={"id": wanted, "all": "true", "page_size": 10})
-    found = [row["id"] for row in page.get("results", [])] if isinstance(page, dict) else []
+    page = shapes.ask(client, ID_PAGE, "GET", "/submissions", query={"id": wanted, "all": "true", "page_size": 10})
+    found = [row["id"] for row in page["results"]]
     if len(found) == 1:
         return str(found[0])
     if not found:
         raise ApiError(404, f"No submission of yours starts with {wanted!r}.")
-    more = " and more" if isinstance(page, dict) and page.get("next") else ""
+    more = " and more" if page.get("next") else ""
     raise ApiError(409, f"{wanted!r} starts {len(found)} submissions ({', '.join(found)}{more}); "
                         "give more of the id.")

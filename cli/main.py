@@ -6,9 +6,19 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
-from cli.api import ApiError, Client, ConnectionFailed
-from cli.codes import EXIT_OK, EXIT_PENDING, EXIT_UNREACHABLE, EXIT_USAGE, EXIT_VERDICT, SUCCESS, exit_code_for
+from cli.api import DEFAULT_DEADLINE, DEFAULT_TIMEOUT, ApiError, BadResponse, Client, ConnectionFailed
+from cli.codes import (
+    EXIT_BAD_RESPONSE,
+    EXIT_OK,
+    EXIT_PENDING,
+    EXIT_UNREACHABLE,
+    EXIT_USAGE,
+    EXIT_VERDICT,
+    SUCCESS,
+    exit_code_for,
+)
 from cli.commands import (
     LANGUAGE_BY_SUFFIX,
     _offered,
@@ -26,9 +36,9 @@ from cli.commands import (
 from cli.config import config_path, load_config, save_config
 from cli.output import Printer
 
-__all__ = ["EXIT_OK", "EXIT_PENDING", "EXIT_UNREACHABLE", "EXIT_USAGE", "EXIT_VERDICT", "LANGUAGE_BY_SUFFIX",
-           "SUCCESS", "_offered", "cmd_pools", "cmd_problems", "cmd_submit", "config_path", "exit_code_for",
-           "main", "save_config"]
+__all__ = ["EXIT_BAD_RESPONSE", "EXIT_OK", "EXIT_PENDING", "EXIT_UNREACHABLE", "EXIT_USAGE", "EXIT_VERDICT",
+           "LANGUAGE_BY_SUFFIX", "SUCCESS", "_offered", "cmd_pools", "cmd_problems", "cmd_submit", "config_path",
+           "exit_code_for", "main", "save_config"]
 MODES = ("benchmark", "check", "compile", "leaderboard")
 STATUSES = ("IN_QUEUE", "PROVISIONING", "COMPILING", "CHECKING", "BENCHMARKING", "RANKING", "ACCEPTED", "CHECKED",
             "COMPILED", "WRONG_ANSWER", "COMPILE_ERROR", "RUNTIME_ERROR", "TIME_LIMIT_EXCEEDED", "CANCELLED",
@@ -43,14 +53,50 @@ def _follow_options(parser: argparse.ArgumentParser, what: str) -> None:
                         help=f"{what}: on a terminal, one view of its cases redrawn in place (piped: as --wait)")
 
 
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < 10**7:
+        raise argparse.ArgumentTypeError(f"a number of seconds above 0, not {text!r}")
+    return value
+
+
+def _global_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
+    """The options every command takes, before or after the command's name: given after it, they
+    win; not given there, they leave the ones before it alone (SUPPRESS: no default)."""
+    default: dict[str, Any] = {} if defaults else {"default": argparse.SUPPRESS}
+    parser.add_argument("--server", **default, help=f"API server (env HIPJUDGE_SERVER; default {DEFAULT_SERVER})")
+    parser.add_argument("--token", **default, help="API token (env HIPJUDGE_TOKEN; default: the one `login` saved)")
+    parser.add_argument("--json", action="store_true", **default, help="print raw JSON")
+    parser.add_argument("--timeout", type=seconds, metavar="S", **default,
+                        help=f"the longest one answer may take, and an event stream stay silent (env "
+                             f"HIPJUDGE_TIMEOUT; default {DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--deadline", type=seconds, metavar="S", **default,
+                        help=f"the longest the whole command may take: --wait and --watch stop there, exit 3 (env "
+                             f"HIPJUDGE_DEADLINE; default {DEFAULT_DEADLINE:g}, a submission's longest life)")
+
+
+class _Commands:
+    """Subparsers that all take the global options."""
+
+    def __init__(self, parser: argparse.ArgumentParser) -> None:
+        self.inner = parser.add_subparsers(dest="command", required=True)
+
+    def add_parser(self, name: str, **kwargs: object) -> argparse.ArgumentParser:
+        sub: argparse.ArgumentParser = self.inner.add_parser(name, **kwargs)  # type: ignore[arg-type]
+        _global_options(sub, defaults=False)
+        return sub
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hipjudge", description="HIPJudge command-line client",
                                      epilog="exit codes: 0 success, 1 failed verdict, 2 usage/API error, "
-                                            "3 not finished yet, 4 server unreachable")
-    parser.add_argument("--server", help=f"API server (env HIPJUDGE_SERVER; default {DEFAULT_SERVER})")
-    parser.add_argument("--token", help="API token (env HIPJUDGE_TOKEN; default: the one `login` saved)")
-    parser.add_argument("--json", action="store_true", help="print raw JSON")
-    commands = parser.add_subparsers(dest="command", required=True)
+                                            "3 not finished yet, 4 server unreachable or too slow, "
+                                            "5 an answer the CLI cannot read")
+    _global_options(parser, defaults=True)
+    commands = _Commands(parser)
 
     login = commands.add_parser("login", help="get an API token and save it")
     login.add_argument("--username", "-u")
@@ -112,6 +158,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _limit(given: float | None, variable: str, default: float) -> float:
+    """A time limit: the option, else the environment variable, else the default."""
+    if given is not None:
+        return given
+    text = os.environ.get(variable)
+    if not text:
+        return default
+    try:
+        return seconds(text)
+    except argparse.ArgumentTypeError as exc:
+        raise ValueError(f"{variable}: {exc}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     config = load_config()
@@ -120,20 +179,24 @@ def main(argv: list[str] | None = None) -> int:
         config.get("token") if config.get("server", server) == server else None)
     out = Printer(json_mode=args.json)
     try:
-        client = Client(server, None if args.command == "login" else token)
+        client = Client(server, None if args.command == "login" else token,
+                        timeout=_limit(args.timeout, "HIPJUDGE_TIMEOUT", DEFAULT_TIMEOUT),
+                        deadline=_limit(args.deadline, "HIPJUDGE_DEADLINE", DEFAULT_DEADLINE))
     except ValueError as exc:
         out.error(str(exc))
         return EXIT_USAGE
     try:
         return int(args.func(args, client, out))
     except ApiError as exc:
-        out.error(f"{exc.message} (HTTP {exc.status})")
-        if exc.status == 401:
-            out.error("log in first: hipjudge login")
+        login = "; log in first: hipjudge login" if exc.status == 401 else ""
+        out.error(f"{exc.message} (HTTP {exc.status}){login}")
         return EXIT_USAGE
     except ConnectionFailed as exc:
         out.error(str(exc))
         return EXIT_UNREACHABLE
+    except BadResponse as exc:
+        out.error(str(exc))
+        return EXIT_BAD_RESPONSE
     except KeyboardInterrupt:
         return 130
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import unicodedata
+from collections.abc import Collection, Sequence
 from typing import Any
 
 # Escape sequences (CSI, OSC and other ESC-introduced ones) and then any control character left:
@@ -117,6 +119,55 @@ def best_light(lights: Any) -> str:
     return "; ".join(f"{percent(b)} ({b.get('pool')})" for b in lights if isinstance(b, dict))
 
 
+ERROR_CHARS = 400
+TERMINAL_WIDTH = 100  # a terminal that does not say its width
+SQUEEZED = 16  # columns are left out while the others cannot fit with squeezed ones this narrow
+NARROWEST = 5  # a squeezed column keeps at least this many characters
+
+
+def screen_width() -> int | None:
+    """The terminal's width ($COLUMNS, else what the terminal says, else TERMINAL_WIDTH); None when
+    the output is not a terminal: piped, a table keeps every cell whole (for grep and scripts)."""
+    if not sys.stdout.isatty():
+        return None
+    said = os.environ.get("COLUMNS", "")
+    if said.isdigit() and 0 < int(said) < 10_000:
+        return int(said)
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns
+    except (OSError, ValueError):
+        return TERMINAL_WIDTH
+
+
+def fitted(full: list[int], squeezable: set[int], droppable: list[int], room: int) -> dict[int, int]:
+    """The columns shown and their widths, to fit `room` with two spaces between columns: the
+    droppable ones are left out, in turn, while the rest cannot fit with the squeezable ones
+    SQUEEZED wide; then the widest squeezable column loses a character until they fit (or none is
+    wider than NARROWEST)."""
+    widths = dict(enumerate(full))
+
+    def least(shown: dict[int, int]) -> int:
+        return sum(min(w, SQUEEZED) if i in squeezable else w for i, w in shown.items()) + 2 * (len(shown) - 1)
+
+    for column in droppable:
+        if least(widths) <= room:
+            break
+        del widths[column]
+    over = sum(widths.values()) + 2 * (len(widths) - 1) - room
+    shown = [i for i in widths if i in squeezable]
+    while over > 0 and shown:
+        widest = max(shown, key=lambda i: widths[i])
+        if widths[widest] <= NARROWEST:
+            break
+        widths[widest] -= 1
+        over -= 1
+    return widths
+
+
+def cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
 class Printer:
     def __init__(self, json_mode: bool = False) -> None:
         self.json_mode = json_mode
@@ -127,16 +178,26 @@ class Printer:
             print(clean(text), flush=True)
 
     def error(self, text: str) -> None:
-        print(f"hipjudge: {clean(text)}", file=sys.stderr, flush=True)
+        """One line on stderr, however long or many-lined the server's message was."""
+        said = " ".join(clean(text).split())
+        if len(said) > ERROR_CHARS:
+            said = said[:ERROR_CHARS - 1] + "…"
+        print(f"hipjudge: error: {said}", file=sys.stderr, flush=True)
 
-    def table(self, headers: list[str], rows: list[list[Any]]) -> None:
+    def table(self, headers: list[str], rows: list[list[Any]], squeeze: Collection[str] = (),
+              drop: Sequence[str] = ()) -> None:
+        """Columns two spaces apart, fitted to a terminal's width: those named in `drop` are left out
+        (in that order) while the rest cannot fit, then those named in `squeeze` are cut (with …)."""
         if self.json_mode:
             print(json.dumps([dict(zip(headers, row, strict=True)) for row in rows]))
             return
         cells = [headers] + [[clean(str(c)) for c in row] for row in rows]
-        widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+        full = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+        room = screen_width()
+        widths = dict(enumerate(full)) if room is None else fitted(
+            full, {headers.index(name) for name in squeeze}, [headers.index(name) for name in drop], room)
         for row in cells:
-            print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+            print("  ".join(cut(row[i], w).ljust(w) for i, w in widths.items()).rstrip())
 
     def event(self, event: dict[str, Any]) -> None:
         if self.json_mode:
@@ -151,21 +212,21 @@ class Printer:
         elif kind == "VM":
             text = f"  VM {str(p.get('vm', ''))[:8]} ({p.get('vm_start')}) on pool {p.get('pool')}"
         elif kind == "COMPILE_RESULT":
-            text = f"  compile {'ok' if p.get('ok') else 'FAILED'} in {p.get('seconds', 0):.2f} s" + (
+            text = f"  compile {'ok' if p.get('ok') else 'FAILED'} in {p.get('seconds') or 0:.2f} s" + (
                 " (cached)" if p.get("cached") else "")
             if p.get("output") and not p.get("ok"):
                 text += "\n" + "\n".join(f"    {line}" for line in str(p["output"]).splitlines()[:40])
         elif kind == "TEST_RESULT":
             passed = bool(p.get("passed"))
-            text = (f"  {'✓' if passed else '✗'} test {int(p.get('index', 0)) + 1} of {p.get('total')} "
+            text = (f"  {'✓' if passed else '✗'} test {int(p.get('index') or 0) + 1} of {p.get('total')} "
                     f"{'passed' if passed else 'FAILED'}: {p.get('case')}")
             if p.get("message"):
                 text += f": {p['message']}"
         elif kind == "BENCHMARK_RESULT":
-            text = (f"  bench {int(p.get('index', 0)) + 1}/{p.get('total')} {p.get('case')}: {p.get('runs')} runs, "
+            text = (f"  bench {int(p.get('index') or 0) + 1}/{p.get('total')} {p.get('case')}: {p.get('runs')} runs, "
                     f"mean {ms(p.get('mean_ms'))} ms, {p.get('gflops') or 0:.2f} GFLOPS")
         elif kind == "RANKED_RESULT":
-            text = (f"  ranked {int(p.get('index', 0)) + 1}/{p.get('total')} {p.get('case')}: {p.get('runs')} runs, "
+            text = (f"  ranked {int(p.get('index') or 0) + 1}/{p.get('total')} {p.get('case')}: {p.get('runs')} runs, "
                     f"mean {ms(p.get('mean_ms'))} ms, 95% {interval(p.get('ci95_ms'))} ms, "
                     f"speedup {times(p.get('speedup'))}")
         elif kind == "REQUEUED":
@@ -203,13 +264,13 @@ class Printer:
         if d.get("vm_start"):
             self.line(f"vm: {d['vm_start']}")
         results = d.get("results") or {}
-        for t in results.get("tests", []):
+        for t in results.get("tests") or []:
             self.line(f"  {'✓ passed' if t.get('passed') else '✗ FAILED'} {t.get('case')}"
                       + (f": {t['message']}" if t.get("message") else ""))
-        for b in results.get("benchmarks", []):
+        for b in results.get("benchmarks") or []:
             self.line(f"  bench {b.get('case')}: mean {ms(b.get('mean_ms'))} ms over {b.get('runs')} runs"
                       + (f", {light(b.get('speed_of_light'))}" if b.get("speed_of_light") else ""))
-        for c in results.get("ranked", []):
+        for c in results.get("ranked") or []:
             self.line(f"  ranked {c.get('case')}: mean {ms(c.get('mean_ms'))} ms over {c.get('runs')} runs"
                       + (f", {light(c.get('speed_of_light'))}" if c.get("speed_of_light") else ""))
         if d.get("score_ms") is not None:

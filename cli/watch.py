@@ -3,11 +3,13 @@
 Plain (piped, or `--wait`): one line per event, as a log; while it waits for a VM a timer says so,
 in place on a terminal, as a line every PLAIN_EVERY_S seconds when piped. `--watch` on a terminal:
 one block redrawn in place (status with its timer, compile, a mark per test case, the benchmark and
-ranked cases so far), then the result as lines. Piped, `--watch` is the plain log.
+ranked cases so far), drawn a last time and left alone once the result comes, which is printed
+under it (the last thing on screen). Piped, `--watch` is the plain log.
 
 The server ends a stream once the submission is final and every event was sent, so a stream that
 ends right after a RESULT is the end; one that ends otherwise (a server restart) is resumed from the
-last event seen, after asking for the submission's state.
+last event seen, after asking for the submission's state. Following stops at the command's
+deadline (--deadline) with exit 3, whatever the stream sends meanwhile.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import threading
 import time
 from typing import Any, TextIO
 
-from cli.api import ApiError, ConnectionFailed
+from cli import shapes
+from cli.api import ApiError, BadResponse, ConnectionFailed, DeadlinePassed
 from cli.codes import EXIT_PENDING, exit_code_for
 from cli.output import Printer, clean, ms, tests_said
 
@@ -43,6 +46,7 @@ class View:
         self.tests_total = 0
         self.cases: dict[str, list[dict[str, Any]]] = {"BENCHMARK_RESULT": [], "RANKED_RESULT": []}
         self.drawn = 0  # lines of the live block on screen
+        self.frozen = False  # the live block is left as it is: what follows is printed under it
         self.timer_shown = False  # the plain view's in-place timer line is on screen
         self.last_plain_tick = time.monotonic()
 
@@ -51,11 +55,31 @@ class View:
         with self.lock:
             self._learn(event)
             if self.live and event["type"] != "RESULT":
+                self.frozen = False  # (after a RESULT, a rejudge's events start a new block under it)
                 self._draw()
             else:
-                self._clear_timer()
+                self._settle()
                 self.out.event(event)
                 self.last_plain_tick = time.monotonic()
+
+    def note(self, text: str) -> None:
+        """A line said while following (a reconnection): under the live block, which starts anew below it."""
+        with self.lock:
+            self._settle()
+            self.out.line(text)
+            self.frozen = False
+
+    def settle(self) -> None:
+        """Before the final lines: the live block drawn one last time and then left alone, so that
+        the verdict printed under it stays the last thing on screen."""
+        with self.lock:
+            self._settle()
+
+    def _settle(self) -> None:
+        self._clear_timer()
+        if self.live and not self.frozen:
+            self._draw()
+            self.frozen, self.drawn = True, 0
 
     def _learn(self, event: dict[str, Any]) -> None:
         kind, payload = event["type"], event.get("payload") or {}
@@ -78,7 +102,8 @@ class View:
     def tick(self) -> None:
         with self.lock:
             if self.live:
-                self._draw()
+                if not self.frozen:
+                    self._draw()
             elif self.status in WAITING:
                 waited = time.monotonic() - self.since
                 if self.tty:
@@ -90,10 +115,7 @@ class View:
                     self.last_plain_tick = time.monotonic()
 
     def close(self) -> None:
-        with self.lock:
-            self._clear_timer()
-            if self.live:
-                self._draw()
+        self.settle()
 
     def _clear_timer(self) -> None:
         if self.timer_shown:
@@ -162,12 +184,26 @@ def said_light(client: Any, out: Printer, submission_id: str) -> None:
     if out.json_mode:
         return
     try:
-        out.light(client.call("GET", f"/submissions/{submission_id}"))
-    except (ApiError, ConnectionFailed):
+        out.light(shapes.ask(client, shapes.SUBMISSION, "GET", f"/submissions/{submission_id}"))
+    except (ApiError, BadResponse, ConnectionFailed):
         pass
 
 
 def _follow(client: Any, out: Printer, view: View, submission_id: str, mode: str) -> int:
+    try:
+        return _until_result(client, out, view, submission_id, mode)
+    except DeadlinePassed as exc:
+        view.settle()
+        out.error(f"no result yet: {exc}; the submission goes on: hipjudge status {submission_id} --wait")
+        return EXIT_PENDING
+
+
+def _pause(client: Any, seconds: float) -> None:
+    """A pause before trying again, cut at the command's deadline (the next request then says so)."""
+    time.sleep(max(0.0, min(seconds, client.remaining())))
+
+
+def _until_result(client: Any, out: Printer, view: View, submission_id: str, mode: str) -> int:
     after, reconnects, final = 0, 0, None
     while True:
         try:
@@ -175,25 +211,29 @@ def _follow(client: Any, out: Printer, view: View, submission_id: str, mode: str
                 after = event["seq"]
                 view.event(event)
                 # Only the last RESULT ends it: a rejudge follows an earlier one in the same stream.
-                final = (event.get("payload") or {}).get("status", "") if event["type"] == "RESULT" else None
+                final = str((event.get("payload") or {}).get("status") or "") if event["type"] == "RESULT" else None
+        except DeadlinePassed:
+            raise
         except ConnectionFailed as exc:
             reconnects += 1
             if reconnects > WATCH_RECONNECTS:
                 raise
-            out.line(f"  ({exc}; reconnecting)")
-            time.sleep(min(2.0 * reconnects, 10.0))
+            view.note(f"  ({exc}; reconnecting)")
+            _pause(client, min(2.0 * reconnects, 10.0))
             continue
         if final is not None:
             if final == "ACCEPTED":
                 said_light(client, out, submission_id)
             return exit_code_for(final, mode)
         # The stream ended without a RESULT (a server restart): ask for the state, then resume.
-        detail = client.call("GET", f"/submissions/{submission_id}")
+        detail = shapes.ask(client, shapes.SUBMISSION, "GET", f"/submissions/{submission_id}")
         if detail["is_terminal"]:
+            view.settle()
             out.result(detail)
             return exit_code_for(detail["status"], detail["mode"])
         reconnects += 1
         if reconnects > WATCH_RECONNECTS:
+            view.settle()
             out.error("the event stream keeps ending early; try `hipjudge status --wait` later")
             return EXIT_PENDING
-        time.sleep(1.0)
+        _pause(client, 1.0)

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from cli.api import ApiError
+from cli.main import main
 
 
 class InProcessClient:
@@ -16,6 +17,9 @@ class InProcessClient:
     def __init__(self, api: Any) -> None:
         self.api = api
         self.calls: list[tuple[str, str]] = []
+
+    def remaining(self) -> float:
+        return float("inf")
 
     def call(self, method: str, path: str, body: Any = None, query: dict[str, Any] | None = None) -> Any:
         self.calls.append((method, path))
@@ -27,3 +31,9 @@ class InProcessClient:
             raise ApiError(response.status_code, (payload or {}).get("message") or f"HTTP {response.status_code}",
                            (payload or {}).get("extra"))
         return payload
+
+
+def run_cli(monkeypatch: Any, api: Any, *argv: str) -> int:
+    """`hipjudge argv` through main(), its HTTP calls answered in process."""
+    monkeypatch.setattr("cli.main.Client", lambda server, token=None, **limits: InProcessClient(api))
+    return main(["--server", "http://testserver", *argv])

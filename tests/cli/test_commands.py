@@ -13,21 +13,15 @@ from typing import Any
 
 import pytest
 
-from cli.main import main
 from cli.output import Printer
 from cli.watch import CLEAR_LINE, View
 from submissions.models import Submission
-from tests.cli.inprocess import InProcessClient
+from tests.cli.inprocess import run_cli as run
 from tests.conftest import finish
 from tests.support.ranked import submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool")
 
-
-def run(monkeypatch: Any, api: Any, *argv: str) -> int:
-    """`hipjudge argv` through main(), its HTTP calls answered in process."""
-    monkeypatch.setattr("cli.main.Client", lambda server, token=None: InProcessClient(api))
-    return main(["--server", "http://testserver", *argv])
 
 
 def test_every_command_takes_the_short_id_the_pages_show(owner: Any, other_user: Any, api_as: Any,
@@ -164,3 +158,16 @@ def test_the_parser_knows_the_new_commands() -> None:
     assert args.status == "ACCEPTED,WRONG_ANSWER"
     assert args.limit == 5
     assert build_parser().parse_args(["submit", "k.hip", "-p", "x"]).mode is None
+
+
+def test_the_global_options_work_before_and_after_the_command() -> None:
+    from cli.main import build_parser
+
+    parse = build_parser().parse_args
+    assert parse(["pools"]).json is False
+    assert parse(["--json", "pools"]).json is True
+    assert parse(["pools", "--json"]).json is True
+    after = parse(["--server", "http://a", "--timeout", "5", "status", "abcd", "--server", "http://b",
+                   "--deadline", "9"])
+    assert (after.server, after.timeout, after.deadline) == ("http://b", 5.0, 9.0)
+    assert parse(["--token", "t", "leaderboard", "-p", "x"]).token == "t"  # not given after: the one before stays

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from cli.main import main
 from cli.output import Printer
 from cli.watch import follow
 from tests.cli.inprocess import InProcessClient
+from tests.cli.inprocess import run_cli as run
 from tests.support.ranked import benchmarked, ranked
 
 pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool")
@@ -19,10 +19,6 @@ pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool")
 def floor_ms(n: int) -> float:
     return 12 * n / 100e9 * 1e3  # vector-add on the host pool's default 100 GB/s
 
-
-def run(monkeypatch: Any, api: Any, *argv: str) -> int:
-    monkeypatch.setattr("cli.main.Client", lambda server, token=None: InProcessClient(api))
-    return main(["--server", "http://testserver", *argv])
 
 
 @pytest.fixture(autouse=True)
