@@ -344,9 +344,15 @@ HIPJUDGE_AGENT_HTTP_TIMEOUT = env_float("HIPJUDGE_AGENT_HTTP_TIMEOUT", 10.0, min
 HIPJUDGE_AGENT_UNREACHABLE_AFTER = env_int("HIPJUDGE_AGENT_UNREACHABLE_AFTER", 60, minimum=5)
 HIPJUDGE_SSE_HEARTBEAT = env_float("HIPJUDGE_SSE_HEARTBEAT", 15.0, minimum=0.1)
 HIPJUDGE_SSE_POLL = env_float("HIPJUDGE_SSE_POLL", 0.25, minimum=0.01)
-# Open event streams one user may hold per web process (429 beyond), and how often a stream checks
-# that its token or session still signs its user in (it ends when they are revoked).
+# Open event streams one user may hold across every web process (429 beyond; core/stream_leases.py),
+# and how long a stream's lease outlives its process's last renewal (a killed process's streams free
+# their places after this long).
 HIPJUDGE_SSE_MAX_PER_USER = env_int("HIPJUDGE_SSE_MAX_PER_USER", 8, minimum=1)
+HIPJUDGE_SSE_LEASE = env_float("HIPJUDGE_SSE_LEASE", 30.0, minimum=1, maximum=600)
+# How often the hub checks, for every open stream at once, that its token or session still exists
+# (a revoked token or a signed-out session ends its stream), and how often each stream checks in full
+# that its credentials still sign its user in and may see the submission (a password change).
+HIPJUDGE_SSE_REVOKE_CHECK = env_float("HIPJUDGE_SSE_REVOKE_CHECK", 1.0, minimum=0.1, maximum=2)
 HIPJUDGE_SSE_RECHECK = env_float("HIPJUDGE_SSE_RECHECK", 30.0, minimum=0.1, maximum=30)
 # With few streams open the hub polls sooner: a tick costs one small query per stream batch, and a
 # watcher waiting on its result should not wait a quarter second for it (submissions/sse.py).
