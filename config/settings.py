@@ -165,6 +165,9 @@ IS_POSTGRES = _db["ENGINE"] == "django.db.backends.postgresql"
 # A database that is away fails a request within seconds (503, Retry-After) instead of holding it:
 # how long a request waits for a pooled connection, and how long a new connection may take.
 HIPJUDGE_DB_POOL_TIMEOUT = env_float("HIPJUDGE_DB_POOL_TIMEOUT", 3.0, minimum=0.5, maximum=60)
+# A request that waited that long while the pool never failed to connect (every connection busy with
+# other requests, the database answering) waits up to this much longer before a 503 "busy" (core.db_pool).
+HIPJUDGE_DB_POOL_BUSY_WAIT = env_float("HIPJUDGE_DB_POOL_BUSY_WAIT", 7.0, minimum=0, maximum=60)
 if IS_POSTGRES:
     _db["OPTIONS"] = {
         # libpq's own limits: a connect that gets no answer (a blackholed host), and an open connection
