@@ -43,10 +43,13 @@ def stream_lease_claim(*, user_id: int, cap: int) -> int | None:
 
 
 def stream_leases_renew(*, lease_ids: Collection[int]) -> int:
-    """Push back the expiry of these leases (one query); how many still existed."""
+    """Push back the expiry of these leases; how many still existed. The expired leases of every
+    user go too, so that those of a killed process do not stay until their user comes back."""
     if not lease_ids:
         return 0
-    expires_at = clock.now() + timedelta(seconds=settings.HIPJUDGE_SSE_LEASE)
+    now = clock.now()
+    StreamLease.objects.filter(expires_at__lte=now).delete()
+    expires_at = now + timedelta(seconds=settings.HIPJUDGE_SSE_LEASE)
     return StreamLease.objects.filter(pk__in=list(lease_ids)).update(expires_at=expires_at)
 
 

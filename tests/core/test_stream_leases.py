@@ -65,3 +65,15 @@ def test_a_killed_processs_streams_give_their_places_back_when_their_leases_expi
         assert not StreamLease.objects.filter(pk=dead).exists()
         assert StreamLease.objects.filter(pk=alive).exists()
         assert stream_lease_claim(user_id=owner.pk, cap=2) is None
+
+
+@pytest.mark.django_db
+def test_a_renewal_clears_the_expired_leases_of_every_user(owner: Any, other_user: Any, settings: Any) -> None:
+    settings.HIPJUDGE_SSE_LEASE = 30
+    with stepped_clock() as clock:
+        gone = stream_lease_claim(user_id=other_user.pk, cap=2)  # of a killed process; its user never returns
+        clock.advance(31)
+        mine = stream_lease_claim(user_id=owner.pk, cap=2)
+        assert stream_leases_renew(lease_ids=[mine]) == 1  # type: ignore[list-item]
+    assert list(StreamLease.objects.values_list("pk", flat=True)) == [mine]
+    assert gone != mine
