@@ -43,6 +43,7 @@ class Run:
     wall_s: float = 0.0
     load_before: float = 0.0
     load_after: float = 0.0
+    refusals: dict[int, bytes] = field(default_factory=dict)  # the first body of each status >= 400
     web_cpu_s: float = 0.0  # of the web processes during the run
     pg_cpu_s: float = 0.0  # of the bench database's PostgreSQL backends
 
@@ -50,8 +51,8 @@ class Run:
         return seconds / max(1, len(self.latencies_ms)) * 1000
 
 
-async def _exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes) -> int:
-    """Send one request on a kept-alive connection and read its whole answer; its status."""
+async def _exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes) -> tuple[int, bytes]:
+    """Send one request on a kept-alive connection and read its whole answer: (status, body)."""
     writer.write(request)
     await writer.drain()
     status = int((await reader.readline()).split()[1])
@@ -63,12 +64,12 @@ async def _exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, 
         elif name.lower() == "transfer-encoding" and "chunked" in value.lower():
             chunked = True
     if not chunked:
-        await reader.readexactly(length)
-        return status
+        return status, await reader.readexactly(length)
+    body = b""
     while (size := int((await reader.readline()).strip() or b"0", 16)) > 0:
-        await reader.readexactly(size + 2)
+        body += (await reader.readexactly(size + 2))[:-2]
     await reader.readline()
-    return status
+    return status, body
 
 
 async def _client(host: str, port: int, requests: list[bytes], until: float, run: Run | None) -> None:
@@ -80,7 +81,7 @@ async def _client(host: str, port: int, requests: list[bytes], until: float, run
             turn += 1
             started = time.perf_counter()
             try:
-                status = await _exchange(reader, writer, request)
+                status, body = await _exchange(reader, writer, request)
             except (OSError, asyncio.IncompleteReadError, ValueError, IndexError):
                 if run is not None:
                     run.errors += 1
@@ -90,6 +91,8 @@ async def _client(host: str, port: int, requests: list[bytes], until: float, run
             if run is not None:
                 run.latencies_ms.append((time.perf_counter() - started) * 1000)
                 run.statuses[status] = run.statuses.get(status, 0) + 1
+                if status >= 400:
+                    run.refusals.setdefault(status, body[:300])
     finally:
         writer.close()
 
@@ -206,6 +209,9 @@ def run(platform: Platform, args: argparse.Namespace) -> int:
               f"{pct(r.latencies_ms, 95):8.1f} {pct(r.latencies_ms, 99):8.1f} {max(r.latencies_ms, default=0):8.1f} "
               f"{r.cpu_ms_per_request(r.web_cpu_s):10.1f} {r.cpu_ms_per_request(r.pg_cpu_s):9.1f} "
               f"{statuses:<12} {r.errors:>6} {r.load_before:8.1f} / {r.load_after:<7.1f}")
+    for r in runs:
+        for status, body in sorted(r.refusals.items()):
+            print(f"  {r.name}: the first {status}: {body.decode(errors='replace')}")
     return 0
 
 
