@@ -13,14 +13,17 @@ import threading
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from django.conf import settings
+
 from core import clock
 
 MAX_ENTRIES = 256
 
 
 class TtlCache:
-    def __init__(self, ttl_s: Callable[[], float]) -> None:
-        self._ttl_s = ttl_s
+    def __init__(self, ttl: str | Callable[[], float]) -> None:
+        """ttl: the name of the setting that gives the seconds (read at each get), or a function."""
+        self._ttl_s = (lambda: float(getattr(settings, ttl))) if isinstance(ttl, str) else ttl
         self._entries: dict[Hashable, tuple[float, Any]] = {}
         self._locks: dict[Hashable, threading.Lock] = {}
         self._guard = threading.Lock()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -154,7 +153,7 @@ class ProblemListApi(APIView):
 # The list's rows without the caller's bests, per filter, for HIPJUDGE_PROBLEM_LIST_CACHE_TTL seconds: a
 # problem list built them all at each request (the problems with their versions, everyone's solved
 # counts and the leaderboards' speed of light: 60-90 ms of a web process and PostgreSQL).
-_shared_rows = TtlCache(lambda: settings.HIPJUDGE_PROBLEM_LIST_CACHE_TTL)
+_shared_rows = TtlCache("HIPJUDGE_PROBLEM_LIST_CACHE_TTL")
 
 
 def problem_rows_shared(*, filters: ProblemFilters) -> tuple[tuple[Any, dict[str, Any]], ...]:
