@@ -84,11 +84,14 @@ class Platform:
                 raise RuntimeError("qcluster did not start: " + (self.tmp / "worker.log").read_text()[-2000:])
             time.sleep(0.2)
 
-    def start_web(self, workers: int = 1, extra_args: list[str] | None = None) -> str:
+    def start_web(self, workers: int = 1, extra_args: list[str] | None = None, server: str = "uvicorn") -> str:
+        """uvicorn serving config.asgi, or with server="core.webserver" the production server (which
+        takes no uvicorn options)."""
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             port = sock.getsockname()[1]
-        self.web_command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1",
+        target = ["config.asgi:application"] if server == "uvicorn" else []
+        self.web_command = [sys.executable, "-m", server, *target, "--host", "127.0.0.1",
                             "--port", str(port), "--no-access-log", "--workers", str(workers), *(extra_args or [])]
         self.web = self.spawn(self.web_command, "web")
         url = f"http://127.0.0.1:{port}"

@@ -165,6 +165,9 @@ IS_POSTGRES = _db["ENGINE"] == "django.db.backends.postgresql"
 # A database that is away fails a request within seconds (503, Retry-After) instead of holding it:
 # how long a request waits for a pooled connection, and how long a new connection may take.
 HIPJUDGE_DB_POOL_TIMEOUT = env_float("HIPJUDGE_DB_POOL_TIMEOUT", 3.0, minimum=0.5, maximum=60)
+# A request that waited that long while the pool never failed to connect (every connection busy with
+# other requests, the database answering) waits up to this much longer before a 503 "busy" (core.db_pool).
+HIPJUDGE_DB_POOL_BUSY_WAIT = env_float("HIPJUDGE_DB_POOL_BUSY_WAIT", 7.0, minimum=0, maximum=60)
 if IS_POSTGRES:
     _db["OPTIONS"] = {
         # libpq's own limits: a connect that gets no answer (a blackholed host), and an open connection
@@ -328,6 +331,9 @@ HIPJUDGE_MAX_SOURCE_BYTES = env_int("HIPJUDGE_MAX_SOURCE_BYTES", 64 * 1024, mini
 # Seconds a web process reuses the problem and pool rows it read for a new submission (0: never).
 # Edits made in the same process apply at once; edits made elsewhere after at most this long.
 HIPJUDGE_LOOKUP_CACHE_TTL = env_float("HIPJUDGE_LOOKUP_CACHE_TTL", 2.0, minimum=0)
+# Seconds a web process reuses the problem list's rows everyone sees (solved counts, speed of light;
+# each caller's own bests are read at each request): at most this old (0: never).
+HIPJUDGE_PROBLEM_LIST_CACHE_TTL = env_float("HIPJUDGE_PROBLEM_LIST_CACHE_TTL", 2.0, minimum=0, maximum=60)
 # Seconds of timed runs the agent spends on each benchmark case at most (its stopping rule's cap; the
 # agents clamp it to 30 s). 0: the agent's own default, 2 s. Less costs fewer GPU-seconds per
 # benchmark or leaderboard submission and gives wider confidence intervals.
@@ -344,9 +350,15 @@ HIPJUDGE_AGENT_HTTP_TIMEOUT = env_float("HIPJUDGE_AGENT_HTTP_TIMEOUT", 10.0, min
 HIPJUDGE_AGENT_UNREACHABLE_AFTER = env_int("HIPJUDGE_AGENT_UNREACHABLE_AFTER", 60, minimum=5)
 HIPJUDGE_SSE_HEARTBEAT = env_float("HIPJUDGE_SSE_HEARTBEAT", 15.0, minimum=0.1)
 HIPJUDGE_SSE_POLL = env_float("HIPJUDGE_SSE_POLL", 0.25, minimum=0.01)
-# Open event streams one user may hold per web process (429 beyond), and how often a stream checks
-# that its token or session still signs its user in (it ends when they are revoked).
+# Open event streams one user may hold across every web process (429 beyond; core/stream_leases.py),
+# and how long a stream's lease outlives its process's last renewal (a killed process's streams free
+# their places after this long).
 HIPJUDGE_SSE_MAX_PER_USER = env_int("HIPJUDGE_SSE_MAX_PER_USER", 8, minimum=1)
+HIPJUDGE_SSE_LEASE = env_float("HIPJUDGE_SSE_LEASE", 30.0, minimum=1, maximum=600)
+# How often the hub checks, for every open stream at once, that its token or session still exists
+# (a revoked token or a signed-out session ends its stream), and how often each stream checks in full
+# that its credentials still sign its user in and may see the submission (a password change).
+HIPJUDGE_SSE_REVOKE_CHECK = env_float("HIPJUDGE_SSE_REVOKE_CHECK", 1.0, minimum=0.1, maximum=2)
 HIPJUDGE_SSE_RECHECK = env_float("HIPJUDGE_SSE_RECHECK", 30.0, minimum=0.1, maximum=30)
 # With few streams open the hub polls sooner: a tick costs one small query per stream batch, and a
 # watcher waiting on its result should not wait a quarter second for it (submissions/sse.py).

@@ -1,17 +1,31 @@
-"""The web processes' PostgreSQL pool (psycopg_pool) tries again every second while the database is
-away, so that requests and /readyz are served again about a second after it returns.
+"""The web processes' PostgreSQL pool (psycopg_pool): it tries again every second while the database
+is away, and it tells a busy pool from a database that is away.
 
-psycopg_pool retries a failed connection with exponential backoff (1, 2, 4, 8, 16 s, ...): after an
-outage of 20 s the next attempt could be 16 s after the database was back, and every request
-waited for it (a fault run saw /readyz fail 9 and 23 s after the database's return). The backoff
-factor is a class attribute of psycopg_pool's AttemptWithBackoff, which Django's pool uses without a
-setting for it; a factor of 1 keeps its first delay (1 s, with jitter) for every attempt. A web
-process makes one connection attempt a second during an outage: nothing a database notices.
+Reconnecting: psycopg_pool retries a failed connection with exponential backoff (1, 2, 4, 8, 16 s,
+...): after an outage of 20 s the next attempt could be 16 s after the database was back, and every
+request waited for it (a fault run saw /readyz fail 9 and 23 s after the database's return). The
+backoff factor is a class attribute of psycopg_pool's AttemptWithBackoff, which Django's pool uses
+without a setting for it; a factor of 1 keeps its first delay (1 s, with jitter) for every attempt.
+A web process makes one connection attempt a second during an outage: nothing a database notices.
+
+Busy or away: a request that waits HIPJUDGE_DB_POOL_TIMEOUT for a connection gets psycopg_pool's
+PoolTimeout whether the database is away or every connection of the pool is in use by other
+requests, and the first was all anyone was told: under load (50 clients on 2 processes) a healthy
+database was reported "not answering". A wait that saw no failed connection attempt of the pool is
+busyness: the request waits on, up to HIPJUDGE_DB_POOL_BUSY_WAIT seconds more, and then fails with
+PoolBusy (answered as 503 "busy", ops.middleware). As soon as the pool fails to connect, the wait
+ends with PoolTimeout (503 "not answering"), so an outage still fails a request within seconds.
 """
 
 from __future__ import annotations
 
+import functools
+import time
+from collections.abc import Callable
+from typing import Any
+
 RETRY_FACTOR = 1.0
+BUSY_STEP_S = 0.5  # how often a busy wait looks again for failed connection attempts
 
 
 def pool_retries_every_second() -> None:
@@ -20,3 +34,53 @@ def pool_retries_every_second() -> None:
     except ImportError:  # SQLite only: no pool
         return
     AttemptWithBackoff.DELAY_BACKOFF = RETRY_FACTOR
+
+
+try:
+    from psycopg_pool import PoolTimeout
+except ImportError:  # SQLite only: nothing raises it
+    class PoolTimeout(Exception):  # type: ignore[no-redef]
+        pass
+
+
+class PoolBusy(PoolTimeout):
+    """Every connection of the pool stayed in use for the whole wait, and the pool never failed to
+    connect: the database answers, this process has more requests than connections."""
+
+
+def _connection_errors(pool: Any) -> int:
+    return int(pool.get_stats().get("connections_errors", 0))
+
+
+def patient_getconn(getconn: Callable[..., Any], busy_wait_s: Callable[[], float]) -> Callable[..., Any]:
+    """psycopg_pool's getconn, waiting on while the pool is only busy (see the module's docstring)."""
+
+    @functools.wraps(getconn)
+    def getconn_patiently(pool: Any, timeout: float | None = None) -> Any:
+        errors = _connection_errors(pool)
+        try:
+            return getconn(pool, timeout)
+        except PoolBusy:
+            raise
+        except PoolTimeout:
+            if _connection_errors(pool) != errors:
+                raise  # the pool could not connect: the database is away
+        deadline = time.monotonic() + busy_wait_s()
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                return getconn(pool, min(BUSY_STEP_S, left))
+            except PoolTimeout:
+                if _connection_errors(pool) != errors:
+                    raise
+        raise PoolBusy(f"every connection of the pool stayed in use (waited {busy_wait_s():g} s more)")
+
+    return getconn_patiently
+
+
+def pool_waits_while_busy(busy_wait_s: Callable[[], float]) -> None:
+    try:
+        from psycopg_pool import ConnectionPool
+    except ImportError:  # SQLite only: no pool
+        return
+    original = getattr(ConnectionPool.getconn, "__wrapped__", ConnectionPool.getconn)  # once, however often called
+    ConnectionPool.getconn = patient_getconn(original, busy_wait_s)  # type: ignore[method-assign]

@@ -8,8 +8,11 @@ host check (ALLOWED_HOSTS), the HTTPS redirect, sessions and CSRF out of their w
 /metrics is never public: it answers a client whose address is in HIPJUDGE_METRICS_ALLOW (loopback
 by default) or a request with `Authorization: Bearer <HIPJUDGE_METRICS_TOKEN>`.
 
-Below the endpoints, a database that does not answer makes any request a 503 with Retry-After
-instead of a 500: an outage is not a bug of the request.
+Below the endpoints, a database error that is not the request's fault makes it a 503 with
+Retry-After instead of a 500, saying which of three it was: the database does not answer (an
+outage), the database gave up on this request for another's sake (a deadlock, a lock or statement
+timeout), or this process's connection pool stayed busy with other requests (core.db_pool.PoolBusy):
+only the first says the database is not answering.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 
+from core.db_pool import PoolBusy
 from ops.metrics import metrics_exposition
 from ops.readiness import readiness
 
@@ -78,14 +82,27 @@ ENDPOINTS: dict[str, Callable[[HttpRequest], HttpResponse]] = {
 # Django wraps the driver's errors, psycopg_pool's PoolTimeout (no connection in time) included.
 DATABASE_DOWN = (OperationalError, InterfaceError)
 # PostgreSQL's SQLSTATEs of a database that answered but gave up on this request for another's sake:
-# serialization failure, deadlock, lock not available. SQLite says "database is locked".
-DATABASE_BUSY_SQLSTATES = {"40001", "40P01", "55P03"}
+# serialization failure, deadlock, lock not available, statement timeout, too many connections.
+# SQLite says "database is locked".
+DATABASE_BUSY_SQLSTATES = {"40001", "40P01", "55P03", "57014", "53300"}
+# (the log line's words, the answer's message, extra.cause) by what happened
+POOL_BUSY = ("every pooled connection stayed in use",
+             "The server is busy with other requests (every database connection of this web process stayed "
+             "in use); retry in a few seconds.", "pool_busy")
+DATABASE_BUSY = ("the database gave up on it for another request's sake",
+                 "The database was busy with other requests; retry in a few seconds.", "database_busy")
+DATABASE_AWAY = ("the database does not answer",
+                 "The database is not answering; retry in a few seconds.", "database_down")
 
 
-def _database_busy(exception: Exception) -> bool:
+def _classify(exception: Exception) -> tuple[str, str, str]:
     driver_error = exception.__cause__
-    return (getattr(driver_error, "sqlstate", None) in DATABASE_BUSY_SQLSTATES
-            or "database is locked" in str(exception))
+    if isinstance(driver_error, PoolBusy):
+        return POOL_BUSY
+    if (getattr(driver_error, "sqlstate", None) in DATABASE_BUSY_SQLSTATES
+            or "database is locked" in str(exception)):
+        return DATABASE_BUSY
+    return DATABASE_AWAY
 
 
 class OpsMiddleware:
@@ -110,12 +127,8 @@ class OpsMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not isinstance(exception, DATABASE_DOWN):
             return None
-        busy = _database_busy(exception)
-        log.warning("%s %s: the database %s (%s)", request.method, request.path,
-                    "gave up on it for another request's sake" if busy else "does not answer",
-                    type(exception).__name__)
-        message = ("The database was busy with other requests; retry in a few seconds." if busy
-                   else "The database is not answering; retry in a few seconds.")
-        response = _json({"message": message, "extra": {"retry_after_s": RETRY_AFTER_S}}, 503)
+        said, message, cause = _classify(exception)
+        log.warning("%s %s: %s (%s)", request.method, request.path, said, type(exception).__name__)
+        response = _json({"message": message, "extra": {"retry_after_s": RETRY_AFTER_S, "cause": cause}}, 503)
         response["Retry-After"] = str(RETRY_AFTER_S)
         return response

@@ -5,10 +5,16 @@ for all of them, on one dedicated thread), so 200 watchers cost one connection a
 second, not 200 threads. A stream resumes after `Last-Event-ID` (or `?after=`), sends a heartbeat
 when idle, and ends once the final RESULT has been sent.
 
-Floods are bounded: a user holds at most HIPJUDGE_SSE_MAX_PER_USER open streams per web process
-(429 beyond: a fault run opened 4,000 on one submission and a web process grew to 425 MB), and a
-stream checks its credentials again every HIPJUDGE_SSE_RECHECK seconds (at most 30), ending with an
-`event: error` once its token is revoked or its session is over (it used to deliver until the end).
+Floods are bounded: a user holds at most HIPJUDGE_SSE_MAX_PER_USER open streams across every web
+process (429 beyond: a fault run opened 4,000 on one submission and a web process grew to 425 MB;
+a cap per process let one user hold 16 on two processes). Each stream holds a lease in the database
+(core.stream_leases), which the hub renews for all its streams at once and a killed process's
+streams lose when they expire.
+
+A stream ends with an `event: error` once its credentials stop working: the hub checks every
+stream's token or session at once every HIPJUDGE_SSE_REVOKE_CHECK seconds (at most 2;
+submissions.sse_credentials), and each stream checks in full, its right to see the submission
+included, every HIPJUDGE_SSE_RECHECK seconds.
 """
 
 from __future__ import annotations
@@ -22,12 +28,10 @@ import weakref
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from importlib import import_module
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.contrib.auth import get_user
 from django.db import DatabaseError, close_old_connections, connections
 from django.db.models import Q
 from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
@@ -35,9 +39,12 @@ from django.http.response import HttpResponseBase
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts.tokens import token_user
+from core import clock
+from core.stream_leases import renew_interval_s, stream_lease_claim, stream_lease_release, stream_leases_renew
 from submissions.event_visibility import event_payload
 from submissions.models import TERMINAL_STATUSES, Submission, SubmissionEvent
 from submissions.selectors import submission_get
+from submissions.sse_credentials import Viewer, credentials_gone, viewer_still_allowed
 from submissions.sse_schema import MAX_SEQ
 
 log = logging.getLogger(__name__)
@@ -47,17 +54,24 @@ log = logging.getLogger(__name__)
 class Subscription:
     submission_id: uuid.UUID
     cursor: int
+    viewer: Viewer | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
     done: bool = False
+    revoked: bool = False  # its token or session stopped working
     wake: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class Ticket:
-    """One open stream of a user. The hub counts a user's tickets in a WeakSet: a stream that ends
-    gives its ticket back, and one whose response was dropped before it started (a client gone
-    between the view and the first byte) frees it with the generator that held it."""
+    """One open stream's lease (core.stream_leases), renewed by the hub while the ticket lives. A
+    stream that ends releases it at once; one whose response was dropped before it started (a client
+    gone between the view and the first byte) releases it when the ticket is collected."""
 
-    __slots__ = ("__weakref__",)
+    __slots__ = ("__weakref__", "lease_id", "release")
+
+    def __init__(self, lease_id: int, executor: ThreadPoolExecutor) -> None:
+        self.lease_id = lease_id
+        self.release = weakref.finalize(self, executor.submit, _release_lease, lease_id)
+        self.release.atexit = False  # a process that exits leaves its leases to expire
 
 
 class EventHub:
@@ -65,27 +79,21 @@ class EventHub:
         self._subs: set[Subscription] = set()
         self._task: asyncio.Task | None = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sse-hub")
-        self._streams: dict[int, weakref.WeakSet[Ticket]] = {}
+        self._tickets: weakref.WeakSet[Ticket] = weakref.WeakSet()
+        self._renew_due = 0.0
+        self._credentials_due = 0.0
 
-    def admit(self, user_id: int) -> Ticket | None:
-        """A ticket for one more stream of this user, or None at the cap. No await between the count
-        and the ticket: a burst of connections cannot all pass the cap at once."""
-        live = self._streams.setdefault(user_id, weakref.WeakSet())
-        if len(live) >= settings.HIPJUDGE_SSE_MAX_PER_USER:
-            return None
-        ticket = Ticket()
-        live.add(ticket)
+    def ticket(self, lease_id: int) -> Ticket:
+        ticket = Ticket(lease_id, self._executor)
+        self._tickets.add(ticket)
         return ticket
 
-    def release(self, user_id: int, ticket: Ticket) -> None:
-        live = self._streams.get(user_id)
-        if live is not None:
-            live.discard(ticket)
-            if not live:
-                del self._streams[user_id]
+    def release(self, ticket: Ticket) -> None:
+        self._tickets.discard(ticket)
+        ticket.release()
 
-    def subscribe(self, submission_id: uuid.UUID, after: int) -> Subscription:
-        sub = Subscription(submission_id, after)
+    def subscribe(self, submission_id: uuid.UUID, after: int, viewer: Viewer | None = None) -> Subscription:
+        sub = Subscription(submission_id, after, viewer)
         self._subs.add(sub)
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._run())
@@ -105,13 +113,25 @@ class EventHub:
         cursors: dict[uuid.UUID, int] = {}
         for sub in subs:
             cursors[sub.submission_id] = min(sub.cursor, cursors.get(sub.submission_id, sub.cursor))
+        loop = asyncio.get_running_loop()
+        now = clock.monotonic()
+        renew = [t.lease_id for t in self._tickets] if now >= self._renew_due else []
+        if renew:
+            self._renew_due = now + renew_interval_s()
+        check = {sub.viewer for sub in subs if sub.viewer is not None} if now >= self._credentials_due else set()
+        if check:
+            self._credentials_due = now + settings.HIPJUDGE_SSE_REVOKE_CHECK
         try:
-            found = await asyncio.get_running_loop().run_in_executor(self._executor, _fetch, cursors)
+            found = await loop.run_in_executor(self._executor, _fetch, cursors)
+            gone = await loop.run_in_executor(self._executor, _maintain, renew, check) if renew or check else set()
         except Exception:  # a database hiccup must not end every stream; try again next tick
             log.exception("SSE hub poll failed")
             return
         statuses, events = found
         for sub in subs:
+            if sub.viewer in gone:
+                sub.revoked = True
+                sub.wake.set()
             new = [e for e in events.get(sub.submission_id, []) if e["seq"] > sub.cursor]
             if new:
                 sub.events.extend(new)
@@ -121,6 +141,24 @@ class EventHub:
                 sub.done = True
             if new or sub.done:
                 sub.wake.set()
+
+
+def _maintain(renew: list[int], check: set[Viewer]) -> set[Viewer]:
+    """Renew these leases and find the viewers whose credentials are gone (the hub's thread)."""
+    try:
+        stream_leases_renew(lease_ids=renew)
+        return credentials_gone(check) if check else set()
+    finally:
+        close_old_connections()
+
+
+def _release_lease(lease_id: int) -> None:
+    try:
+        stream_lease_release(lease_id=lease_id)
+    except DatabaseError:  # the lease expires by itself
+        log.warning("stream lease %s not released: the database did not answer", lease_id)
+    finally:
+        close_old_connections()
 
 
 # Streams a tick serves at HIPJUDGE_SSE_POLL_MIN; beyond, the interval grows with them up to
@@ -186,50 +224,46 @@ def _format(event: dict[str, Any], staff: bool) -> str:
     return f"id: {event['seq']}\nevent: {event['type']}\ndata: {json.dumps(shown, separators=(',', ':'))}\n\n"
 
 
-@dataclass(frozen=True)
-class Viewer:
-    """Who watches a stream and how they proved it: a token's key, else their session's key."""
-
-    user_id: int
-    staff: bool
-    token: str = ""
-    session_key: str = ""
+REVOKED = ("event: error\ndata: " + json.dumps(
+    {"message": "Your credentials are no longer valid (token revoked, or signed out); the stream ends."}) + "\n\n")
 
 
 async def _stream(submission_id: uuid.UUID, after: int, viewer: Viewer, ticket: Ticket) -> AsyncIterator[str]:
     hub = get_hub()
-    sub = hub.subscribe(submission_id, after)
+    sub = hub.subscribe(submission_id, after, viewer)
     heartbeat = settings.HIPJUDGE_SSE_HEARTBEAT
     recheck = settings.HIPJUDGE_SSE_RECHECK
     try:
         yield f"retry: 2000\n: stream of submission {submission_id}\n\n"
-        last_write = time.monotonic()
-        next_check = time.monotonic() + recheck
+        last_write = clock.monotonic()
+        next_check = clock.monotonic() + recheck
         while True:
-            timeout = max(0.0, min(heartbeat - (time.monotonic() - last_write), next_check - time.monotonic()))
+            timeout = max(0.0, min(heartbeat - (clock.monotonic() - last_write), next_check - clock.monotonic()))
             try:
                 await asyncio.wait_for(sub.wake.wait(), timeout)
             except TimeoutError:
                 pass
-            if time.monotonic() >= next_check:
-                next_check = time.monotonic() + recheck
+            if sub.revoked:
+                yield REVOKED
+                return
+            if clock.monotonic() >= next_check:
+                next_check = clock.monotonic() + recheck
                 if await sync_to_async(_still_allowed)(viewer, submission_id) is False:
-                    message = "Your credentials are no longer valid (token revoked, or signed out); the stream ends."
-                    yield f"event: error\ndata: {json.dumps({'message': message})}\n\n"
+                    yield REVOKED
                     return
             sub.wake.clear()
             pending, sub.events = sub.events, []
             if pending:
                 yield "".join(_format(e, viewer.staff) for e in pending)
-                last_write = time.monotonic()
+                last_write = clock.monotonic()
             if sub.done:
                 return
-            if time.monotonic() - last_write >= heartbeat:
+            if clock.monotonic() - last_write >= heartbeat:
                 yield f"event: heartbeat\ndata: {json.dumps({'t': time.time()})}\n\n"
-                last_write = time.monotonic()
+                last_write = clock.monotonic()
     finally:
         hub.unsubscribe(sub)
-        hub.release(viewer.user_id, ticket)
+        hub.release(ticket)
 
 
 def _close_connections() -> None:
@@ -240,22 +274,9 @@ def _close_connections() -> None:
             conn.close()
 
 
-def _session_user(session_key: str) -> Any:
-    """The user a session still signs in (a fresh read of the session: not the request's copy)."""
-    holder = HttpRequest()
-    holder.session = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
-    return get_user(holder)  # type: ignore[arg-type]
-
-
 def _still_allowed(viewer: Viewer, submission_id: uuid.UUID) -> bool | None:
-    """Whether the stream's credentials still sign in its user, who may still see it; None when the
-    database does not answer (the stream goes on: the next check decides)."""
     try:
-        user = token_user(key=viewer.token) if viewer.token else _session_user(viewer.session_key)
-        return (user is not None and user.is_authenticated and user.pk == viewer.user_id
-                and submission_get(user=user, submission_id=submission_id) is not None)
-    except DatabaseError:
-        return None
+        return viewer_still_allowed(viewer, submission_id)
     finally:
         _close_connections()
 
@@ -282,6 +303,13 @@ def _viewer(request: HttpRequest, submission_id: uuid.UUID) -> tuple[int, str] |
         _close_connections()
 
 
+def _claim(user_id: int, cap: int) -> int | None:
+    try:
+        return stream_lease_claim(user_id=user_id, cap=cap)
+    finally:
+        _close_connections()
+
+
 def _error(status: int, message: str) -> JsonResponse:
     return JsonResponse({"message": message, "extra": {}}, status=status)
 
@@ -301,13 +329,14 @@ async def events_stream(request: HttpRequest, submission_id: uuid.UUID) -> HttpR
         if not (value.isascii() and value.isdigit() and len(value) <= 10 and int(value) <= MAX_SEQ):
             return _error(400, f"{name}: must be an integer from 0 to {MAX_SEQ}, not {value[:40]!r}.")
     after = int(cursors.get("Last-Event-ID") or cursors.get("after") or 0)  # the browser's header wins
-    ticket = get_hub().admit(viewer.user_id)
-    if ticket is None:
-        cap = settings.HIPJUDGE_SSE_MAX_PER_USER
-        refusal = _error(429, f"You have {cap} live event streams open on this server, the most one user may; "
+    cap = settings.HIPJUDGE_SSE_MAX_PER_USER
+    lease_id = await sync_to_async(_claim)(viewer.user_id, cap)
+    if lease_id is None:
+        refusal = _error(429, f"You have {cap} live event streams open, the most one user may; "
                               "close one, or read GET /api/v1/submissions/<id>.")
         refusal["Retry-After"] = "5"
         return refusal
+    ticket = get_hub().ticket(lease_id)
     response = StreamingHttpResponse(_stream(submission_id, after, viewer, ticket), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # proxies must not buffer a live stream

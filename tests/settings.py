@@ -34,6 +34,11 @@ if "HIPJUDGE_Q_POLL" not in os.environ:
 if "HIPJUDGE_CASE_BUDGET_S" not in os.environ:
     HIPJUDGE_CASE_BUDGET_S = 0.3
 
+# A test reads the problem list right after changing what it shows: no cached rows, unless the test
+# asks for them (tests/submissions/test_problem_list_queries.py).
+if "HIPJUDGE_PROBLEM_LIST_CACHE_TTL" not in os.environ:
+    HIPJUDGE_PROBLEM_LIST_CACHE_TTL = 0.0
+
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "hipjudge-tests"}}
 HIPJUDGE_THROTTLE_LOGIN_IP = HIPJUDGE_THROTTLE_LOGIN_ACCOUNT = HIPJUDGE_THROTTLE_SIGNUP_IP = (100_000, 60)

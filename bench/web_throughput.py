@@ -1,0 +1,219 @@
+"""Web throughput: GET /api/v1/problems and POST /api/v1/submissions under N closed-loop clients.
+
+    .venv/bin/python bench/web_throughput.py [--pg postgres://postgres@127.0.0.1:5432] [--redis-url URL]
+        [--web-processes 2] [--clients 50] [--duration 60] [--warmup 5] [--history 20000]
+        [--only list|submit]
+
+A throwaway PostgreSQL database with Redis (as in production), the production web server
+(`python -m core.webserver`, as `scripts/serve.sh web` runs it) with --web-processes processes, no
+worker (submissions stay queued). The database first gets --history finished submissions of 200
+users over every problem (a third of them solved, some ranked), so that the problem list's solved
+counts, bests and speed of light read a history, not an empty table.
+
+The client is one asyncio loop in this process holding --clients kept-alive HTTP/1.1 connections,
+each sending its next request as soon as the last one is answered (closed loop), every connection
+as another user (quotas raised). It runs on the same machine as the server: the table gives the
+load average before and after each run, as the machine may be shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from platform_env import Platform, pct, pg_backends_cpu_seconds, tree_cpu_seconds  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Run:
+    name: str
+    latencies_ms: list[float] = field(default_factory=list)
+    statuses: dict[int, int] = field(default_factory=dict)
+    errors: int = 0
+    wall_s: float = 0.0
+    load_before: float = 0.0
+    load_after: float = 0.0
+    refusals: dict[int, bytes] = field(default_factory=dict)  # the first body of each status >= 400
+    web_cpu_s: float = 0.0  # of the web processes during the run
+    pg_cpu_s: float = 0.0  # of the bench database's PostgreSQL backends
+
+    def cpu_ms_per_request(self, seconds: float) -> float:
+        return seconds / max(1, len(self.latencies_ms)) * 1000
+
+
+async def _exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes) -> tuple[int, bytes]:
+    """Send one request on a kept-alive connection and read its whole answer: (status, body)."""
+    writer.write(request)
+    await writer.drain()
+    status = int((await reader.readline()).split()[1])
+    length, chunked = 0, False
+    while (line := await reader.readline()) not in (b"\r\n", b""):
+        name, _, value = line.decode("latin-1").partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+        elif name.lower() == "transfer-encoding" and "chunked" in value.lower():
+            chunked = True
+    if not chunked:
+        return status, await reader.readexactly(length)
+    body = b""
+    while (size := int((await reader.readline()).strip() or b"0", 16)) > 0:
+        body += (await reader.readexactly(size + 2))[:-2]
+    await reader.readline()
+    return status, body
+
+
+async def _client(host: str, port: int, requests: list[bytes], until: float, run: Run | None) -> None:
+    reader, writer = await asyncio.open_connection(host, port)
+    turn = 0
+    try:
+        while time.perf_counter() < until:
+            request = requests[turn % len(requests)]
+            turn += 1
+            started = time.perf_counter()
+            try:
+                status, body = await _exchange(reader, writer, request)
+            except (OSError, asyncio.IncompleteReadError, ValueError, IndexError):
+                if run is not None:
+                    run.errors += 1
+                writer.close()
+                reader, writer = await asyncio.open_connection(host, port)
+                continue
+            if run is not None:
+                run.latencies_ms.append((time.perf_counter() - started) * 1000)
+                run.statuses[status] = run.statuses.get(status, 0) + 1
+                if status >= 400:
+                    run.refusals.setdefault(status, body[:300])
+    finally:
+        writer.close()
+
+
+def drive(platform: Platform, host: str, port: int, per_client: list[list[bytes]], seconds: float,
+          run: Run | None) -> None:
+    async def main() -> None:
+        until = time.perf_counter() + seconds
+        await asyncio.gather(*(_client(host, port, requests, until, run) for requests in per_client))
+
+    def cpu() -> tuple[float, float]:
+        return tree_cpu_seconds(platform.web.pid), pg_backends_cpu_seconds(platform.pg_db) if platform.pg_db else 0.0
+
+    began, (web_cpu, pg_cpu) = time.perf_counter(), cpu()
+    if run is not None:
+        run.load_before = os.getloadavg()[0]
+    asyncio.run(main())
+    if run is not None:
+        run.wall_s = time.perf_counter() - began
+        run.load_after = os.getloadavg()[0]
+        run.web_cpu_s, run.pg_cpu_s = cpu()[0] - web_cpu, cpu()[1] - pg_cpu
+
+
+def seed_history(count: int) -> None:
+    """`count` finished submissions of 200 users on every problem: solved, ranked and failed ones."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.hashers import make_password
+
+    from fleets.models import Pool
+    from submissions.models import Problem, Status, Submission
+
+    user_model = get_user_model()
+    unusable = make_password(None)
+    users = user_model.objects.bulk_create([user_model(username=f"past{i}", password=unusable) for i in range(200)])
+    pool = Pool.objects.get(name="local")
+    problems = list(Problem.objects.filter(is_active=True).exclude(current_version=None))
+    rng = random.Random(7)
+    rows = []
+    for _ in range(count):
+        problem, user = rng.choice(problems), rng.choice(users)
+        solved = rng.random() < 0.35
+        ranked = solved and rng.random() < 0.3
+        rows.append(Submission(user=user, problem=problem, problem_version=problem.current_version, pool=pool,
+                               language="cpp", mode="leaderboard" if ranked else "benchmark", source="// past",
+                               status=Status.ACCEPTED if solved else Status.WRONG_ANSWER,
+                               score_ms=rng.uniform(0.5, 5) if solved else None,
+                               ranked_score_ms=rng.uniform(0.5, 5) if ranked else None))
+    Submission.objects.bulk_create(rows, batch_size=2000)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/9")
+    parser.add_argument("--web-processes", type=int, default=2)
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--duration", type=float, default=60.0)
+    parser.add_argument("--warmup", type=float, default=5.0)
+    parser.add_argument("--history", type=int, default=20000)
+    parser.add_argument("--only", choices=("list", "submit"))
+    args = parser.parse_args()
+    platform = Platform(pg_server=args.pg or None, redis_url=args.redis_url or None)
+    try:
+        return run(platform, args)
+    finally:
+        platform.close()
+
+
+def run(platform: Platform, args: argparse.Namespace) -> int:
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.hashers import make_password
+
+    from accounts.tokens import token_create
+
+    seed_history(args.history)
+    user_model = get_user_model()
+    users = user_model.objects.bulk_create([user_model(username=f"bench{i}", password=make_password(None))
+                                            for i in range(args.clients)])
+    tokens = [token_create(user=u).key for u in users]
+    url = platform.start_web(args.web_processes, server="core.webserver")
+    host, port = "127.0.0.1", int(url.rsplit(":", 1)[1])
+    source = (ROOT / "problems/vector-add/solutions/cpp.cpp").read_text()
+    body = json.dumps({"problem": "vector-add", "language": "cpp", "source": source, "mode": "check"}).encode()
+
+    def get(token: str) -> bytes:
+        return (f"GET /api/v1/problems HTTP/1.1\r\nHost: {host}\r\nAuthorization: Token {token}\r\n"
+                "Accept: application/json\r\n\r\n").encode()
+
+    def post(token: str) -> bytes:
+        return (f"POST /api/v1/submissions HTTP/1.1\r\nHost: {host}\r\nAuthorization: Token {token}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body
+
+    shapes = {"list": ("GET /api/v1/problems", get), "submit": ("POST /api/v1/submissions", post)}
+    runs = []
+    for key, (name, build) in shapes.items():
+        if args.only and key != args.only:
+            continue
+        per_client = [[build(token)] for token in tokens]
+        drive(platform, host, port, per_client, args.warmup, None)  # imports, pools, caches: not measured
+        measured = Run(name)
+        drive(platform, host, port, per_client, args.duration, measured)
+        runs.append(measured)
+
+    print(f"\n{args.clients} closed-loop clients, {args.duration:.0f} s each, against {args.web_processes} web "
+          f"processes (python -m core.webserver), PostgreSQL + Redis, {args.history} past submissions; "
+          f"{os.cpu_count()} CPUs, shared")
+    print("  (CPU per request: of the web processes / of the bench database's PostgreSQL backends; these move\n"
+          "   less than the latencies with the load that others put on the machine)")
+    print(f"  {'request':<26} {'req/s':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8} "
+          f"{'web CPU ms':>10} {'PG CPU ms':>9} {'statuses':<12} {'errors':>6} {'load before/after':>18}")
+    for r in runs:
+        statuses = " ".join(f"{k}:{v}" for k, v in sorted(r.statuses.items()))
+        print(f"  {r.name:<26} {len(r.latencies_ms) / r.wall_s:7.1f} {pct(r.latencies_ms, 50):8.1f} "
+              f"{pct(r.latencies_ms, 95):8.1f} {pct(r.latencies_ms, 99):8.1f} {max(r.latencies_ms, default=0):8.1f} "
+              f"{r.cpu_ms_per_request(r.web_cpu_s):10.1f} {r.cpu_ms_per_request(r.pg_cpu_s):9.1f} "
+              f"{statuses:<12} {r.errors:>6} {r.load_before:8.1f} / {r.load_after:<7.1f}")
+    for r in runs:
+        for status, body in sorted(r.refusals.items()):
+            print(f"  {r.name}: the first {status}: {body.decode(errors='replace')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
