@@ -26,6 +26,9 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
 
+from agent.emulator.target import target_flags
+from agent.emulator.unsupported import ASM_REFUSAL
+
 EMULATOR_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = EMULATOR_DIR / "include"
 # hipjudge/lowp.h: the 16- and 8-bit float conversions the emulator's fp16/bf16/fp8 headers use.
@@ -49,21 +52,25 @@ def _arch_flags() -> list[str]:
 RUNTIME_FLAGS = ["-O2", "-std=c++17", "-fPIC", "-pthread", *_arch_flags()]
 
 
-def emulator_flags(language: str, include_dir: Path = INCLUDE_DIR) -> list[str]:
-    """g++ flags for a rewritten HIP (`hip`) or CUDA (`cuda`) source: the API's header is
-    included first, as hipcc and nvcc do. No strict aliasing: kernels pun float* to float4*.
-    Stack clash protection: a GPU thread's big local array probes its stack's guard page by page,
-    so an overflow is reported instead of landing in a neighbouring stack."""
+def emulator_flags(language: str, include_dir: Path = INCLUDE_DIR, walls: Path | str | None = None,
+                   target: str | None = None) -> list[str]:
+    """g++ flags for a rewritten HIP (`hip`) or CUDA (`cuda`) source: the device pass's macros of
+    `target` (default: the pool's GPU, agent.emulator.target), the API's header included first, as
+    hipcc and nvcc do, and after the emulator's headers the walls (agent.emulator.unsupported) that
+    keep every ROCm or CUDA header of the machine out of reach. No strict aliasing: kernels pun
+    float* to float4*. Stack clash protection: a GPU thread's big local array probes its stack's
+    guard page by page, so an overflow is reported instead of landing in a neighbouring stack."""
+    walled = ["-I", str(walls)] if walls is not None else []
     return ["-O2", "-std=c++17", "-fPIC", "-shared", "-fno-strict-aliasing", "-fstack-clash-protection",
             "-Wno-psabi",  # MFMA's 64-byte accumulator vectors are passed by value: no ABI concern here
-            *_arch_flags(),
+            *_arch_flags(), *target_flags(language, target), f"-Dasm={ASM_REFUSAL}",
             "-I", str(include_dir), "-I", str(Path(include_dir).parent.parent / "include"),  # hipjudge/lowp.h
-            "-include", HEADERS[language], "-x", "c++"]
+            *walled, "-include", HEADERS[language], "-x", "c++"]
 
 
-def emulator_compile_command(source: Path, output: Path, language: str,
-                             include_dir: Path = INCLUDE_DIR) -> list[str]:
-    return ["g++", *emulator_flags(language, include_dir), "-o", str(output), str(source)]
+def emulator_compile_command(source: Path, output: Path, language: str, include_dir: Path = INCLUDE_DIR,
+                             walls: Path | None = None) -> list[str]:
+    return ["g++", *emulator_flags(language, include_dir, walls), "-o", str(output), str(source)]
 
 
 @cache

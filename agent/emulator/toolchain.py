@@ -21,9 +21,11 @@ from pathlib import Path
 from agent.emulator.budget import EMULATED_CASE_BYTES
 from agent.emulator.build import INCLUDE_DIR, build_runtime, emulator_flags, gxx_version, runtime_key
 from agent.emulator.rewrite import ParseBudget, RewriteError, rewrite_source
+from agent.emulator.target import EMULATED_TARGETS
+from agent.emulator.unsupported import WALLS, explain, make_walls
 from agent.judging.compiler import CompileRejected, Toolchain
 from agent.problems.bundle import SOURCE_SUFFIX
-from agent.sandbox.modes import AGENT_ROOT, Sandbox
+from agent.sandbox.modes import AGENT_ROOT, BOX, Sandbox
 
 EMULATED_LANGUAGES = ("hip", "cuda")
 REFUSED_MODES = ("benchmark", "leaderboard")
@@ -63,9 +65,15 @@ def health_fields(device: str, cache_dir: Path) -> dict[str, object]:
 @dataclass(frozen=True)
 class EmulatedToolchain(Toolchain):
     include_dir: str = str(INCLUDE_DIR)
+    target: str = ""  # the GPU it stands for (agent.emulator.target); empty: the language's
+
+    @property
+    def device_target(self) -> str:
+        return self.target or EMULATED_TARGETS[self.language]
 
     def flags(self, arch: str | None) -> list[str]:
-        return emulator_flags(self.language, Path(self.include_dir))
+        # The pool's GPU, not `arch`: that is the local compiler's target for compile-only jobs.
+        return emulator_flags(self.language, Path(self.include_dir), f"{BOX}/{WALLS}", self.device_target)
 
     def env(self) -> dict[str, str]:
         return {}
@@ -76,6 +84,15 @@ class EmulatedToolchain(Toolchain):
                                   budget=ParseBudget(cancel))
         except RewriteError as exc:
             raise CompileRejected(f"the emulated device cannot compile this source: {exc}") from None
+
+    def prepared_name(self, source_name: str) -> str:
+        return f"emulated-{source_name}"
+
+    def box_folders(self, work: Path) -> dict[str, Path]:
+        return {WALLS: make_walls(work / WALLS)}
+
+    def explain(self, output: str) -> str:
+        return explain(output, self.device_target)
 
 
 def emulated_toolchain(language: str, sandbox: Sandbox) -> EmulatedToolchain | None:

@@ -69,6 +69,20 @@ class Toolchain:
         """The text the compiler gets (the emulated device's toolchain rewrites launches)."""
         return source
 
+    def prepared_name(self, source_name: str) -> str:
+        """The file the compiler reads. One that rewrites the source compiles a file of another name
+        whose `#line` directive names `source_name`, the user's own text: the compiler then quotes
+        the user's lines under its messages, not the rewritten ones."""
+        return source_name
+
+    def box_folders(self, work: Path) -> dict[str, Path]:
+        """Folders of the parent's, made under `work`, that the compiler sees read-only in its box."""
+        return {}
+
+    def explain(self, output: str) -> str:
+        """The compiler's messages as the user reads them."""
+        return output
+
 
 @dataclass
 class CompileResult:
@@ -298,9 +312,14 @@ def compile_solution(
     remove_tree(work)
     (work / "out").mkdir(parents=True)
     src_name = f"solution{SOURCE_SUFFIX[language]}"
-    (work / src_name).write_text(tc.prepare(source, cancel))
+    compiled_name = tc.prepared_name(src_name)
+    (work / compiled_name).write_text(tc.prepare(source, cancel))
+    files = {compiled_name: work / compiled_name, **tc.box_folders(work)}
+    if compiled_name != src_name:
+        (work / src_name).write_text(source)
+        files[src_name] = work / src_name
     proc = sandbox.spawn(
-        [tc.command, *flags, "-o", f"{BOX}/out/solution.so", f"{BOX}/{src_name}"],
+        [tc.command, *flags, "-o", f"{BOX}/out/solution.so", f"{BOX}/{compiled_name}"],
         box=box,
         limits=ProcessLimits(
             wall_s=limits.compile_s,
@@ -312,11 +331,10 @@ def compile_solution(
             output_bytes=limits.output_kb * 1024,
         ),
         env=tc.env(),
-        layout=BoxLayout(size_bytes=COMPILE_BOX_BYTES, files={src_name: work / src_name},
-                         writable={"out": work / "out"}),
+        layout=BoxLayout(size_bytes=COMPILE_BOX_BYTES, files=files, writable={"out": work / "out"}),
     )
     outcome = proc.wait(cancel)
-    output = scrub_paths(outcome.output, box)
+    output = tc.explain(scrub_paths(outcome.output, box))
     ok = outcome.ok
     if outcome.timed_out:
         output = f"compilation took longer than {limits.compile_s:g} s and was stopped\n{output}"
