@@ -19,7 +19,7 @@ from functools import cache
 from pathlib import Path
 
 from agent.emulator.budget import EMULATED_CASE_BYTES
-from agent.emulator.build import INCLUDE_DIR, build_runtime, emulator_flags, gxx_version, runtime_key
+from agent.emulator.build import INCLUDE_DIR, PCH, build_pch, build_runtime, emulator_flags, gxx_version, runtime_key
 from agent.emulator.rewrite import ParseBudget, RewriteError, rewrite_source
 from agent.emulator.target import EMULATED_TARGETS
 from agent.emulator.unsupported import WALLS, explain, make_walls
@@ -62,10 +62,25 @@ def health_fields(device: str, cache_dir: Path) -> dict[str, object]:
     return {"emulated": emulated_languages(device, cache_dir), "emulator": {"max_case_bytes": EMULATED_CASE_BYTES}}
 
 
+@cache
+def _pch_for(cache_dir: Path, language: str) -> Path | None:
+    return build_pch(cache_dir, language)
+
+
+def emulator_pch(cache_dir: Path, language: str) -> Path | None:
+    """build.build_pch's folder for this g++ and language, built on first use."""
+    pch = _pch_for(cache_dir, language)
+    if pch is not None and not pch.is_dir():  # the cache was cleared under us
+        _pch_for.cache_clear()
+        pch = _pch_for(cache_dir, language)
+    return pch
+
+
 @dataclass(frozen=True)
 class EmulatedToolchain(Toolchain):
     include_dir: str = str(INCLUDE_DIR)
     target: str = ""  # the GPU it stands for (agent.emulator.target); empty: the language's
+    pch: str = ""  # build.build_pch's folder, the parent's; empty: none
 
     @property
     def device_target(self) -> str:
@@ -73,7 +88,10 @@ class EmulatedToolchain(Toolchain):
 
     def flags(self, arch: str | None) -> list[str]:
         # The pool's GPU, not `arch`: that is the local compiler's target for compile-only jobs.
-        return emulator_flags(self.language, Path(self.include_dir), f"{BOX}/{WALLS}", self.device_target)
+        # The precompiled header's folder is named whether or not there is one: the same flags, the
+        # same compile cache key (the library is the same).
+        return emulator_flags(self.language, Path(self.include_dir), f"{BOX}/{WALLS}", self.device_target,
+                              pch=f"{BOX}/{PCH}")
 
     def env(self) -> dict[str, str]:
         return {}
@@ -89,16 +107,19 @@ class EmulatedToolchain(Toolchain):
         return f"emulated-{source_name}"
 
     def box_folders(self, work: Path) -> dict[str, Path]:
-        return {WALLS: make_walls(work / WALLS)}
+        return {WALLS: make_walls(work / WALLS), **({PCH: Path(self.pch)} if self.pch else {})}
 
     def explain(self, output: str) -> str:
         return explain(output, self.device_target)
 
 
-def emulated_toolchain(language: str, sandbox: Sandbox) -> EmulatedToolchain | None:
+def emulated_toolchain(language: str, sandbox: Sandbox, build_dir: Path | None = None) -> EmulatedToolchain | None:
+    """With `build_dir` (the agent's own builds), the API's header precompiled there."""
     version = gxx_version()
     if version is None:
         return None
     # Inside a sandbox the agent package (and the headers in it) is bound at AGENT_ROOT/agent.
     include_dir = f"{AGENT_ROOT}/agent/emulator/include" if sandbox.mounts_box else str(INCLUDE_DIR)
-    return EmulatedToolchain(language, "g++", f"{version}; hjemu {runtime_key(version)}", include_dir)
+    pch = emulator_pch(build_dir, language) if build_dir is not None else None
+    return EmulatedToolchain(language, "g++", f"{version}; hjemu {runtime_key(version)}", include_dir,
+                             pch=str(pch or ""))

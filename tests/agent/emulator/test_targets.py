@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent.config import AgentConfig
-from agent.emulator.build import INCLUDE_DIR, emulator_flags, gxx_version
+from agent.emulator.build import INCLUDE_DIR, build_pch, emulator_flags, gxx_version
 from agent.emulator.target import UnknownTarget, target_macros
 from agent.emulator.unsupported import ASM_MESSAGE, WALLED, WALLS, explain, make_walls
 from tests.agent.conftest import load_problem, run_job
@@ -167,3 +167,26 @@ def test_an_emulated_compile_error_quotes_the_users_own_line(emu_config: AgentCo
     # g++ quotes the line it names from the file it names: the user's text, not the rewritten one.
     assert "    9 |     add<<<(unsigned)((n + 255) / 256), 256>>>(a, b, c, n_elements);" in output, output
     assert "hjemu" not in output and "launch_named" not in output, output
+
+
+@needs_gxx
+@pytest.mark.parametrize("language", ["hip", "cuda"])
+def test_the_precompiled_api_header_is_used_and_changes_nothing(language: str, shared_agent_builds: Path,
+                                                                  tmp_path: Path) -> None:
+    pch = build_pch(shared_agent_builds, language)
+    assert pch is not None and build_pch(shared_agent_builds, language) == pch  # built once
+    source = tmp_path / "kernel.cpp"
+    # The API's header again, as every solution includes it, and one of the headers beside it.
+    header = "hip/hip_runtime.h" if language == "hip" else "cuda_runtime.h"
+    half = "hip/hip_fp16.h" if language == "hip" else "cuda_fp16.h"
+    source.write_text(f"#include <{header}>\n#include <{half}>\n"
+                      "__global__ void twice(__half* x) { x[threadIdx.x] = __hadd(x[threadIdx.x], x[threadIdx.x]); }\n")
+    walls = make_walls(tmp_path / WALLS)
+    built = {}
+    for name, folder in (("with", pch), ("without", None)):
+        done = subprocess.run(["g++", *emulator_flags(language, INCLUDE_DIR, walls, pch=folder), "-H", "-c", "-o",
+                               str(tmp_path / f"{name}.o"), str(source)], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        built[name] = done.stderr
+    assert f"! {pch}/{header}.gch" in built["with"]  # `!`: g++ found it valid and used it
+    assert ".gch" not in built["without"]
