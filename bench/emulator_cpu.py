@@ -2,8 +2,9 @@
 
     .venv/bin/python bench/emulator_cpu.py [--problem leaky-relu ...] [--language hip|cuda]
 
-For each problem's catalogue solution, compiled as the agent compiles it (tests/agent/emulator/
-driver.py), each test case the emulated device runs (agent.emulator.budget) in one process as
+For each problem's catalogue solution: the CPU seconds of g++ compiling it as the agent does,
+without and with the precompiled API header (agent.emulator.build.build_pch); then each test
+case the emulated device runs (agent.emulator.budget) in one process as
 the judge's child runs it: the CPU seconds (every thread of the process) of drawing the inputs,
 of the solution's call (the kernels on the emulator's host threads), and of the reference and the
 comparison. bench/emulator.py times the same checks through the agent, wall clock; on a machine
@@ -19,7 +20,6 @@ import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.devices.gpu import GpuDevice, load_runtime  # noqa: E402
 from agent.emulator.budget import case_bytes, emulated_cases  # noqa: E402
-from agent.emulator.build import build_runtime  # noqa: E402
+from agent.emulator.build import build_pch, build_runtime, emulator_flags  # noqa: E402
+from agent.emulator.rewrite import rewrite_source  # noqa: E402
+from agent.emulator.unsupported import WALLS, make_walls  # noqa: E402
 from agent.harness.child import CTYPES  # noqa: E402
 from agent.harness.shared import poison_byte  # noqa: E402
 from agent.judging.verify import check_outputs  # noqa: E402
@@ -39,9 +41,20 @@ from tests.agent.emulator.driver import compile_library  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
+def _cpu(who: int = resource.RUSAGE_SELF) -> float:
+    usage = resource.getrusage(who)
     return usage.ru_utime + usage.ru_stime
+
+
+def compile_cpu(source: str, language: str, work: Path, pch: Path | None) -> float:
+    """CPU seconds of g++ compiling the rewritten source as the agent does, with or without the
+    precompiled API header (build.build_pch)."""
+    path = work / f"compile.{language}.cpp"
+    path.write_text(rewrite_source(source, filename=f"solution{SOURCE_SUFFIX[language]}"))
+    flags = emulator_flags(language, walls=make_walls(work / WALLS), pch=pch)
+    before = _cpu(resource.RUSAGE_CHILDREN)
+    subprocess.run(["g++", *flags, "-o", str(work / "compile.so"), str(path)], check=True, capture_output=True)
+    return _cpu(resource.RUSAGE_CHILDREN) - before
 
 
 def profile_case(device: GpuDevice, function: Any, problem: Problem, case: Case,
@@ -83,6 +96,7 @@ def main() -> int:
         if runtime is None:
             print("g++ is missing or the runtime does not build", file=sys.stderr)
             return 1
+        pch = build_pch(work / "cache", args.language)
         device = GpuDevice(args.language, load_runtime(args.language, str(runtime)), emulated=True)
         load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
         print(f"{args.language}; {load}\n")
@@ -91,13 +105,14 @@ def main() -> int:
             if args.problem and problem.slug not in args.problem:
                 continue
             source = (ROOT / "problems" / problem.slug / "solutions" / f"{args.language}{SOURCE_SUFFIX[args.language]}")
-            compile_started = time.monotonic()
             library = ctypes.CDLL(str(compile_library(source.read_text(), args.language, work, source.name)),
                                   mode=ctypes.RTLD_LOCAL)
             function = library.solution
             function.restype = None
-            print(f"{problem.slug:<22}{'(compile, wall)':<26}{'':>7}{'':>8}{'':>9}{'':>8}"
-                  f"{time.monotonic() - compile_started:>8.2f}")
+            plain, precompiled = (compile_cpu(source.read_text(), args.language, work, folder)
+                                  for folder in (None, pch))
+            print(f"{problem.slug:<22}{'compile: g++ CPU s':<26}{'':>7}{'':>8}{'':>9}{'':>8}{plain:>8.2f}"
+                  f"  {precompiled:.2f} with the precompiled header")
             totals = [0.0, 0.0, 0.0]
             for index, case in enumerate(emulated_cases(problem)[0]):
                 parts = profile_case(device, function, problem, case, 1000 + index)

@@ -6,9 +6,13 @@ that kind and g++ can build the emulator's runtime (once per g++ version and emu
 into the compile cache, like the host device's eviction helper). The source goes through the
 rewriter in the trusted parent (linear, capped, under a CPU budget and the job's cancel), then
 g++ compiles it in the sandbox against the emulator's headers (bound read-only with the agent
-package); the result is cached like any compile, keyed by the
-g++ version and a hash of every emulator file. Benchmark and leaderboard modes are refused: the
-emulator's times mean nothing. The test cases it runs are chosen by `budget.emulated_cases`.
+package) as the device pass of the pool's GPU (agent.emulator.target), with the walls that keep the
+machine's ROCm and CUDA headers out (agent.emulator.unsupported) and the API's header precompiled
+in the agent's build folder (build.build_pch), both bound into the compile's box; g++'s messages
+about what the emulated device does not model are said plainly (`unsupported.explain`). The result
+is cached like any compile, keyed by the g++ version and a hash of every emulator file.
+Benchmark and leaderboard modes are refused: the emulator's times mean nothing. The test cases it
+runs are chosen by `budget.emulated_cases`.
 """
 
 from __future__ import annotations
