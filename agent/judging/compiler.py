@@ -76,7 +76,8 @@ class Toolchain:
         return source_name
 
     def box_folders(self, work: Path) -> dict[str, Path]:
-        """Folders of the parent's, made under `work`, that the compiler sees read-only in its box."""
+        """Trusted folders of the parent's (made under `work`, or the agent's own builds) that the
+        compiler sees read-only in its box, by name: bound like the box's files."""
         return {}
 
     def explain(self, output: str) -> str:
