@@ -116,6 +116,12 @@ class EmulatedToolchain(Toolchain):
     def explain(self, output: str) -> str:
         return explain(output, self.device_target)
 
+    def missing_solution(self) -> str:
+        return ("the compiled library does not export `solution` (extern \"C\", outside any #if that is false "
+                "here): the emulated device compiles the source once, as the GPU's device pass, so code under "
+                "`#if !defined(__HIP_DEVICE_COMPILE__)` or `#ifndef __CUDA_ARCH__` is left out; leave host code "
+                "unguarded")
+
 
 def emulated_toolchain(language: str, sandbox: Sandbox, build_dir: Path | None = None) -> EmulatedToolchain | None:
     """With `build_dir` (the agent's own builds), the API's header precompiled there."""

@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 
 from agent.judging.compile_cache import DEFAULT_MAX_BYTES, CompileCache
-from agent.judging.imports import LOADER_SYMBOLS, NotAnElfLibrary, imported_symbols
+from agent.judging.imports import LOADER_SYMBOLS, NotAnElfLibrary, dynamic_symbols
 from agent.problems.bundle import SOURCE_SUFFIX, Param, Problem
 from agent.problems.dtypes import element_type
 from agent.sandbox.boxfs import BoxFileError, copy_out, remove_tree
@@ -83,6 +83,11 @@ class Toolchain:
     def explain(self, output: str) -> str:
         """The compiler's messages as the user reads them."""
         return output
+
+    def missing_solution(self) -> str | None:
+        """What a library that does not export `solution` is told at compile time (None: nothing,
+        the solution's loading says it)."""
+        return None
 
 
 @dataclass
@@ -223,21 +228,24 @@ def precheck(problem: Problem, language: str, source: str) -> None:
             )
 
 
-def check_imports(problem: Problem, language: str, library: Path) -> None:
+def check_imports(problem: Problem, language: str, library: Path, missing: str | None = None) -> None:
     """Refuse a library that imports the loader or what the problem forbids (agent.judging.imports says
-    why the source check alone is not enough). Symbol names are matched with their underscores as
-    word breaks too, so `\bcblas` catches `scipy_cblas_sgemm`."""
+    why the source check alone is not enough), and with `missing` one that does not export `solution`
+    (`missing` says why: without it, loading the library says so). Symbol names are matched with
+    their underscores as word breaks too, so `\bcblas` catches `scipy_cblas_sgemm`."""
     try:
-        names = imported_symbols(library)
+        symbols = dynamic_symbols(library)
     except (OSError, NotAnElfLibrary) as exc:
         raise CompileRejected(f"the compiled library could not be read ({exc})") from None
-    for name in names:
+    for name in (name for name, defined in symbols if not defined):
         if name in LOADER_SYMBOLS:
             raise CompileRejected(f"forbidden: the solution calls {name}(); a solution loads and looks up no "
                                   "code at run time")
         for rule in problem.forbidden:
             if language in rule.languages and (rule.search(name) or rule.search(name.replace("_", " "))):
                 raise CompileRejected(f"forbidden: {rule.reason} (the compiled library imports {name})")
+    if missing is not None and ("solution", True) not in symbols:
+        raise CompileRejected(missing)
 
 
 LOWP_INCLUDE_DIR = Path(__file__).parent.parent / "include"
@@ -306,7 +314,8 @@ def compile_solution(
     if cache_scope:
         key = cache.key(scope=cache_scope, language=language, version=tc.version, flags=flags, source=source)
         if cache.get(key, target):
-            check_imports(problem, language, target)  # the rules may have changed since it was built
+            # The rules may have changed since it was built.
+            check_imports(problem, language, target, tc.missing_solution())
             return CompileResult(True, "", True, time.monotonic() - started, library=target)
 
     work = box.parent / "compile"
@@ -351,7 +360,7 @@ def compile_solution(
             ok, output = False, f"{output}\nthe compiler produced no usable library ({exc})".lstrip()
     remove_tree(work)
     if ok:
-        check_imports(problem, language, target)
+        check_imports(problem, language, target, tc.missing_solution())
     if ok and key is not None:
         cache.put(key, target)
     return CompileResult(ok, output, False, time.monotonic() - started, outcome.timed_out,

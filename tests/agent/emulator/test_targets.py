@@ -190,3 +190,27 @@ def test_the_precompiled_api_header_is_used_and_changes_nothing(language: str, s
         built[name] = done.stderr
     assert f"! {pch}/{header}.gch" in built["with"]  # `!`: g++ found it valid and used it
     assert ".gch" not in built["without"]
+
+
+HOST_CODE_LEFT_TO_THE_HOST_PASS = """#include <hip/hip_runtime.h>
+
+__global__ void add(const float* a, const float* b, float* c, size_t n) {
+    const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+
+#if !defined(__HIP_DEVICE_COMPILE__)
+extern "C" void solution(const float* a, const float* b, float* c, size_t n) {
+    add<<<(unsigned)((n + 255) / 256), 256>>>(a, b, c, n);
+}
+#endif
+"""
+
+
+@pytest.mark.integration
+def test_host_code_that_only_the_host_pass_compiles_is_a_compile_error_that_says_why(
+        emu_config: AgentConfig) -> None:
+    result, _ = run_job(load_problem("vector-add"), HOST_CODE_LEFT_TO_THE_HOST_PASS, "hip", "check", config=emu_config)
+    assert result["status"] == "COMPILE_ERROR", result
+    assert "does not export `solution`" in result["reason"], result
+    assert "`#if !defined(__HIP_DEVICE_COMPILE__)`" in result["reason"], result
