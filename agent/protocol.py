@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent import PROTOCOL_VERSION
 from agent.emulator.budget import EMULATED_CASE_BYTES
+from agent.emulator.target import EMULATED_TARGETS
 from agent.judging.jobs import (
     CANCELLED,
     EVENT_REASON_CHARS,
@@ -50,7 +51,8 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
-    "CANCELLED", "CEILINGS", "DEFAULT_PEAKS", "EMULATED_CASE_BYTES", "EVENT_REASON_CHARS", "EVENT_TEXT_CHARS",
+    "CANCELLED", "CEILINGS", "DEFAULT_PEAKS", "EMULATED_CASE_BYTES", "EMULATED_TARGETS", "EVENT_REASON_CHARS",
+    "EVENT_TEXT_CHARS",
     "FINISHED", "FLOPS_TYPES", "MAX_ID_CHARS", "MAX_SOURCE_BYTES", "MODES", "PROTOCOL_VERSION", "SUCCESS_STATUSES",
     "Floor", "Peaks", "ResourceLimits", "SandboxUnavailable", "cut_text", "floor", "flops_type_of", "geometric_floor",
     "json_safe", "measure_peaks",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agent.protocol import EMULATED_CASE_BYTES, ResourceLimits
+from agent.protocol import EMULATED_CASE_BYTES, EMULATED_TARGETS, ResourceLimits
 from core.exceptions import ApplicationError
 from fleets.models import Pool
 from submissions.models import Mode
@@ -60,8 +60,10 @@ def emulated_limits() -> str:
             "no benchmark, no timing, no leaderboard "
             "(emulated times mean nothing). Out-of-bounds accesses, barrier divergence and bad launches are "
             "caught. Not modelled: races and the GPU memory model, lockstep execution without barriers, timing, "
-            "occupancy, LDS bank conflicts and caches; half/bfloat16 types, inline assembly, cooperative groups "
-            "and vendor libraries do not compile.")
+            "occupancy, LDS bank conflicts and caches. It compiles HIP as for an MI300X "
+            f"({EMULATED_TARGETS['hip']}) and CUDA as for an H100 ({EMULATED_TARGETS['cuda']}): half, bfloat16 "
+            "and fp8 types and matrix instructions (MFMA, WMMA) work; inline assembly, cooperative groups, vendor "
+            "libraries and any builtin or header it does not model are compile errors that name them.")
 
 
 def _described(offer: LanguageOffer) -> str:

@@ -26,6 +26,9 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
 
+from agent.emulator.target import target_flags
+from agent.emulator.unsupported import ASM_REFUSAL
+
 EMULATOR_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = EMULATOR_DIR / "include"
 # hipjudge/lowp.h: the 16- and 8-bit float conversions the emulator's fp16/bf16/fp8 headers use.
@@ -49,21 +52,27 @@ def _arch_flags() -> list[str]:
 RUNTIME_FLAGS = ["-O2", "-std=c++17", "-fPIC", "-pthread", *_arch_flags()]
 
 
-def emulator_flags(language: str, include_dir: Path = INCLUDE_DIR) -> list[str]:
-    """g++ flags for a rewritten HIP (`hip`) or CUDA (`cuda`) source: the API's header is
-    included first, as hipcc and nvcc do. No strict aliasing: kernels pun float* to float4*.
-    Stack clash protection: a GPU thread's big local array probes its stack's guard page by page,
-    so an overflow is reported instead of landing in a neighbouring stack."""
-    return ["-O2", "-std=c++17", "-fPIC", "-shared", "-fno-strict-aliasing", "-fstack-clash-protection",
+def emulator_flags(language: str, include_dir: Path = INCLUDE_DIR, walls: Path | str | None = None,
+                   target: str | None = None, pch: Path | str | None = None) -> list[str]:
+    """g++ flags for a rewritten HIP (`hip`) or CUDA (`cuda`) source: the device pass's macros of
+    `target` (default: the pool's GPU, agent.emulator.target), the API's header included first, as
+    hipcc and nvcc do, and after the emulator's headers the walls (agent.emulator.unsupported) that
+    keep every ROCm or CUDA header of the machine out of reach; with `pch`, build_pch's folder
+    first. No strict aliasing: kernels pun float* to float4*. Stack clash protection: a GPU thread's
+    big local array probes its stack's guard page by page, so an overflow is reported instead of
+    landing in a neighbouring stack."""
+    walled = ["-I", str(walls)] if walls is not None else []
+    precompiled = ["-I", str(pch)] if pch is not None else []  # build_pch: the API's header, parsed once
+    return [*precompiled, "-O2", "-std=c++17", "-fPIC", "-shared", "-fno-strict-aliasing", "-fstack-clash-protection",
             "-Wno-psabi",  # MFMA's 64-byte accumulator vectors are passed by value: no ABI concern here
-            *_arch_flags(),
+            *_arch_flags(), *target_flags(language, target), f"-Dasm={ASM_REFUSAL}",
             "-I", str(include_dir), "-I", str(Path(include_dir).parent.parent / "include"),  # hipjudge/lowp.h
-            "-include", HEADERS[language], "-x", "c++"]
+            *walled, "-include", HEADERS[language], "-x", "c++"]
 
 
-def emulator_compile_command(source: Path, output: Path, language: str,
-                             include_dir: Path = INCLUDE_DIR) -> list[str]:
-    return ["g++", *emulator_flags(language, include_dir), "-o", str(output), str(source)]
+def emulator_compile_command(source: Path, output: Path, language: str, include_dir: Path = INCLUDE_DIR,
+                             walls: Path | None = None) -> list[str]:
+    return ["g++", *emulator_flags(language, include_dir, walls), "-o", str(output), str(source)]
 
 
 @cache
@@ -85,6 +94,53 @@ def runtime_key(version: str) -> str:
         for path in sorted(p for p in root.rglob("*") if p.is_file()):
             digest.update(f"\0{root.name}/{path.relative_to(root)}\0".encode() + path.read_bytes())
     return digest.hexdigest()[:24]
+
+
+PCH = "hjemu-pch"  # the folder of a precompiled API header, first on the compile's search path
+
+
+def pch_flags(language: str, target: str | None = None) -> list[str]:
+    """What the precompiled header is built with: the compile's flags up to its forced include,
+    which must be the same when it is used (g++ checks the macros and the code generation options;
+    the search path may differ: the sandbox sees the headers elsewhere)."""
+    flags = emulator_flags(language, INCLUDE_DIR, target=target)
+    return [f for f in flags[:flags.index("-include")] if f != "-shared"]
+
+
+def build_pch(cache_dir: Path, language: str, target: str | None = None) -> Path | None:
+    """A folder holding the API's header precompiled (`hip/hip_runtime.h.gch`) beside a stand-in
+    `hip/hip_runtime.h`, built once per runtime key and flags into cache_dir; None when it cannot
+    be built (a compile then parses the header itself, as it does without the folder).
+
+    Parsing the header and the C++ library it includes is half of a small kernel's compile. g++
+    looks for `X.gch` in each folder of the search path before `X`, so this folder comes first.
+    Once it has used the precompiled header, g++ takes the folder for the header's own (a later
+    `#include <hip/hip_runtime.h>` opens the folder's), so the stand-in is there: `#include_next`
+    of the real header, which the precompiled one already holds (`#pragma once` is matched by
+    content, wherever the sandbox shows the file). Without a usable .gch (another g++), the
+    stand-in leads to the real header and nothing changes."""
+    version = gxx_version()
+    if version is None:
+        return None
+    flags = pch_flags(language, target)
+    key = hashlib.sha256(f"{runtime_key(version)}\0{language}\0{' '.join(flags)}".encode()).hexdigest()[:24]
+    folder = Path(cache_dir) / f"{PCH}-{key}"
+    if folder.is_dir():
+        return folder
+    Path(cache_dir).mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".hjemu-pch-") as tmp:
+        staging = Path(tmp, "pch")
+        header = staging / HEADERS[language]
+        header.parent.mkdir(parents=True)
+        header.write_text("// hjemu: stands beside the precompiled header; the header itself is the emulator's.\n"
+                          f"#pragma once\n#include_next <{HEADERS[language]}>\n")
+        wrapper = Path(tmp, "wrapper.h")  # the header included, not compiled as the main file: its #pragma once counts
+        wrapper.write_text(f"#include <{HEADERS[language]}>\n")
+        if not _run(["g++", *flags, "-x", "c++-header", "-o", f"{header}.gch", str(wrapper)]):
+            return None
+        with contextlib.suppress(OSError):  # another agent's build got there first: the same files
+            os.rename(staging, folder)
+    return folder if folder.is_dir() else None
 
 
 def build_runtime(cache_dir: Path) -> Path | None:

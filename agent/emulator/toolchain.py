@@ -6,9 +6,13 @@ that kind and g++ can build the emulator's runtime (once per g++ version and emu
 into the compile cache, like the host device's eviction helper). The source goes through the
 rewriter in the trusted parent (linear, capped, under a CPU budget and the job's cancel), then
 g++ compiles it in the sandbox against the emulator's headers (bound read-only with the agent
-package); the result is cached like any compile, keyed by the
-g++ version and a hash of every emulator file. Benchmark and leaderboard modes are refused: the
-emulator's times mean nothing. The test cases it runs are chosen by `budget.emulated_cases`.
+package) as the device pass of the pool's GPU (agent.emulator.target), with the walls that keep the
+machine's ROCm and CUDA headers out (agent.emulator.unsupported) and the API's header precompiled
+in the agent's build folder (build.build_pch), both bound into the compile's box; g++'s messages
+about what the emulated device does not model are said plainly (`unsupported.explain`). The result
+is cached like any compile, keyed by the g++ version and a hash of every emulator file.
+Benchmark and leaderboard modes are refused: the emulator's times mean nothing. The test cases it
+runs are chosen by `budget.emulated_cases`.
 """
 
 from __future__ import annotations
@@ -19,11 +23,13 @@ from functools import cache
 from pathlib import Path
 
 from agent.emulator.budget import EMULATED_CASE_BYTES
-from agent.emulator.build import INCLUDE_DIR, build_runtime, emulator_flags, gxx_version, runtime_key
+from agent.emulator.build import INCLUDE_DIR, PCH, build_pch, build_runtime, emulator_flags, gxx_version, runtime_key
 from agent.emulator.rewrite import ParseBudget, RewriteError, rewrite_source
+from agent.emulator.target import EMULATED_TARGETS
+from agent.emulator.unsupported import WALLS, explain, make_walls
 from agent.judging.compiler import CompileRejected, Toolchain
 from agent.problems.bundle import SOURCE_SUFFIX
-from agent.sandbox.modes import AGENT_ROOT, Sandbox
+from agent.sandbox.modes import AGENT_ROOT, BOX, Sandbox
 
 EMULATED_LANGUAGES = ("hip", "cuda")
 REFUSED_MODES = ("benchmark", "leaderboard")
@@ -60,12 +66,36 @@ def health_fields(device: str, cache_dir: Path) -> dict[str, object]:
     return {"emulated": emulated_languages(device, cache_dir), "emulator": {"max_case_bytes": EMULATED_CASE_BYTES}}
 
 
+@cache
+def _pch_for(cache_dir: Path, language: str) -> Path | None:
+    return build_pch(cache_dir, language)
+
+
+def emulator_pch(cache_dir: Path, language: str) -> Path | None:
+    """build.build_pch's folder for this g++ and language, built on first use."""
+    pch = _pch_for(cache_dir, language)
+    if pch is not None and not pch.is_dir():  # the cache was cleared under us
+        _pch_for.cache_clear()
+        pch = _pch_for(cache_dir, language)
+    return pch
+
+
 @dataclass(frozen=True)
 class EmulatedToolchain(Toolchain):
     include_dir: str = str(INCLUDE_DIR)
+    target: str = ""  # the GPU it stands for (agent.emulator.target); empty: the language's
+    pch: str = ""  # build.build_pch's folder, the parent's; empty: none
+
+    @property
+    def device_target(self) -> str:
+        return self.target or EMULATED_TARGETS[self.language]
 
     def flags(self, arch: str | None) -> list[str]:
-        return emulator_flags(self.language, Path(self.include_dir))
+        # The pool's GPU, not `arch`: that is the local compiler's target for compile-only jobs.
+        # The precompiled header's folder is named whether or not there is one: the same flags, the
+        # same compile cache key (the library is the same).
+        return emulator_flags(self.language, Path(self.include_dir), f"{BOX}/{WALLS}", self.device_target,
+                              pch=f"{BOX}/{PCH}")
 
     def env(self) -> dict[str, str]:
         return {}
@@ -77,11 +107,29 @@ class EmulatedToolchain(Toolchain):
         except RewriteError as exc:
             raise CompileRejected(f"the emulated device cannot compile this source: {exc}") from None
 
+    def prepared_name(self, source_name: str) -> str:
+        return f"emulated-{source_name}"
 
-def emulated_toolchain(language: str, sandbox: Sandbox) -> EmulatedToolchain | None:
+    def box_folders(self, work: Path) -> dict[str, Path]:
+        return {WALLS: make_walls(work / WALLS), **({PCH: Path(self.pch)} if self.pch else {})}
+
+    def explain(self, output: str) -> str:
+        return explain(output, self.device_target)
+
+    def missing_solution(self) -> str:
+        return ("the compiled library does not export `solution` (extern \"C\", outside any #if that is false "
+                "here): the emulated device compiles the source once, as the GPU's device pass, so code under "
+                "`#if !defined(__HIP_DEVICE_COMPILE__)` or `#ifndef __CUDA_ARCH__` is left out; leave host code "
+                "unguarded")
+
+
+def emulated_toolchain(language: str, sandbox: Sandbox, build_dir: Path | None = None) -> EmulatedToolchain | None:
+    """With `build_dir` (the agent's own builds), the API's header precompiled there."""
     version = gxx_version()
     if version is None:
         return None
     # Inside a sandbox the agent package (and the headers in it) is bound at AGENT_ROOT/agent.
     include_dir = f"{AGENT_ROOT}/agent/emulator/include" if sandbox.mounts_box else str(INCLUDE_DIR)
-    return EmulatedToolchain(language, "g++", f"{version}; hjemu {runtime_key(version)}", include_dir)
+    pch = emulator_pch(build_dir, language) if build_dir is not None else None
+    return EmulatedToolchain(language, "g++", f"{version}; hjemu {runtime_key(version)}", include_dir,
+                             pch=str(pch or ""))

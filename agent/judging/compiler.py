@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 
 from agent.judging.compile_cache import DEFAULT_MAX_BYTES, CompileCache
-from agent.judging.imports import LOADER_SYMBOLS, NotAnElfLibrary, imported_symbols
+from agent.judging.imports import LOADER_SYMBOLS, NotAnElfLibrary, dynamic_symbols
 from agent.problems.bundle import SOURCE_SUFFIX, Param, Problem
 from agent.problems.dtypes import element_type
 from agent.sandbox.boxfs import BoxFileError, copy_out, remove_tree
@@ -70,6 +70,26 @@ class Toolchain:
     def prepare(self, source: str, cancel: threading.Event | None = None) -> str:
         """The text the compiler gets (the emulated device's toolchain rewrites launches)."""
         return source
+
+    def prepared_name(self, source_name: str) -> str:
+        """The file the compiler reads. One that rewrites the source compiles a file of another name
+        whose `#line` directive names `source_name`, the user's own text: the compiler then quotes
+        the user's lines under its messages, not the rewritten ones."""
+        return source_name
+
+    def box_folders(self, work: Path) -> dict[str, Path]:
+        """Trusted folders of the parent's (made under `work`, or the agent's own builds) that the
+        compiler sees read-only in its box, by name: bound like the box's files."""
+        return {}
+
+    def explain(self, output: str) -> str:
+        """The compiler's messages as the user reads them."""
+        return output
+
+    def missing_solution(self) -> str | None:
+        """What a library that does not export `solution` is told at compile time (None: nothing,
+        the solution's loading says it)."""
+        return None
 
 
 @dataclass
@@ -210,21 +230,24 @@ def precheck(problem: Problem, language: str, source: str) -> None:
             )
 
 
-def check_imports(problem: Problem, language: str, library: Path) -> None:
+def check_imports(problem: Problem, language: str, library: Path, missing: str | None = None) -> None:
     """Refuse a library that imports the loader or what the problem forbids (agent.judging.imports says
-    why the source check alone is not enough). Symbol names are matched with their underscores as
-    word breaks too, so `\bcblas` catches `scipy_cblas_sgemm`."""
+    why the source check alone is not enough), and with `missing` one that does not export `solution`
+    (`missing` says why: without it, loading the library says so). Symbol names are matched with
+    their underscores as word breaks too, so `\bcblas` catches `scipy_cblas_sgemm`."""
     try:
-        names = imported_symbols(library)
+        symbols = dynamic_symbols(library)
     except (OSError, NotAnElfLibrary) as exc:
         raise CompileRejected(f"the compiled library could not be read ({exc})") from None
-    for name in names:
+    for name in (name for name, defined in symbols if not defined):
         if name in LOADER_SYMBOLS:
             raise CompileRejected(f"forbidden: the solution calls {name}(); a solution loads and looks up no "
                                   "code at run time")
         for rule in problem.forbidden:
             if language in rule.languages and (rule.search(name) or rule.search(name.replace("_", " "))):
                 raise CompileRejected(f"forbidden: {rule.reason} (the compiled library imports {name})")
+    if missing is not None and ("solution", True) not in symbols:
+        raise CompileRejected(missing)
 
 
 LOWP_INCLUDE_DIR = Path(__file__).parent.parent / "include"
@@ -320,16 +343,22 @@ def compile_solution(
     if cache_scope:
         key = cache.key(scope=cache_scope, language=language, version=tc.version, flags=flags, source=source)
         if cache.get(key, target):
-            check_imports(problem, language, target)  # the rules may have changed since it was built
+            # The rules may have changed since it was built.
+            check_imports(problem, language, target, tc.missing_solution())
             return CompileResult(True, "", True, time.monotonic() - started, library=target)
 
     work = box.parent / "compile"
     remove_tree(work)
     (work / "out").mkdir(parents=True)
     src_name = f"solution{SOURCE_SUFFIX[language]}"
-    (work / src_name).write_text(tc.prepare(source, cancel))
+    compiled_name = tc.prepared_name(src_name)
+    (work / compiled_name).write_text(tc.prepare(source, cancel))
+    files = {compiled_name: work / compiled_name, **tc.box_folders(work)}
+    if compiled_name != src_name:
+        (work / src_name).write_text(source)
+        files[src_name] = work / src_name
     proc = sandbox.spawn(
-        [tc.command, *flags, "-o", f"{BOX}/out/solution.so", f"{BOX}/{src_name}"],
+        [tc.command, *flags, "-o", f"{BOX}/out/solution.so", f"{BOX}/{compiled_name}"],
         box=box,
         limits=ProcessLimits(
             wall_s=limits.compile_s,
@@ -341,11 +370,10 @@ def compile_solution(
             output_bytes=limits.output_kb * 1024,
         ),
         env=tc.env(),
-        layout=BoxLayout(size_bytes=COMPILE_BOX_BYTES, files={src_name: work / src_name},
-                         writable={"out": work / "out"}),
+        layout=BoxLayout(size_bytes=COMPILE_BOX_BYTES, files=files, writable={"out": work / "out"}),
     )
     outcome = proc.wait(cancel)
-    output = scrub_paths(outcome.output, box)
+    output = tc.explain(scrub_paths(outcome.output, box))
     ok = outcome.ok
     if outcome.timed_out:
         output = f"compilation took longer than {limits.compile_s:g} s and was stopped\n{output}"
@@ -361,7 +389,7 @@ def compile_solution(
             ok, output = False, f"{output}\nthe compiler produced no usable library ({exc})".lstrip()
     remove_tree(work)
     if ok:
-        check_imports(problem, language, target)
+        check_imports(problem, language, target, tc.missing_solution())
     if ok and key is not None:
         cache.put(key, target)
     return CompileResult(ok, output, False, time.monotonic() - started, outcome.timed_out,

@@ -1,6 +1,6 @@
 """What a compiled solution imports: the undefined symbols of its dynamic symbol table, read by the
 parent from the ELF file with every offset bounded, and checked against the problem's forbidden
-rules and the loader's functions.
+rules and the loader's functions (and, from the same table, that it defines `solution`).
 
 Why the library and not only the source: the source rules are regular expressions, so token pasting
 (`#define J(a,b) a##b` … `J(hip,StreamCreate)`), split strings (`dlopen("libroc" "blas.so")`) or a
@@ -33,15 +33,20 @@ class NotAnElfLibrary(ValueError):
 
 def imported_symbols(path: Path) -> list[str]:
     """The names of the undefined dynamic symbols of the ELF file at `path`, in table order."""
+    return [name for name, defined in dynamic_symbols(path) if not defined]
+
+
+def dynamic_symbols(path: Path) -> list[tuple[str, bool]]:
+    """(name, defined here) of each named dynamic symbol of the ELF file at `path`, in table order."""
     with open(path, "rb") as handle:
         size = handle.seek(0, 2)
         if size < 64:
             raise NotAnElfLibrary("shorter than an ELF header")
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            return _imports(data, size)
+            return _symbols(data, size)
 
 
-def _imports(data: mmap.mmap, size: int) -> list[str]:
+def _symbols(data: mmap.mmap, size: int) -> list[tuple[str, bool]]:
     if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
         raise NotAnElfLibrary("not a 64-bit little-endian ELF file")
     shoff, = struct.unpack_from("<Q", data, 0x28)
@@ -51,21 +56,21 @@ def _imports(data: mmap.mmap, size: int) -> list[str]:
     sections = [_SECTION.unpack_from(data, shoff + i * shentsize) for i in range(shnum)]
     dynsym = next((s for s in sections if s[1] == _SHT_DYNSYM), None)
     if dynsym is None:
-        return []  # a library with no dynamic symbols imports nothing
+        return []  # a library with no dynamic symbols imports (and exports) nothing
     _, _, _, _, offset, length, link, _, _, entsize = dynsym
     if entsize != _SYMBOL.size or link >= len(sections) or offset + length > size:
         raise NotAnElfLibrary("its dynamic symbol table lies outside the file")
     strings_offset, strings_length = sections[link][4], sections[link][5]
     if strings_offset + strings_length > size:
         raise NotAnElfLibrary("its dynamic string table lies outside the file")
-    names = []
+    symbols = []
     for index in range(min(length // entsize, MAX_SYMBOLS)):
         name, _, _, section, _, _ = _SYMBOL.unpack_from(data, offset + index * entsize)
-        if section != 0 or name == 0 or name >= strings_length:  # defined here, or the null symbol
+        if name == 0 or name >= strings_length:  # the null symbol, or no name
             continue
         start = strings_offset + name
         end = data.find(b"\0", start, min(start + MAX_NAME, strings_offset + strings_length))
         if end < 0:
             raise NotAnElfLibrary("a symbol name runs past its string table")
-        names.append(data[start:end].decode("ascii", "replace"))
-    return names
+        symbols.append((data[start:end].decode("ascii", "replace"), section != 0))  # section 0: undefined
+    return symbols

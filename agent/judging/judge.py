@@ -141,7 +141,7 @@ def _toolchain(spec: JobSpec, device: str | None, config: AgentConfig) -> Toolch
     emulate = device is not None and device.startswith("emulated-")
     if not emulate and spec.mode == "compile" and would_emulate(spec.language, config.device):
         emulate = toolchain(spec.language) is None
-    return emulated_toolchain(spec.language, config.sandbox) if emulate else None
+    return emulated_toolchain(spec.language, config.sandbox, config.build_dir) if emulate else None
 
 
 def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.Event, job_dir: Any,

@@ -77,3 +77,14 @@ def test_a_refused_build_ends_the_job_as_a_compile_error(judge_run_job: Any) -> 
     assert result["status"] == "COMPILE_ERROR"
     assert "imports scipy_cblas_sgemm64_" in result["reason"]
     assert [e.data["ok"] for e in events if e.kind == "COMPILE_RESULT"] == [False]
+
+
+def test_a_library_without_solution_is_refused_when_asked(tmp_path: Path) -> None:
+    # precheck saw `solution` in the text; the preprocessor left it out.
+    library = build(tmp_path, '#if 0\nextern "C" void solution(float* x) { x[0] = 1; }\n#endif\n'
+                              'extern "C" void other(float* x) { x[0] = 2; }\n')
+    check_imports(load_problem("vector-add"), "cpp", library)  # the load says it (test_judge.py)
+    with pytest.raises(CompileRejected, match="^no solution here$"):
+        check_imports(load_problem("vector-add"), "cpp", library, "no solution here")
+    defined = build(tmp_path, 'extern "C" void solution(float* x) { x[0] = 1; }\n', "defined.so")
+    check_imports(load_problem("vector-add"), "cpp", defined, "no solution here")

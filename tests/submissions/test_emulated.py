@@ -44,6 +44,10 @@ def test_the_local_pool_lists_hip_and_cuda_as_emulated_checks_with_their_limits(
     for limit in ("Check only", "256 MiB of buffers", "120 s for them all", "no timing", "no leaderboard",
                   "LDS bank conflicts", "races and the GPU memory model"):
         assert limit in note
+    # What the emulated device compiles, and as which GPU: half and bfloat16 do compile there.
+    for fact in ("MI300X (gfx942)", "H100 (sm_90)", "half, bfloat16 and fp8 types and matrix instructions"):
+        assert fact in note
+    assert "do not compile" not in note
 
 
 def test_compile_only_stays_beside_the_emulated_check(owner: Any, api_as: Any, local_pool: Any) -> None:

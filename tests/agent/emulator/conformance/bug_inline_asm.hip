@@ -1,4 +1,4 @@
-// expect: COMPILE_ERROR: s_waitcnt
+// expect: COMPILE_ERROR: bug_inline_asm.hip:8:5: error: inline assembly is not modelled by the emulated device
 // problem: vector-add
 // GCN inline assembly: the emulated device has no AMD instruction set.
 #include <hip/hip_runtime.h>
