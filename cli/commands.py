@@ -60,6 +60,12 @@ def cmd_problem(args: argparse.Namespace, client: Client, out: Printer) -> int:
                for p in problem.get("parameters", [])])
     for language, signature in problem.get("signatures", {}).items():
         out.line(f"{language}: {signature};")
+    cases = problem.get("cases") if isinstance(problem.get("cases"), dict) else {}
+    rows = [[kind, c.get("name", ""), ", ".join(c.get("devices") or []),
+             ", ".join(f"{k}={v}" for k, v in (c.get("params") or {}).items())]
+            for kind in ("tests", "benchmarks", "ranked") for c in cases.get(kind) or [] if isinstance(c, dict)]
+    if rows:  # a server from before the shapes were served has none
+        out.table(["cases", "name", "devices", "sizes"], rows)
     return EXIT_OK
 
 

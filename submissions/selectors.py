@@ -47,12 +47,18 @@ def problem_get(*, slug: str) -> Problem | None:
     return problem_list().select_related("current_version").filter(slug=slug).first()
 
 
+# The problem's cases by what they are for, in the words the pages use.
+CASE_KINDS = ("tests", "benchmarks", "ranked")
+
+
 def problem_interface(*, version: ProblemVersion | None) -> dict[str, Any]:
     """What a solution declares, from the version's bundle: `signatures` (each language's spelling of
-    `solution`) and `parameters` (name, problem.yaml type, each language's C type, shape, direction).
-    Empty for a version whose bundle no longer parses."""
+    `solution`), `parameters` (name, problem.yaml type, each language's C type, shape, direction) and
+    `cases` (tests, benchmarks and ranked cases: name, device classes, sizes). Empty for a version
+    whose bundle no longer parses."""
+    empty: dict[str, Any] = {"signatures": {}, "parameters": [], "cases": {kind: [] for kind in CASE_KINDS}}
     if version is None or not version.bundle:
-        return {"signatures": {}, "parameters": []}
+        return empty
     # Here, not at module level: the web and worker processes start without NumPy (the
     # bundle's loader brings it), which only a problem page or the problem API then loads.
     from agent.problems import ProblemError, problem_from_bundle
@@ -60,8 +66,10 @@ def problem_interface(*, version: ProblemVersion | None) -> dict[str, Any]:
     try:
         bundle = problem_from_bundle(version.bundle)
     except ProblemError:
-        return {"signatures": {}, "parameters": []}
-    return {"signatures": bundle.c_signatures(), "parameters": bundle.parameters()}
+        return empty
+    cases = {kind: [{"name": case.name, "devices": list(case.devices), "params": dict(case.params)}
+                    for case in getattr(bundle, kind)] for kind in CASE_KINDS}
+    return {"signatures": bundle.c_signatures(), "parameters": bundle.parameters(), "cases": cases}
 
 
 def _visible_to(user: User | AnonymousUser) -> QuerySet[Submission]:
