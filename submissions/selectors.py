@@ -97,8 +97,9 @@ def submission_list(*, user: User, filters: dict[str, Any] | None = None,
     if filters.get("id"):
         prefix = id_prefix(str(filters["id"]))
         qs = qs.filter(pk__startswith=prefix) if prefix else qs.none()
-    return (qs.select_related("problem", "problem_version", "pool", "user")
-            .defer("source", "problem_version__bundle", "problem_version__statement", "problem_version__templates")
+    return (qs.select_related("problem", "problem_version", "pool", "user", "judging")
+            .defer("source", "problem_version__bundle", "problem_version__statement", "problem_version__templates",
+                   "judging__summary")
             .order_by("-created_at"))
 
 
@@ -122,8 +123,30 @@ def submission_get(*, user: User | AnonymousUser, submission_id: uuid.UUID | str
         uuid.UUID(str(submission_id))
     except ValueError:
         return None
-    return _visible_to(user).select_related("problem", "problem_version", "pool", "vm", "user").filter(
+    return _visible_to(user).select_related("problem", "problem_version", "pool", "vm", "user", "judging").filter(
         pk=submission_id).first()
+
+
+class AmbiguousId(ValueError):
+    """A short id that starts several of the caller's submissions; the message lists them."""
+
+
+def submission_find(*, user: User | AnonymousUser, text: str) -> Submission | None:
+    """The submission `text` names among those the caller may see (owner, or staff): its whole id,
+    or the start of it (4 to 32 hex digits, dashes allowed; the pages show 8). None when none
+    matches or `text` is no such thing; AmbiguousId when several do."""
+    text = str(text).strip()
+    if len(text.replace("-", "")) == 32:
+        return submission_get(user=user, submission_id=text)
+    prefix = id_prefix(text)
+    if prefix is None:
+        return None
+    matching = _visible_to(user).filter(pk__startswith=prefix).order_by("-created_at")
+    found = list(matching.values_list("pk", flat=True)[:3])
+    if len(found) > 1:
+        shown = ", ".join(str(pk) for pk in found[:2]) + (" and more" if len(found) > 2 else "")
+        raise AmbiguousId(f"{text!r} starts more than one submission ({shown}): give more of its id.")
+    return submission_get(user=user, submission_id=found[0]) if found else None
 
 
 def submission_events(*, submission: Submission, after: int = 0) -> QuerySet[SubmissionEvent]:
