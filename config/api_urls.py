@@ -3,10 +3,10 @@
 from django.urls import include, path
 from rest_framework.permissions import AllowAny
 
-import submissions.converters  # noqa: F401 - registers the `subid` converter
 from accounts.apis import TokenCreateApi
 from core.schema_view import DocsView, SchemaView
 from limits.apis import PoolListApi
+from submissions import converters  # noqa: F401 - registers the `subid` converter
 from submissions.apis import MeApi, SubmissionCancelApi, SubmissionDetailApi, SubmissionListCreateApi
 from submissions.problem_apis import ProblemDetailApi, ProblemListApi
 from submissions.sse import events_stream

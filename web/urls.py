@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-import submissions.converters  # noqa: F401 - registers the `subid` converter
+from submissions import converters  # noqa: F401 - registers the `subid` converter
 from web.views import account, problems, submissions
 
 _auth = "web/auth/"
