@@ -51,6 +51,8 @@ def test_a_confirmed_record_shows_one_ranked_number_on_its_page(owner: Any, conf
     assert "Public benchmark</span> <strong data-testid=\"score\">1.500 ms</strong>" in page
     assert "(does not rank)" in page
     assert 'data-testid="ranked-confirming"' not in page
+    assert "#2 record confirmation (a second judging on a new secret seed)" in page
+    assert "its ranked pass 1.000 ms (a record, judged again to confirm it)" in page  # history, not a rank
 
 
 def test_the_api_and_the_leaderboard_give_the_same_ranked_number(owner: Any, api_as: Any,
