@@ -66,6 +66,12 @@ def cmd_problem(args: argparse.Namespace, client: Client, out: Printer) -> int:
                for p in problem.get("parameters") or []])
     for language, signature in (problem.get("signatures") or {}).items():
         out.line(f"{language}: {signature};")
+    cases = problem.get("cases") if isinstance(problem.get("cases"), dict) else {}
+    rows = [[kind, c.get("name", ""), ", ".join(c.get("devices") or []),
+             ", ".join(f"{k}={v}" for k, v in (c.get("params") or {}).items())]
+            for kind in ("tests", "benchmarks", "ranked") for c in cases.get(kind) or [] if isinstance(c, dict)]
+    if rows:  # a server from before the shapes were served has none
+        out.table(["cases", "name", "devices", "sizes"], rows)
     return EXIT_OK
 
 
@@ -150,7 +156,7 @@ def cmd_submit(args: argparse.Namespace, client: Client, out: Printer) -> int:
 
 def cmd_status(args: argparse.Namespace, client: Client, out: Printer) -> int:
     detail = shapes.ask(client, shapes.SUBMISSION, "GET", f"/submissions/{submission_id(client, args.id)}")
-    if not detail["is_terminal"] and (args.wait or args.watch):
+    if (not detail["is_terminal"] or detail.get("ranked_pending") is True) and (args.wait or args.watch):
         from cli.watch import follow
 
         return follow(client, out, detail["id"], detail["mode"], live=args.watch)
@@ -174,12 +180,19 @@ def cmd_submissions(args: argparse.Namespace, client: Client, out: Printer) -> i
     out.table(["id", "submitted", "problem", "language", "mode", "pool", "status", "score_ms", "cost"],
               [[r["id"][:8], r["created_at"][:19].replace("T", " "), r["problem"], r["language"],
                 r["mode"] + (" (emulated)" if r.get("emulated") else ""), r["pool"], r["status"],
-                ms(r["ranked_score_ms"] if r.get("ranked_score_ms") is not None else r.get("score_ms")),
-                cost(r)] for r in rows])
+                _listed_score(r), cost(r)] for r in rows])
     shown = f"{len(rows)} of {page.get('count', len(rows))}"
     out.line(f"({shown}; page {args.page}{', more: --page ' + str(args.page + 1) if page.get('next') else ''}; "
              "score: the ranked one for leaderboard submissions)")
     return EXIT_OK
+
+
+def _listed_score(row: dict[str, Any]) -> str:
+    """A leaderboard submission's ranked score (its public benchmark never ranks), else the score."""
+    if row.get("mode") != "leaderboard":
+        return ms(row.get("score_ms"))
+    said = ms(row.get("ranked_score_ms")) if row.get("ranked_score_ms") is not None else "-"
+    return said + (" (confirming)" if row.get("ranked_pending") else "")
 
 
 def cmd_leaderboard(args: argparse.Namespace, client: Client, out: Printer) -> int:
@@ -203,7 +216,7 @@ def cmd_rank(args: argparse.Namespace, client: Client, out: Printer) -> int:
     state = detail["leaderboard"]["state"]
     if state == "ranked":
         return EXIT_OK
-    return EXIT_PENDING if state == "pending" else EXIT_VERDICT
+    return EXIT_PENDING if state in ("pending", "confirming") else EXIT_VERDICT
 
 
 def cmd_cancel(args: argparse.Namespace, client: Client, out: Printer) -> int:

@@ -178,15 +178,30 @@ def follow(client: Any, out: Printer, submission_id: str, mode: str, *, live: bo
         view.close()
 
 
-def said_light(client: Any, out: Printer, submission_id: str) -> None:
-    """The scores against the speed of light of the pool's device: the platform computes them, the
-    RESULT event does not carry them. Best effort: the result itself is already printed."""
-    if out.json_mode:
-        return
+def finished_detail(client: Any, submission_id: str) -> dict[str, Any] | None:
+    """The submission's detail once its RESULT came, or None when it cannot be had: the result itself
+    is already printed, so the rest is best effort."""
     try:
-        out.light(shapes.ask(client, shapes.SUBMISSION, "GET", f"/submissions/{submission_id}"))
+        detail = shapes.ask(client, shapes.SUBMISSION, "GET", f"/submissions/{submission_id}")
     except (ApiError, BadResponse, ConnectionFailed):
-        pass
+        return None
+    return detail if isinstance(detail, dict) else None
+
+
+def said_light(out: Printer, detail: dict[str, Any] | None) -> None:
+    """The scores against the speed of light of the pool's device, and for a leaderboard submission
+    where it stands with the one ranked number (the leaderboard's): the platform computes them, the
+    RESULT event does not carry them."""
+    if out.json_mode or detail is None:
+        return
+    if detail.get("mode") == "leaderboard":
+        out.standing(detail)
+        detail = {**detail, "ranked": None}  # its speed of light is in the standing
+    out.light(detail)
+
+
+# How often to look whether a record's confirmation started, while it waits for a VM to be given back.
+CONFIRMATION_POLL_S = 2.0
 
 
 def _follow(client: Any, out: Printer, view: View, submission_id: str, mode: str) -> int:
@@ -204,7 +219,7 @@ def _pause(client: Any, seconds: float) -> None:
 
 
 def _until_result(client: Any, out: Printer, view: View, submission_id: str, mode: str) -> int:
-    after, reconnects, final = 0, 0, None
+    after, reconnects, final, confirming = 0, 0, None, False
     while True:
         try:
             for event in client.events(submission_id, after=after):
@@ -222,8 +237,16 @@ def _until_result(client: Any, out: Printer, view: View, submission_id: str, mod
             _pause(client, min(2.0 * reconnects, 10.0))
             continue
         if final is not None:
-            if final == "ACCEPTED":
-                said_light(client, out, submission_id)
+            detail = finished_detail(client, submission_id) if final == "ACCEPTED" else None
+            if mode == "leaderboard" and detail is not None and detail.get("ranked_pending") is True:
+                # A record ranks only once a second judging confirms it: wait for that, on the same stream.
+                if not confirming:
+                    view.note("a record: waiting for a second judging on a new secret seed to confirm it before "
+                              "it ranks (Ctrl-C stops waiting; the confirmation goes on)")
+                confirming = True
+                _pause(client, CONFIRMATION_POLL_S)
+                continue
+            said_light(out, detail)
             return exit_code_for(final, mode)
         # The stream ended without a RESULT (a server restart): ask for the state, then resume.
         detail = shapes.ask(client, shapes.SUBMISSION, "GET", f"/submissions/{submission_id}")

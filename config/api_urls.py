@@ -6,13 +6,15 @@ from rest_framework.permissions import AllowAny
 from accounts.apis import TokenCreateApi
 from core.schema_view import DocsView, SchemaView
 from limits.apis import PoolListApi
+from submissions import converters  # noqa: F401 - registers the `subid` converter
 from submissions.apis import MeApi, SubmissionCancelApi, SubmissionDetailApi, SubmissionListCreateApi
 from submissions.problem_apis import ProblemDetailApi, ProblemListApi
 from submissions.sse import events_stream
 
 urlpatterns = [
     path("submissions", SubmissionListCreateApi.as_view(), name="api-submissions"),
-    path("submissions/<uuid:submission_id>", SubmissionDetailApi.as_view(), name="api-submission"),
+    # Its whole id or the start of it (the pages show 8 digits), among the caller's own.
+    path("submissions/<subid:submission_id>", SubmissionDetailApi.as_view(), name="api-submission"),
     path("submissions/<uuid:submission_id>/cancel", SubmissionCancelApi.as_view(), name="api-submission-cancel"),
     path("submissions/<uuid:submission_id>/events", events_stream, name="api-submission-events"),
     path("problems", ProblemListApi.as_view(), name="api-problems"),

@@ -12,7 +12,7 @@ from django.db.models.functions import RowNumber
 
 from leaderboard.models import RankedCaseResult
 from leaderboard.speedup import ranked_speedups, speedup_of
-from submissions.models import ACTIVE_STATUSES, Judging, Mode, Review, Status, Submission
+from submissions.models import ACTIVE_STATUSES, Mode, QueueClass, Review, Status, Submission
 
 # A ranked result shows unless it waits for review, staff invalidated it or its owner withdrew it.
 # An emulated run never ranks (the pool refuses mode leaderboard for it; this holds whatever an agent says).
@@ -77,11 +77,28 @@ class Standing:
     rank: int | None = None
 
 
-def record_awaits_confirmation(*, submission: Submission) -> bool:
-    """Its judging ended with a record whose second judging is not queued yet (leaderboard.records):
-    the page goes on following it."""
-    return submission.mode == Mode.LEADERBOARD and submission.status == Status.ACCEPTED and \
-        submission.judging_id is not None and Judging.objects.filter(pk=submission.judging_id, record=True).exists()
+def confirmation_pending(*, submission: Submission) -> bool:
+    """A record of its current judging waits for its second judging, or that judging is running
+    (leaderboard.records): its ranked number is not settled yet, and the page goes on following it.
+    One query, none where the caller loaded `judging` with the row."""
+    if submission.mode != Mode.LEADERBOARD or submission.judging_id is None:
+        return False
+    if submission.status not in (Status.ACCEPTED, *ACTIVE_STATUSES):
+        return False
+    if submission.status != Status.ACCEPTED and submission.queue_class != QueueClass.REJUDGE:
+        return False  # a confirmation waits in the background class: a user's own judging is none
+    judging = submission.judging
+    if judging is None:
+        return False
+    if submission.status == Status.ACCEPTED:
+        return judging.record
+    return judging.confirms_id is not None
+
+
+def confirmation_running(*, submission: Submission) -> bool:
+    """The second judging of a record is under way: the submission already passed (its first judging
+    ended ACCEPTED) and shows so; what runs is the confirmation, not a new verdict."""
+    return submission.status in ACTIVE_STATUSES and confirmation_pending(submission=submission)
 
 
 def submission_standing(*, submission: Submission) -> Standing:
@@ -89,11 +106,12 @@ def submission_standing(*, submission: Submission) -> Standing:
         return Standing("not_entered", "Only leaderboard submissions rank; this one was not submitted to it.")
     if submission.invalidated_at is not None:
         return Standing("invalidated", submission.invalidated_reason)
+    confirming = confirmation_pending(submission=submission)
     if submission.ranked_score_ms is None:
-        if submission.status in ACTIVE_STATUSES:  # a record's confirmation keeps the record's sentence
-            return Standing("pending", submission.ranked_reason or "The ranked pass has not finished yet.")
-        if record_awaits_confirmation(submission=submission):
+        if confirming:  # the record's sentence: what it scored once, and that it ranks only when confirmed
             return Standing("confirming", submission.ranked_reason)
+        if submission.status in ACTIVE_STATUSES:
+            return Standing("pending", submission.ranked_reason or "The ranked pass has not finished yet.")
         return Standing("not_ranked", submission.ranked_reason or submission.status_reason)
     if submission.review == Review.HELD:
         return Standing("under_review", submission.review_reason)
@@ -106,6 +124,8 @@ def submission_standing(*, submission: Submission) -> Standing:
     said = f"Rank {rank} on pool {submission.pool.name!r}."
     if submission.review == Review.PENDING:
         said += " " + submission.review_reason
+    if confirming and submission.ranked_reason:  # a rejudge's new record: the earlier result ranks meanwhile
+        said += " " + submission.ranked_reason
     return Standing("ranked", said, rank)
 
 

@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, path
 
 from core.auth import request_user
+from core.units import format_ms
 from leaderboard.admin_moderation import SubmissionModeration, rejudge_problems
 from submissions.admin_summary import submission_admin_summary
 from submissions.models import ACTIVE_STATUSES, Judging, Problem, ProblemVersion, Submission, SubmissionEvent
@@ -52,24 +53,45 @@ class EventInline(admin.TabularInline):
         return False
 
 
+def _ms(value: float | None) -> str:
+    return "—" if value is None else format_ms(value)
+
+
 class JudgingInline(admin.TabularInline):
-    """The submission's history. The ranked seed is not among the fields: staff never see it either."""
+    """The submission's history. The ranked seed is not among the fields: staff never see it either.
+    Times and speedups as the pages write them (a raw float printed 17 digits)."""
 
     model = Judging
     extra = 0
     can_delete = False
-    fields = ("number", "kind", "reason", "requested_by", "problem_version", "status", "status_reason", "score_ms",
-              "ranked_passed", "ranked_score_ms", "ranked_speedup", "created_at", "finished_at")
+    fields = ("number", "kind", "reason", "requested_by", "problem_version", "status", "status_reason", "score",
+              "ranked_passed", "ranked_score", "ranked_speedup_shown", "created_at", "finished_at")
     readonly_fields = fields
 
     def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
+    @admin.display(description="score")
+    def score(self, judging: Judging) -> str:
+        return _ms(judging.score_ms)
+
+    @admin.display(description="ranked score")
+    def ranked_score(self, judging: Judging) -> str:
+        if judging.ranked_score_ms is None:
+            return "—"
+        low, high = judging.ranked_ci95_lo_ms, judging.ranked_ci95_hi_ms
+        interval = f" (95 % {format_ms(low)} – {format_ms(high)})" if low is not None and high is not None else ""
+        return _ms(judging.ranked_score_ms) + interval
+
+    @admin.display(description="ranked speedup")
+    def ranked_speedup_shown(self, judging: Judging) -> str:
+        return "—" if judging.ranked_speedup is None else f"{judging.ranked_speedup:.2f}×"
+
 
 @admin.register(Submission)
 class SubmissionAdmin(SubmissionModeration):
     list_display = ("short_id", "user", "problem", "language", "mode", "emulated", "pool", "status", "vm_start",
-                    "score_ms", "ranked_score_ms", "review", "invalidated", "queue_class", "created_at")
+                    "score", "ranked_score", "review", "invalidated", "queue_class", "created_at")
     list_filter = ("status", "review", "queue_class", "language", "mode", "emulated", "pool", "vm_start")
     list_select_related = ("user", "problem", "pool")
     search_fields = ("id", "user__username", "problem__slug")
@@ -95,6 +117,14 @@ class SubmissionAdmin(SubmissionModeration):
     @admin.display(description="id")
     def short_id(self, submission: Submission) -> str:
         return str(submission.pk)[:8]
+
+    @admin.display(description="score", ordering="score_ms")
+    def score(self, submission: Submission) -> str:
+        return _ms(submission.score_ms)
+
+    @admin.display(description="ranked score", ordering="ranked_score_ms")
+    def ranked_score(self, submission: Submission) -> str:
+        return _ms(submission.ranked_score_ms)
 
     @admin.display(boolean=True, description="invalidated")
     def invalidated(self, submission: Submission) -> bool:

@@ -18,20 +18,23 @@ from rest_framework.views import APIView
 from billing.amounts import ZERO
 from billing.selectors import submission_cost, submission_cost_parts, submission_costs
 from core.auth import request_user
-from core.exceptions import NotFoundError
+from core.exceptions import ApplicationError, NotFoundError
 from core.fields import StrictBooleanField, StrictCharField
 from core.parsers import LimitedJSONParser
 from core.schema import error_responses
 from leaderboard.apis import RankedDetailFields, SpeedOfLightOutput
 from leaderboard.moderation import submission_update
+from leaderboard.selectors import confirmation_pending
 from leaderboard.speed_of_light import submission_light
 from limits.apis import LimitsOutput
 from limits.selectors import user_limits
 from submissions.models import Language, Mode, Submission
 from submissions.results import submission_results
 from submissions.selectors import (
+    AmbiguousId,
     queue_position,
     queue_positions,
+    submission_find,
     submission_get,
     submission_list,
     user_quota,
@@ -81,9 +84,18 @@ class SubmissionOutput(serializers.Serializer):
     vm = serializers.UUIDField(source="vm_id", allow_null=True)
     vm_start = serializers.CharField()
     attempt = serializers.IntegerField()
-    score_ms = serializers.FloatField(allow_null=True)
-    ranked_score_ms = serializers.FloatField(allow_null=True, help_text="Its ranked score (mode leaderboard).")
-    summary = serializers.JSONField()
+    score_ms = serializers.FloatField(allow_null=True, help_text=(
+        "The public benchmark's score (geometric mean of its cases' means); for a leaderboard submission it never "
+        "ranks: ranked_score_ms does."))
+    ranked_score_ms = serializers.FloatField(allow_null=True, help_text=(
+        "The one number that ranks (mode leaderboard), as the leaderboard shows it: a record's once a second "
+        "judging confirmed it (the slower of the two). Null until then, and for a submission not ranked."))
+    ranked_pending = serializers.SerializerMethodField(help_text=(
+        "A record waits for its confirming second judging, or that judging runs: ranked_score_ms is not settled "
+        "yet (it keeps an earlier ranked result meanwhile, or null)."))
+    summary = serializers.SerializerMethodField(help_text=(
+        "What the agent reported of the current judging (output, figures), without its ranked pass: that is "
+        "ranked_score_ms and, in the detail, ranked."))
     last_seq = serializers.IntegerField()
     created_at = serializers.DateTimeField()
     queued_at = serializers.DateTimeField(allow_null=True)
@@ -93,6 +105,14 @@ class SubmissionOutput(serializers.Serializer):
     cost_usd = serializers.SerializerMethodField(
         help_text="USD (a decimal string) its job cost you so far: the cold start of a VM started for it, its busy "
                   "time and the idle time after it, as your caps count them.")
+
+    def get_ranked_pending(self, obj: Submission) -> bool:
+        return confirmation_pending(submission=obj)
+
+    @extend_schema_field(serializers.DictField())
+    def get_summary(self, obj: Submission) -> dict[str, Any]:
+        summary = obj.summary if isinstance(obj.summary, dict) else {}
+        return {key: value for key, value in summary.items() if key != "ranked"}
 
     def get_queue_position(self, obj: Submission) -> int | None:
         positions = self.context.get("positions")
@@ -255,12 +275,12 @@ class SubmissionDetailApi(APIView):
         class Meta:
             ref_name = "SubmissionUpdate"
 
-    @extend_schema(responses=SubmissionDetailOutput)
+    @extend_schema(responses={200: SubmissionDetailOutput, **error_responses(400)},
+                   description="`submission_id`: its whole id, or the start of it (4 to 32 hex digits, e.g. the 8 "
+                               "the pages show) among your own submissions; a start that several share is refused "
+                               "(400) with their ids.")
     def get(self, request: Request, submission_id: str) -> Response:
-        submission = submission_get(user=request_user(request), submission_id=submission_id)
-        if submission is None:
-            raise NotFoundError("No such submission.")
-        return Response(SubmissionDetailOutput(submission).data)
+        return Response(SubmissionDetailOutput(_found(request, submission_id)).data)
 
     @extend_schema(request=UpdateSerializer, responses={200: SubmissionDetailOutput, **error_responses(409)},
                    description="The owner withdraws the submission from the leaderboard (or returns it) and says "
@@ -268,8 +288,20 @@ class SubmissionDetailApi(APIView):
     def patch(self, request: Request, submission_id: str) -> Response:
         data = self.UpdateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        submission_update(user=request_user(request), submission_id=submission_id, **data.validated_data)
-        return self.get(request, submission_id)
+        submission = _found(request, submission_id)
+        submission_update(user=request_user(request), submission_id=submission.pk, **data.validated_data)
+        return self.get(request, str(submission.pk))
+
+
+def _found(request: Request, submission_id: Any) -> Submission:
+    """The submission a whole or short id names among the caller's (404 none, 400 several)."""
+    try:
+        submission = submission_find(user=request_user(request), text=str(submission_id))
+    except AmbiguousId as exc:
+        raise ApplicationError(str(exc), {"field": "submission_id"}) from None
+    if submission is None:
+        raise NotFoundError("No such submission.")
+    return submission
 
 
 class SubmissionCancelApi(APIView):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -95,6 +96,27 @@ class ParameterOutput(serializers.Serializer):
     shape = serializers.ListField(child=serializers.CharField())
 
 
+@extend_schema_field(OpenApiTypes.NUMBER)
+class NumberField(serializers.Field):
+    """A JSON number as it is: an integer stays one (a FloatField wrote 8192 as 8192.0)."""
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+class CaseOutput(serializers.Serializer):
+    name = serializers.CharField()
+    devices = serializers.ListField(child=serializers.CharField(), help_text="host (CPU pools) and/or gpu.")
+    params = serializers.DictField(child=NumberField(), help_text=(
+        "The sizes and scalar arguments the case gives the signature's parameters, e.g. {\"S\": 8192, \"H\": 32}."))
+
+
+class CasesOutput(serializers.Serializer):
+    tests = CaseOutput(many=True, help_text="Checked against the reference.")
+    benchmarks = CaseOutput(many=True, help_text="Timed on public inputs.")
+    ranked = CaseOutput(many=True, help_text="Timed on secret inputs in mode leaderboard: only these rank.")
+
+
 class ProblemDetailOutput(ProblemOutput):
     statement = serializers.CharField(source="current_version.statement")
     scoring = serializers.SerializerMethodField(help_text="How a leaderboard score is computed.")
@@ -102,17 +124,28 @@ class ProblemDetailOutput(ProblemOutput):
     signatures = serializers.SerializerMethodField(help_text="The declaration of `solution` in each language.")
     parameters = serializers.SerializerMethodField(help_text="Each parameter and its type in each language.")
     templates = serializers.DictField(source="current_version.templates", child=serializers.CharField())
+    cases = serializers.SerializerMethodField(help_text="Its test, benchmark and ranked cases with their sizes.")
 
     def get_scoring(self, problem: Any) -> str:
         return SCORING
 
     @extend_schema_field(serializers.DictField(child=serializers.CharField()))
     def get_signatures(self, problem: Any) -> dict[str, str]:
-        return problem_interface(version=problem.current_version)["signatures"]
+        return self._interface(problem)["signatures"]
 
     @extend_schema_field(ParameterOutput(many=True))
     def get_parameters(self, problem: Any) -> list[dict[str, Any]]:
-        return problem_interface(version=problem.current_version)["parameters"]
+        return self._interface(problem)["parameters"]
+
+    @extend_schema_field(CasesOutput())
+    def get_cases(self, problem: Any) -> dict[str, Any]:
+        return self._interface(problem)["cases"]
+
+    def _interface(self, problem: Any) -> dict[str, Any]:
+        cache = self.context.setdefault("interface", {})
+        if problem.pk not in cache:
+            cache[problem.pk] = problem_interface(version=problem.current_version)
+        return cache[problem.pk]
 
 
 class ProblemListApi(APIView):

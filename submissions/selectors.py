@@ -47,12 +47,18 @@ def problem_get(*, slug: str) -> Problem | None:
     return problem_list().select_related("current_version").filter(slug=slug).first()
 
 
+# The problem's cases by what they are for, in the words the pages use.
+CASE_KINDS = ("tests", "benchmarks", "ranked")
+
+
 def problem_interface(*, version: ProblemVersion | None) -> dict[str, Any]:
     """What a solution declares, from the version's bundle: `signatures` (each language's spelling of
-    `solution`) and `parameters` (name, problem.yaml type, each language's C type, shape, direction).
-    Empty for a version whose bundle no longer parses."""
+    `solution`), `parameters` (name, problem.yaml type, each language's C type, shape, direction) and
+    `cases` (tests, benchmarks and ranked cases: name, device classes, sizes). Empty for a version
+    whose bundle no longer parses."""
+    empty: dict[str, Any] = {"signatures": {}, "parameters": [], "cases": {kind: [] for kind in CASE_KINDS}}
     if version is None or not version.bundle:
-        return {"signatures": {}, "parameters": []}
+        return empty
     # Here, not at module level: the web and worker processes start without NumPy (the
     # bundle's loader brings it), which only a problem page or the problem API then loads.
     from agent.problems import ProblemError, problem_from_bundle
@@ -60,8 +66,10 @@ def problem_interface(*, version: ProblemVersion | None) -> dict[str, Any]:
     try:
         bundle = problem_from_bundle(version.bundle)
     except ProblemError:
-        return {"signatures": {}, "parameters": []}
-    return {"signatures": bundle.c_signatures(), "parameters": bundle.parameters()}
+        return empty
+    cases = {kind: [{"name": case.name, "devices": list(case.devices), "params": dict(case.params)}
+                    for case in getattr(bundle, kind)] for kind in CASE_KINDS}
+    return {"signatures": bundle.c_signatures(), "parameters": bundle.parameters(), "cases": cases}
 
 
 def _visible_to(user: User | AnonymousUser) -> QuerySet[Submission]:
@@ -89,8 +97,9 @@ def submission_list(*, user: User, filters: dict[str, Any] | None = None,
     if filters.get("id"):
         prefix = id_prefix(str(filters["id"]))
         qs = qs.filter(pk__startswith=prefix) if prefix else qs.none()
-    return (qs.select_related("problem", "problem_version", "pool", "user")
-            .defer("source", "problem_version__bundle", "problem_version__statement", "problem_version__templates")
+    return (qs.select_related("problem", "problem_version", "pool", "user", "judging")
+            .defer("source", "problem_version__bundle", "problem_version__statement", "problem_version__templates",
+                   "judging__summary")
             .order_by("-created_at"))
 
 
@@ -114,8 +123,30 @@ def submission_get(*, user: User | AnonymousUser, submission_id: uuid.UUID | str
         uuid.UUID(str(submission_id))
     except ValueError:
         return None
-    return _visible_to(user).select_related("problem", "problem_version", "pool", "vm", "user").filter(
+    return _visible_to(user).select_related("problem", "problem_version", "pool", "vm", "user", "judging").filter(
         pk=submission_id).first()
+
+
+class AmbiguousId(ValueError):
+    """A short id that starts several of the caller's submissions; the message lists them."""
+
+
+def submission_find(*, user: User | AnonymousUser, text: str) -> Submission | None:
+    """The submission `text` names among those the caller may see (owner, or staff): its whole id,
+    or the start of it (4 to 32 hex digits, dashes allowed; the pages show 8). None when none
+    matches or `text` is no such thing; AmbiguousId when several do."""
+    text = str(text).strip()
+    if len(text.replace("-", "")) == 32:
+        return submission_get(user=user, submission_id=text)
+    prefix = id_prefix(text)
+    if prefix is None:
+        return None
+    matching = _visible_to(user).filter(pk__startswith=prefix).order_by("-created_at")
+    found = list(matching.values_list("pk", flat=True)[:3])
+    if len(found) > 1:
+        shown = ", ".join(str(pk) for pk in found[:2]) + (" and more" if len(found) > 2 else "")
+        raise AmbiguousId(f"{text!r} starts more than one submission ({shown}): give more of its id.")
+    return submission_get(user=user, submission_id=found[0]) if found else None
 
 
 def submission_events(*, submission: Submission, after: int = 0) -> QuerySet[SubmissionEvent]:

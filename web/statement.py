@@ -36,6 +36,9 @@ def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "highlight": _fence})
     md.use(dollarmath_plugin, double_inline=True)
     md.enable("table")
+    # A table wider than the statement's column scrolls inside its own box instead of being cut.
+    md.add_render_rule("table_open", lambda self, tokens, idx, options, env: '<div class="table-wrap"><table>\n')
+    md.add_render_rule("table_close", lambda self, tokens, idx, options, env: "</table></div>\n")
     return md
 
 

@@ -3,6 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
+from submissions import converters  # noqa: F401 - registers the `subid` converter
 from web.views import account, problems, submissions
 
 _auth = "web/auth/"
@@ -12,7 +13,8 @@ urlpatterns = [
     path("problems/<slug:slug>/", problems.problem_detail_view, name="problem-detail"),
     path("problems/<slug:slug>/leaderboard/", problems.leaderboard_view, name="leaderboard"),
     path("submissions/", submissions.submission_list_view, name="submission-list"),
-    path("submissions/<uuid:submission_id>/", submissions.submission_detail_view, name="submission-detail"),
+    # Its whole id or the start of it (the pages show 8 digits): a start redirects to the whole.
+    path("submissions/<subid:submission_id>/", submissions.submission_detail_view, name="submission-detail"),
     path("submissions/<uuid:submission_id>/live", submissions.submission_live_view, name="submission-live"),
     path("submissions/<uuid:submission_id>/cancel", submissions.submission_cancel_view, name="submission-cancel"),
     path("submissions/<uuid:submission_id>/leaderboard", submissions.submission_leaderboard_view,

@@ -189,6 +189,7 @@ def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.
                      limits=spec.limits, secret=secrets.token_bytes(32) + (spec.seed or 0).to_bytes(16, "little",
                                                                                                        signed=True),
                      emit=emit, cancel=cancel, libraries=[fds[0]], job_deadline=job_deadline,
+                     test_seed=spec.seed if spec.seed is not None else secrets.randbelow(2**63),
                      native_helper=build_evict_helper(config.build_dir))
     if emulated:
         from agent.emulator.toolchain import emulator_runtime

@@ -66,6 +66,9 @@ class JobContext:
     native_helper: Path | None = None  # agent/devices/evict.cpp built: eviction, and the stamped GO
     emulator_runtime: Path | None = None
     job_deadline: float | None = None
+    # The public check's seed (the job's `seed`, else drawn for the job): its inputs come from it and
+    # each case's name alone, so a mismatch names it and `python -m agent run --seed` replays them.
+    test_seed: int = 0
 
     @property
     def device_class(self) -> str:
@@ -77,9 +80,21 @@ class JobContext:
         return "emulated" if self.device.startswith("emulated-") else self.device
 
 
-def case_seed(secret: bytes, kind: str, index: int, input_set: str) -> int:
+def case_seed(secret: bytes, kind: str, index: int | str, input_set: str) -> int:
     digest = hashlib.sha256(secret + f"/{kind}/{index}/{input_set}".encode()).digest()
     return int.from_bytes(digest[:8], "little")
+
+
+def public_case_seed(test_seed: int, case_name: str) -> int:
+    """A test case's inputs depend on the told seed and the case's name alone (not its place in the
+    list, which differs between device classes and the emulated device's budget): the same seed
+    gives the same inputs on any machine."""
+    return case_seed(hashlib.sha256(b"hipjudge-test/" + str(test_seed).encode()).digest(), "test", case_name, "A")
+
+
+def reproduce_hint(problem_slug: str, test_seed: int) -> str:
+    return (f"To reproduce it with the same inputs: python -m agent run --problem {problem_slug} --mode check "
+            f"--seed {test_seed} YOUR_FILE")
 
 
 def buffer_specs(problem: Problem, case: Case) -> list[BufferSpec]:
@@ -113,6 +128,8 @@ class Phase:
         self._prepared: dict[int, tuple[dict[str, np.ndarray], PendingExpected]] = {}
 
     def _inputs(self, index: int, input_set: str) -> dict[str, np.ndarray]:
+        if self.kind == "test":  # public inputs, from the seed a mismatch tells (the test phase uses set A only)
+            return self._generate(index, public_case_seed(self.job.test_seed, self.cases[index].name))
         return self._generate(index, case_seed(self.job.secret, self.kind, index, input_set))
 
     def _generate(self, index: int, seed: int) -> dict[str, np.ndarray]:
@@ -263,8 +280,10 @@ class Phase:
         with self._judge_work():  # the comparison is the judge's work too
             message = modified_inputs(caller.access, inputs) or check_outputs(
                 self.job.problem, case, inputs, outputs, expected=self._expected(expected))
+        if message:
+            message = f"{message}. {reproduce_hint(self.job.problem.slug, self.job.test_seed)}"
         payload = {"case": case.name, "index": index, "total": len(self.cases), "passed": message is None,
-                   "message": message, "seconds": round(timing.ms / 1e3, 6)}
+                   "message": message, "seconds": round(timing.ms / 1e3, 6), "seed": self.job.test_seed}
         self.result.cases.append(payload)
         self.job.emit("TEST_RESULT", payload)
         if message:

@@ -42,8 +42,31 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, tol: Tolerance, *, rev
     if g_text == w_text:  # they differ beyond 7 digits (an exact check): show every digit
         g_text, w_text = repr(float(g_val) if is_float_dtype(got.dtype) else g_val.item()), repr(
             float(w_val) if is_float_dtype(want.dtype) else w_val.item())
-    return (f"{name}[{where}] = {g_text}{hint} but expected {w_text}; "
-            f"{count} of {want.size} elements differ ({rule})")
+    broken = None if exact else _broken_bound(float(g_val), float(w_val), tol, want.dtype)
+    said = f"{broken}; {count} of {want.size} elements differ" if broken else \
+        f"; {count} of {want.size} elements differ ({rule})"
+    return f"{name}[{where}] = {g_text}{hint} but expected {w_text}{said}"
+
+
+def _broken_bound(got: float, want: float, tol: Tolerance, dtype: np.dtype) -> str | None:
+    """': |got - expected| = E > B = atol + ...': the error of one element and the bound of the check
+    rule it broke, each part of the bound with its value; None where the error is not a number (a
+    NaN or an infinity on either side: the values say it all)."""
+    error = abs(got - want)
+    if not np.isfinite(error):
+        return None
+    magnitude = abs(want)
+    parts = [f"atol {tol.atol:g}"] if tol.atol or not (tol.rtol or tol.ulps) else []
+    bound = tol.atol
+    if tol.rtol:
+        bound += tol.rtol * magnitude
+        parts.append(f"rtol {tol.rtol:g} × {magnitude:.6g} ({tol.rtol * magnitude:.6g})")
+    if tol.ulps:
+        ulp = float(spacing(np.array([magnitude]), dtype)[0])
+        bound += tol.ulps * ulp
+        many = f"{tol.ulps:g} × {ulp:.6g}" if tol.ulps != 1 else f"{ulp:.6g}"
+        parts.append(f"{tol.ulps:g} ulp{'s' if tol.ulps != 1 else ''} of {dtype.name} at {magnitude:.6g} ({many})")
+    return f": |got - expected| = {error:.6g} > bound {bound:.6g} = {' + '.join(parts)}"
 
 
 def _rule(tol: Tolerance, dtype: np.dtype) -> str:

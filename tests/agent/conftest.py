@@ -70,12 +70,13 @@ def job_dir_name(job_id: str) -> str:
 def run_job(problem: Problem, source: str, language: str = "cpp", mode: str = "benchmark",
             limits: Mapping[str, Any] | None = None, *, config: AgentConfig,
             job_id: str | None = None, cache_scope: str | None = "tests",
-            ranked_seed: int | None = None) -> tuple[dict[str, Any], list[JudgeEvent]]:
+            ranked_seed: int | None = None, seed: int | None = None) -> tuple[dict[str, Any], list[JudgeEvent]]:
     """Judge one submission synchronously; returns the RESULT payload and every event in order.
     Every job is one user's (`cache_scope`) unless told otherwise: builds are cached between them.
-    A leaderboard job gets `ranked_seed`, or a random one."""
+    A leaderboard job gets `ranked_seed`, or a random one; `seed` is the job's (the public check's)."""
     body: dict[str, Any] = {"id": job_id or f"test-{uuid.uuid4().hex}", "problem": problem.to_bundle(),
-                            "language": language, "source": source, "mode": mode, "cache_scope": cache_scope}
+                            "language": language, "source": source, "mode": mode, "cache_scope": cache_scope,
+                            "seed": seed}
     if mode == "leaderboard":
         body["ranked_seed"] = ranked_seed if ranked_seed is not None else random.randrange(2**63)
     if limits is not None:

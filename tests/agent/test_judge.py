@@ -88,9 +88,12 @@ def test_a_wrong_solution_gets_wrong_answer_naming_the_first_mismatch(slug, judg
     problem = load_problem(slug)
     result, events = judge_run_job(problem, solution_source(slug, "wrong.cpp"), "cpp", "check")
     assert result["status"] == "WRONG_ANSWER", result
-    # test '<case>' failed: <output>[<index>] = <got> but expected <want>; k of N elements differ
+    # test '<case>' failed: <output>[<index>] = <got> but expected <want>[: |got - expected| = e > bound b = ...];
+    # k of N elements differ[ (rule)]. To reproduce it with the same inputs: python -m agent run ... --seed S ...
     match = re.fullmatch(r"test '(.+)' failed: (\w+)\[([\d, ]+)\] = (\S+)( \(never written[^)]*\))? but expected "
-                         r"(\S+); (\d+) of (\d+) elements differ \(.+\)", result["reason"])
+                         r"([^\s:;]+)(?:: \|got - expected\| = \S+ > bound \S+ = [^;]+)?; (\d+) of (\d+) elements "
+                         rf"differ(?: \(.+\))?\. To reproduce it with the same inputs: python -m agent run "
+                         rf"--problem {slug} --mode check --seed \d+ YOUR_FILE", result["reason"])
     assert match, result["reason"]
     assert match.group(2) in {p.name for p in problem.outputs}
     assert match.group(4) != match.group(6)

@@ -186,6 +186,10 @@ def test_submit_to_the_leaderboard_then_read_the_leaderboard_and_the_rank(stack:
     assert "· RANKING" in out
     assert "ranked 1/1 n=3000017: 12 runs, mean 3.0000 ms" in out
     assert "ranked score: 3.0000 ms (95% 2.9400..3.0600), speedup 1.50x" in out
+    # The pool's first result is a record: --wait says it waits for its confirmation and ends ranked.
+    assert "a record: waiting for a second judging on a new secret seed" in out
+    assert "rank 1 on vector-add, pool local" in out
+    assert "public benchmark score: 1.5000 ms (does not rank)" in out
     submission_id = re.search(r"submitted ([0-9a-f-]{36})", out).group(1)
 
     # The pool's first result is a record: it ranks once the worker's second judging agrees (the same

@@ -16,7 +16,7 @@ from limits.selectors import suspended_sentence, user_standing
 from submissions.browse import problem_facets
 from submissions.models import Mode
 from submissions.offers import EMULATED_LABEL, emulated_limits
-from submissions.selectors import problem_get, problem_interface, submission_get
+from submissions.selectors import CASE_KINDS, problem_get, problem_interface, submission_get
 from submissions.services import submission_create
 from web.forms import ProblemFilterForm, SubmitForm
 from web.selectors import leaderboard, leaderboard_pools, pool_options, problem_rows
@@ -68,6 +68,11 @@ def _pool_among(offered: list, name: str | None) -> Any:
             or (offered[0] if offered else None))
 
 
+# What each kind of case is for, as the problem page says it.
+CASE_WORDS = {"tests": "Tests: checked against the reference",
+              "benchmarks": "Benchmarks: timed on public inputs (mode benchmark and leaderboard)",
+              "ranked": "Ranked: timed on secret inputs; only these rank (mode leaderboard)"}
+
 def problem_detail_view(request: HttpRequest, slug: str) -> HttpResponse:
     problem = problem_get(slug=slug)
     if problem is None:
@@ -104,6 +109,7 @@ def problem_detail_view(request: HttpRequest, slug: str) -> HttpResponse:
         "templates": [(lang, highlight_code(text, lang)) for lang, text in sorted(templates.items())],
         "signatures": [(lang, highlight_code(f"{text};", "cpp")) for lang, text in interface["signatures"].items()],
         "parameters": interface["parameters"],
+        "case_groups": [(CASE_WORDS[kind], found) for kind in CASE_KINDS if (found := interface["cases"][kind])],
         "languages_available": languages,
         "mode_check": Mode.CHECK, "mode_benchmark": Mode.BENCHMARK, "mode_compile": Mode.COMPILE,
         "mode_leaderboard": Mode.LEADERBOARD, "scoring": SCORING,

@@ -16,15 +16,17 @@ from core.auth import request_user
 from core.exceptions import ApplicationError, NotFoundError
 from fleets.models import Pool
 from leaderboard.moderation import submission_update
-from leaderboard.selectors import submission_ranked, submission_standing
+from leaderboard.selectors import confirmation_pending, confirmation_running, submission_ranked, submission_standing
 from leaderboard.speed_of_light import submission_light
 from submissions.event_visibility import event_payload
 from submissions.models import Status, Submission
 from submissions.offers import EMULATED_TAG
 from submissions.selectors import (
+    AmbiguousId,
     problem_list,
     queue_position,
     submission_events,
+    submission_find,
     submission_get,
     submission_history,
     submission_list,
@@ -43,6 +45,8 @@ def submission_list_view(request: HttpRequest) -> HttpResponse:
                              pools=list(Pool.objects.order_by("name").values_list("name", flat=True)))
     filters = form.selector_filters() if request.GET else {}
     page = Paginator(submission_list(user=request_user(request), filters=filters), 25).get_page(request.GET.get("page"))
+    for submission in page.object_list:  # its judging came with the row: no query each
+        submission.ranked_pending = confirmation_pending(submission=submission)  # type: ignore[attr-defined]
     query = request.GET.copy()
     query.pop("page", None)
     return render(request, "web/submission_list.html", {
@@ -90,11 +94,21 @@ def _context(request: HttpRequest, submission_id: str) -> dict:
         "score_light": light.score(submission.score_ms, "benchmarks"),
         # Its rank costs two queries once it has a ranked result; none while its first judging runs.
         "standing": submission_standing(submission=submission),
+        # A record's second judging: the submission passed already and says so; the stages are the confirmation's.
+        "confirmation_running": confirmation_running(submission=submission),
     }
 
 
 @login_required
 def submission_detail_view(request: HttpRequest, submission_id: str) -> HttpResponse:
+    if len(submission_id.replace("-", "")) != 32:  # the start of an id: the page of the one it names
+        try:
+            found = submission_find(user=request.user, text=submission_id)
+        except AmbiguousId as exc:
+            return render(request, "error.html", {"status": 400, "message": str(exc)}, status=400)
+        if found is None:
+            raise Http404("No such submission.")
+        return redirect("submission-detail", submission_id=found.pk)
     context = _context(request, submission_id)
     submission = context["submission"]
     context["source_html"] = highlight_code(submission.source, submission.language)
