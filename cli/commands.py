@@ -66,10 +66,7 @@ def cmd_problem(args: argparse.Namespace, client: Client, out: Printer) -> int:
                for p in problem.get("parameters") or []])
     for language, signature in (problem.get("signatures") or {}).items():
         out.line(f"{language}: {signature};")
-    cases = problem.get("cases") if isinstance(problem.get("cases"), dict) else {}
-    rows = [[kind, c.get("name", ""), ", ".join(c.get("devices") or []),
-             ", ".join(f"{k}={v}" for k, v in (c.get("params") or {}).items())]
-            for kind in ("tests", "benchmarks", "ranked") for c in cases.get(kind) or [] if isinstance(c, dict)]
+    rows = [[kind, *case] for kind in ("tests", "benchmarks", "ranked") for case in _case_rows(problem, kind)]
     if rows:  # a server from before the shapes were served has none
         out.table(["cases", "name", "devices", "sizes"], rows)
     return EXIT_OK
@@ -152,6 +149,22 @@ def cmd_submit(args: argparse.Namespace, client: Client, out: Printer) -> int:
     from cli.watch import follow  # threading and the view: only when following
 
     return follow(client, out, submission["id"], mode, live=args.watch)
+
+
+def _case_rows(problem: dict[str, Any], kind: str) -> list[list[str]]:
+    """[name, devices, sizes] of the problem's cases of `kind`, as far as the server sent them well
+    formed (a server from before the shapes were served sends none): the table is extra, never an error."""
+    cases = problem.get("cases")
+    listed = cases.get(kind) if isinstance(cases, dict) else None
+    rows = []
+    for case in listed if isinstance(listed, list) else []:
+        if not isinstance(case, dict):
+            continue
+        devices, params = case.get("devices"), case.get("params")
+        rows.append([str(case.get("name", "")),
+                     ", ".join(str(d) for d in devices) if isinstance(devices, list) else "",
+                     ", ".join(f"{k}={v}" for k, v in params.items()) if isinstance(params, dict) else ""])
+    return rows
 
 
 def cmd_status(args: argparse.Namespace, client: Client, out: Printer) -> int:
