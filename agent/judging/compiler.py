@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from agent.judging.compile_cache import DEFAULT_MAX_BYTES, CompileCache
 from agent.judging.imports import LOADER_SYMBOLS, NotAnElfLibrary, imported_symbols
@@ -78,6 +79,9 @@ class CompileResult:
     seconds: float
     timed_out: bool = False
     library: Path | None = None  # the compiled library in the cache: a file of the parent's, not the box's
+    # What the compiled kernels use of the GPU (registers, LDS, occupancy, ...), where the language's
+    # compiler tells (triton: agent.languages.triton.report).
+    report: dict[str, Any] | None = None
 
 
 _COMMANDS = {"cpp": "g++", "hip": "hipcc", "cuda": "nvcc"}
@@ -279,6 +283,8 @@ def compile_solution(
     safely (agent.sandbox.boxfs.copy_out). A build is served from the cache only within the same
     `cache_scope` (one per user)."""
     started = time.monotonic()
+    if language == "triton":
+        return _compile_triton(problem, source, box, sandbox, limits, cancel, started)
     precheck(problem, language, source)
     tc = chosen or toolchain(language)
     if tc is None:
@@ -337,6 +343,24 @@ def compile_solution(
         cache.put(key, target)
     return CompileResult(ok, output, False, time.monotonic() - started, outcome.timed_out,
                          target if ok else None)
+
+
+def _compile_triton(problem: Problem, source: str, box: Path, sandbox: Sandbox, limits: ResourceLimits,
+                    cancel: threading.Event | None, started: float) -> CompileResult:
+    """A Triton file: compiled for gfx942 and sm_90 in the sandbox for its report; the source itself
+    is what the later phases load. Forbidden patterns are refused first, as for C++."""
+    from agent.judging.phase import call_args
+    from agent.languages.triton.compile import compile_triton
+
+    for rule in problem.forbidden:
+        if "triton" in rule.languages and rule.search(source):
+            raise CompileRejected(f"forbidden: {rule.reason}")
+    cases = problem.cases("bench", "gpu") or problem.cases("test", "gpu") or list(problem.tests)
+    case = cases[0]  # the report is of the first GPU benchmark's launch: its sizes pick the kernels
+    launch = {"case": case.name, "args": call_args(problem, case)}
+    ok, output, library, report, timed_out = compile_triton(source=source, launch=launch, box=box, sandbox=sandbox,
+                                                            limits=limits, cancel=cancel)
+    return CompileResult(ok, scrub_paths(output, box), False, time.monotonic() - started, timed_out, library, report)
 
 
 EVICT_SOURCE = Path(__file__).parent.parent / "devices" / "evict.cpp"
