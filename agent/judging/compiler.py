@@ -284,7 +284,8 @@ def compile_solution(
     `cache_scope` (one per user)."""
     started = time.monotonic()
     if language == "triton":
-        return _compile_triton(problem, source, box, sandbox, limits, cancel, started)
+        cache = CompileCache(cache_dir / "builds", cache_max_bytes) if cache_scope else None
+        return _compile_triton(problem, source, box, sandbox, limits, cancel, started, cache, cache_scope)
     precheck(problem, language, source)
     tc = chosen or toolchain(language)
     if tc is None:
@@ -346,11 +347,15 @@ def compile_solution(
 
 
 def _compile_triton(problem: Problem, source: str, box: Path, sandbox: Sandbox, limits: ResourceLimits,
-                    cancel: threading.Event | None, started: float) -> CompileResult:
+                    cancel: threading.Event | None, started: float, cache: CompileCache | None,
+                    scope: str | None) -> CompileResult:
     """A Triton file: compiled for gfx942 and sm_90 in the sandbox for its report; the source itself
-    is what the later phases load. Forbidden patterns are refused first, as for C++."""
+    is what the later phases load. Forbidden patterns are refused first, as for C++. The report is
+    cached per user scope like a C++ build (keyed by source, launch sizes and Triton's version)."""
+    import json
+
     from agent.judging.phase import call_args
-    from agent.languages.triton.compile import compile_triton
+    from agent.languages.triton.compile import compile_triton, summary_text, triton_version
 
     for rule in problem.forbidden:
         if "triton" in rule.languages and rule.search(source):
@@ -358,9 +363,22 @@ def _compile_triton(problem: Problem, source: str, box: Path, sandbox: Sandbox, 
     cases = problem.cases("bench", "gpu") or problem.cases("test", "gpu") or list(problem.tests)
     case = cases[0]  # the report is of the first GPU benchmark's launch: its sizes pick the kernels
     launch = {"case": case.name, "args": call_args(problem, case)}
-    ok, output, library, report, timed_out = compile_triton(source=source, launch=launch, box=box, sandbox=sandbox,
-                                                            limits=limits, cancel=cancel)
-    return CompileResult(ok, scrub_paths(output, box), False, time.monotonic() - started, timed_out, library, report)
+    library, saved = box.parent / "solution.py", box.parent / "report.json"
+    key = None
+    if cache is not None and scope:
+        key = cache.key(scope=scope, language="triton", version=triton_version(), flags=[json.dumps(launch)],
+                        source=source)
+        if cache.get(key, saved):
+            library.write_text(source)
+            report = json.loads(saved.read_text())
+            return CompileResult(True, summary_text(report), True, time.monotonic() - started, library=library,
+                                 report=report)
+    ok, output, built, report, timed_out = compile_triton(source=source, launch=launch, box=box, sandbox=sandbox,
+                                                          limits=limits, cancel=cancel)
+    if ok and key is not None and cache is not None:
+        saved.write_text(json.dumps(report))
+        cache.put(key, saved)
+    return CompileResult(ok, scrub_paths(output, box), False, time.monotonic() - started, timed_out, built, report)
 
 
 EVICT_SOURCE = Path(__file__).parent.parent / "devices" / "evict.cpp"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 import threading
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,10 @@ def compile_triton(*, source: str, launch: dict[str, Any], box: Path, sandbox: S
     if outcome.oom_killed:
         return False, f"error: the compile ran out of memory (limit {COMPILE_RAM_BYTES // MIB} MiB)\n{said}", \
             None, None, False
+    if outcome.signal is not None:
+        return False, (f"{said.strip()}\nthe launcher crashed while it was compiled (signal {outcome.signal}): there "
+                       "the buffers are stand-ins at GPU addresses, which only a kernel may read or write").strip(), \
+            None, None, False
     if not outcome.ok or report is None:
         return False, said.strip() or f"the compile ended with exit code {outcome.returncode}", None, None, False
     return True, summary_text(report), target, report, False
@@ -89,3 +94,17 @@ def summary_text(report: dict[str, Any]) -> str:
     if not lines:
         lines.append("compiled; the launcher launched no kernel")
     return "\n".join(lines)
+
+
+@cache
+def triton_version() -> str:
+    """The installed Triton's version, read from its package without importing it (the parent
+    never loads Triton): part of the compile cache's key."""
+    import importlib.util
+    import re
+
+    spec = importlib.util.find_spec("triton")
+    if spec is None or spec.origin is None:
+        return "none"
+    match = re.search(r'__version__\s*=\s*[\'"]([^\'"]+)', Path(spec.origin).read_text())
+    return match.group(1) if match else "unknown"
