@@ -46,7 +46,11 @@ def _output_capped(t: Target, result: dict, events: list) -> None:
 
 
 def _all(*checks: Check) -> Check:
-    return lambda t, result, events: [check(t, result, events) for check in checks] and None
+    def every(t: Target, result: dict, events: list) -> None:
+        for check in checks:
+            check(t, result, events)
+
+    return every
 
 
 NEVER_WRITTEN = ("never written",)
@@ -72,7 +76,8 @@ def test_every_triton_corpus_file_has_an_expectation() -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.file.removesuffix(".py") for c in CASES])
-def test_a_hostile_triton_submission_is_contained_and_classified(case: Hostile, judge_target: Target) -> None:
+def test_a_hostile_triton_submission_is_contained_and_classified(case: Hostile,
+                                                                 judge_target: Target) -> None:  # noqa: F811
     problem = load_problem("vector-add")
     job_id = f"hostile-triton-{uuid.uuid4().hex}"
     descriptors = len(os.listdir("/proc/self/fd"))

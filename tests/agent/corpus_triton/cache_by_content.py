@@ -1,8 +1,8 @@
-# Results cached by a hash of the inputs' bytes (read by the launcher from the interpreter's host buffers): no case repeats its inputs, so it never hits and
-# the work is always done (on a GPU pool every timed run has new inputs too).
-import hashlib
-
+# Results cached by a hash of the inputs' bytes (read by the launcher from the interpreter's host
+# buffers): no case repeats its inputs, so it never hits and the work is always done (on a GPU pool
+# every timed run has new inputs too).
 import ctypes
+import hashlib
 
 import triton
 import triton.language as tl

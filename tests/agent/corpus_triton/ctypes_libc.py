@@ -1,9 +1,8 @@
 # ctypes into libc and the interpreter's runtime: system() to write a file on the host, a raw
 # socket to the host's listener, a read of the token. c[0] counts what succeeded: 0.
+import ctypes
 import os
 import socket
-
-import ctypes
 
 import triton
 import triton.language as tl
@@ -36,7 +35,7 @@ def solution(a, b, c, n):
     if libc.system(b"echo pwned > @PATH@") == 0 and os.path.exists("@PATH@"):
         reached += 1
     try:
-        with socket.create_connection(("127.0.0.1", @PORT@), timeout=1):
+        with socket.create_connection(("127.0.0.1", int("@PORT@")), timeout=1):
             reached += 1
     except OSError:
         pass
