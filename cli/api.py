@@ -81,6 +81,11 @@ class Client:
             raw = response.read()
         return json.loads(raw) if raw else None
 
+    def text(self, path: str) -> str:
+        """A plain-text resource (an AMDGCN listing), decoded as UTF-8."""
+        with self._request("GET", path, headers={"Accept": "text/plain, application/json"}) as response:
+            return str(response.read().decode("utf-8", "replace"))
+
     def events(self, submission_id: str, after: int = 0) -> Iterator[dict[str, Any]]:
         """Yield {"seq", "type", "payload", "at"} from the SSE stream until the server closes it."""
         response = self._request("GET", f"/submissions/{submission_id}/events",

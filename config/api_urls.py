@@ -6,7 +6,13 @@ from rest_framework.permissions import AllowAny
 from accounts.apis import TokenCreateApi
 from core.schema_view import DocsView, SchemaView
 from limits.apis import PoolListApi
-from submissions.apis import MeApi, SubmissionCancelApi, SubmissionDetailApi, SubmissionListCreateApi
+from submissions.apis import (
+    MeApi,
+    SubmissionAmdgcnApi,
+    SubmissionCancelApi,
+    SubmissionDetailApi,
+    SubmissionListCreateApi,
+)
 from submissions.problem_apis import ProblemDetailApi, ProblemListApi
 from submissions.sse import events_stream
 
@@ -14,6 +20,7 @@ urlpatterns = [
     path("submissions", SubmissionListCreateApi.as_view(), name="api-submissions"),
     path("submissions/<uuid:submission_id>", SubmissionDetailApi.as_view(), name="api-submission"),
     path("submissions/<uuid:submission_id>/cancel", SubmissionCancelApi.as_view(), name="api-submission-cancel"),
+    path("submissions/<uuid:submission_id>/amdgcn", SubmissionAmdgcnApi.as_view(), name="api-submission-amdgcn"),
     path("submissions/<uuid:submission_id>/events", events_stream, name="api-submission-events"),
     path("problems", ProblemListApi.as_view(), name="api-problems"),
     path("problems/<slug:slug>", ProblemDetailApi.as_view(), name="api-problem"),

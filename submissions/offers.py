@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agent.protocol import EMULATED_CASE_BYTES, ResourceLimits
+from agent.protocol import EMULATED_CASE_BYTES, INTERPRETED_CASE_BYTES, ResourceLimits
 from core.exceptions import ApplicationError
 from fleets.models import Pool
 from submissions.models import Mode
@@ -61,7 +61,9 @@ def emulated_limits() -> str:
             "(emulated times mean nothing). Out-of-bounds accesses, barrier divergence and bad launches are "
             "caught. Not modelled: races and the GPU memory model, lockstep execution without barriers, timing, "
             "occupancy, LDS bank conflicts and caches; half/bfloat16 types, inline assembly, cooperative groups "
-            "and vendor libraries do not compile.")
+            "and vendor libraries do not compile. Triton kernels run in Triton's interpreter instead, on the test "
+            f"cases of up to {INTERPRETED_CASE_BYTES // (1024 * 1024)} MiB of buffers; their compile for gfx942 and "
+            "sm_90 reports registers, LDS, occupancy and matrix-core instructions.")
 
 
 def _described(offer: LanguageOffer) -> str:

@@ -61,7 +61,10 @@ def problem_interface(*, version: ProblemVersion | None) -> dict[str, Any]:
         bundle = problem_from_bundle(version.bundle)
     except ProblemError:
         return {"signatures": {}, "parameters": []}
-    return {"signatures": bundle.c_signatures(), "parameters": bundle.parameters()}
+    # A language the bundle does not offer (triton without its template) has no signature here.
+    offered = set(version.templates or {}) or set(bundle.languages)
+    signatures = {lang: text for lang, text in bundle.c_signatures().items() if lang in offered}
+    return {"signatures": signatures, "parameters": bundle.parameters()}
 
 
 def _visible_to(user: User | AnonymousUser) -> QuerySet[Submission]:

@@ -180,8 +180,8 @@ def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.
                             "seconds": round(compiled.seconds, 3),
                             **({"report": compiled.report} if compiled.report is not None else {})})
     summary["compile"] = {"cached": compiled.cached, "seconds": round(compiled.seconds, 3)}
-    if compiled.report is not None:
-        summary["compile_report"] = compiled.report
+    if compiled.report is not None:  # the listing stays in COMPILE_RESULT: the summary is kept small
+        summary["compile_report"] = {k: v for k, v in compiled.report.items() if k != "amdgcn_listing"}
     if cancel.is_set():
         return "CANCELLED", "the job was cancelled", summary
     if not compiled.ok or compiled.library is None:

@@ -102,7 +102,8 @@ def problem_detail_view(request: HttpRequest, slug: str) -> HttpResponse:
         "problem": problem, "version": version, "form": form, "pools": pools,
         "statement": render_statement(version.statement if version else ""),
         "templates": [(lang, highlight_code(text, lang)) for lang, text in sorted(templates.items())],
-        "signatures": [(lang, highlight_code(f"{text};", "cpp")) for lang, text in interface["signatures"].items()],
+        "signatures": [(lang, highlight_code(text, "python") if lang == "triton" else highlight_code(f"{text};", "cpp"))
+                       for lang, text in interface["signatures"].items()],
         "parameters": interface["parameters"],
         "languages_available": languages,
         "mode_check": Mode.CHECK, "mode_benchmark": Mode.BENCHMARK, "mode_compile": Mode.COMPILE,

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 REPORT_MARKER = "HIPJUDGE-TRITON-REPORT "  # starts the report's line in the compile child's output
-MAX_LISTING_CHARS = 2 << 20  # of the AMDGCN listing in the report, all kernels together
+MAX_LISTING_CHARS = 1 << 20  # of the AMDGCN listing in the report, all kernels together
 LISTING_CHUNK_CHARS = 60_000  # the listing travels in chunks: an event's strings are cut at 64 KiB
 _AMD_FIELDS = {
     "vgprs": r"^\s*;\s*NumVgprs:\s*(\d+)",
