@@ -215,3 +215,15 @@ def test_the_compile_report_is_cached_per_user(judge_run_job: Any) -> None:
     assert [r["status"] for r in (first, again, other)] == ["COMPILED"] * 3
     assert [r["summary"]["compile"]["cached"] for r in (first, again, other)] == [False, True, False]
     assert again["summary"]["compile_report"] == first["summary"]["compile_report"]
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(600)
+def test_a_kernel_only_mi300x_compiles_is_compiled_with_sm90s_refusal_in_its_report(judge_run_job: Any) -> None:
+    """MI300X's fp8 (E4M3 FNUZ, Triton's fp8e4b8) has no NVIDIA type: gfx942 decides the compile."""
+    pytest.importorskip("triton")
+    result, _ = _run(judge_run_job, "gemm-fp8", "triton.py", mode="compile")
+    assert result["status"] == "COMPILED", result
+    targets = {t["target"]: t for t in result["summary"]["compile_report"]["targets"]}
+    assert targets["gfx942"]["kernels"][0]["mfma_instructions"] > 0
+    assert targets["sm_90"]["kernels"] == [] and "fp8e4b8" in targets["sm_90"]["launcher_error"]
