@@ -56,9 +56,9 @@ def test_a_triton_check_is_taken_where_the_problem_has_a_triton_template_only(ow
     taken = client.post(URL, body(language="triton", source=source), format="json")
     assert taken.status_code == 201, taken.json()
     assert taken.json()["emulated"] is True and taken.json()["language"] == "triton"
-    refused = client.post(URL, body(problem="matrix-transpose", language="triton", source=source), format="json")
+    refused = client.post(URL, body(problem="radix-sort", language="triton", source=source), format="json")
     assert refused.status_code == 400
-    assert refused.json()["message"].startswith("language: problem 'matrix-transpose' takes no triton submissions")
+    assert refused.json()["message"].startswith("language: problem 'radix-sort' takes no triton submissions")
     assert Submission.objects.filter(language="triton").count() == 1
 
 
