@@ -24,8 +24,8 @@ from agent.judging.report import format_report, progress_line
 
 DEVICES = ("auto", "host", "hip", "cuda")
 MODES = ("check", "benchmark", "compile", "leaderboard")
-LANGUAGE_BY_SUFFIX = {".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".hip": "hip", ".cu": "cuda"}
-LANGUAGES = ("cpp", "hip", "cuda")
+LANGUAGE_BY_SUFFIX = {".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".hip": "hip", ".cu": "cuda", ".py": "triton"}
+LANGUAGES = ("cpp", "hip", "cuda", "triton")
 EXIT_OK, EXIT_VERDICT, EXIT_USAGE, EXIT_NO_SANDBOX = 0, 1, 2, 3
 RUN_POLL_SECONDS = 1.0
 RUN_MAX_SECONDS = 3 * 3600.0  # far above any job's limits: only a stuck judge reaches it

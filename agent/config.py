@@ -121,8 +121,21 @@ def health_info(config: AgentConfig) -> dict[str, Any]:
         "compile_cache_bytes": config.cache_max_bytes,
         "host": platform.node(),
         "uptime_s": round(time.monotonic() - config.started, 1),
-        **health_fields(config.device, config.build_dir),
+        **_with_triton(health_fields(config.device, config.build_dir), config.device),
     }
+
+
+def _with_triton(fields: dict[str, Any], device: str) -> dict[str, Any]:
+    """Triton's version (None: not installed); on the host device, triton among the languages
+    checked on the CPU (Triton's interpreter) beside the emulated ones."""
+    from agent.languages.triton.compile import triton_version
+
+    version = triton_version()
+    installed = version != "none"
+    emulated = list(fields.get("emulated") or [])
+    if installed and device == "host":
+        emulated.append("triton")
+    return {**fields, "emulated": emulated, "triton": version if installed else None}
 
 
 def _has_library(*names: str) -> bool:

@@ -1,6 +1,6 @@
 """What the platform may use of the agent: protocol v1's constants (the source limit, modes, the
 states a job ends in, the statuses that mean success), the resource limits a job may ask for and
-their ceilings, the bounds on event text, the emulator's case budget, the speed-of-light
+their ceilings, the bounds on event text, the emulator's and Triton interpreter's case budgets, the speed-of-light
 arithmetic, and the error that says this machine has no sandbox.
 
 With agent.problems (problem bundles and their formulas) this is the only part of the agent the
@@ -29,6 +29,7 @@ from agent.judging.jobs import (
     cut_text,
     json_safe,
 )
+from agent.languages.triton.budget import INTERPRETED_CASE_BYTES
 from agent.problems.roofline import DEFAULT_PEAKS, FLOPS_TYPES, Floor, Peaks, floor, flops_type_of, geometric_floor
 from agent.sandbox.core import SandboxUnavailable
 from agent.sandbox.resources import CEILINGS, ResourceLimits
@@ -51,7 +52,8 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
-    "CANCELLED", "CEILINGS", "DEFAULT_PEAKS", "EMULATED_CASE_BYTES", "EMULATED_TARGETS", "EVENT_REASON_CHARS",
+    "CANCELLED", "CEILINGS", "DEFAULT_PEAKS", "EMULATED_CASE_BYTES", "EMULATED_TARGETS", "INTERPRETED_CASE_BYTES",
+    "EVENT_REASON_CHARS",
     "EVENT_TEXT_CHARS",
     "FINISHED", "FLOPS_TYPES", "MAX_ID_CHARS", "MAX_SOURCE_BYTES", "MODES", "PROTOCOL_VERSION", "SUCCESS_STATUSES",
     "Floor", "Peaks", "ResourceLimits", "SandboxUnavailable", "cut_text", "floor", "flops_type_of", "geometric_floor",

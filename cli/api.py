@@ -108,6 +108,11 @@ class Client:
             kind = response.headers.get_content_type()
         return parse_json(raw, kind) if raw else None
 
+    def text(self, path: str) -> str:
+        """A plain-text resource (an AMDGCN listing), decoded as UTF-8."""
+        with self._request("GET", path, headers={"Accept": "text/plain, application/json"}) as response, _reading():
+            return read_capped(response).decode("utf-8", "replace")  # within the answers' size limit
+
     def events(self, submission_id: str, after: int = 0) -> Iterator[dict[str, Any]]:
         """Yield {"seq", "type", "payload", "at"} from the SSE stream until the server closes it."""
         response = self._request("GET", f"/submissions/{submission_id}/events", stream=True,

@@ -16,7 +16,8 @@ from cli.config import save_config
 from cli.ids import submission_id
 from cli.output import Printer, best, best_light, cost, interval, ms, percent, times
 
-LANGUAGE_BY_SUFFIX = {".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".hip": "hip", ".cu": "cuda"}
+LANGUAGE_BY_SUFFIX = {".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".hip": "hip", ".cu": "cuda", ".py": "triton"}
+LANGUAGES = ("cpp", "hip", "cuda", "triton")
 # The mode a submission gets when none is asked for: the first of these its pool takes for its language.
 MODE_PREFERENCE = ("benchmark", "check", "compile")
 
@@ -59,13 +60,17 @@ def cmd_problems(args: argparse.Namespace, client: Client, out: Printer) -> int:
 def cmd_problem(args: argparse.Namespace, client: Client, out: Printer) -> int:
     problem = shapes.ask(client, shapes.PROBLEM, "GET", f"/problems/{args.slug}")
     out.line(f"{problem['title']} ({problem['slug']}, {problem['difficulty']})")
-    out.table(["parameter", "type", "cpp", "hip", "cuda", "shape", "direction"],
-              [[p["name"], p["type"], p["c_types"]["cpp"], p["c_types"]["hip"], p["c_types"]["cuda"],
+    signatures = problem.get("signatures") or {}
+    languages = [lang for lang in LANGUAGES if lang in signatures or lang != "triton"]
+    out.table(["parameter", "type", *languages, "shape", "direction"],
+              [[p["name"], p["type"],
+                *[("*" if lang == "triton" and p["pointer"] else "") + str(p["c_types"].get(lang, ""))
+                  for lang in languages],
                 "[" + ", ".join(str(d) for d in p["shape"]) + "]" if p["pointer"] else "scalar",
                 "output" if p["output"] else ("input" if p["pointer"] else "")]
                for p in problem.get("parameters") or []])
-    for language, signature in (problem.get("signatures") or {}).items():
-        out.line(f"{language}: {signature};")
+    for language, signature in signatures.items():
+        out.line(f"{language}: {signature}{'' if language == 'triton' else ';'}")
     rows = [[kind, *case] for kind in ("tests", "benchmarks", "ranked") for case in _case_rows(problem, kind)]
     if rows:  # a server from before the shapes were served has none
         out.table(["cases", "name", "devices", "sizes"], rows)
@@ -230,6 +235,19 @@ def cmd_rank(args: argparse.Namespace, client: Client, out: Printer) -> int:
     if state == "ranked":
         return EXIT_OK
     return EXIT_PENDING if state in ("pending", "confirming") else EXIT_VERDICT
+
+
+def cmd_amdgcn(args: argparse.Namespace, client: Client, out: Printer) -> int:
+    sid = submission_id(client, args.id)
+    listing = client.text(f"/submissions/{sid}/amdgcn")
+    if args.output == "-":
+        sys.stdout.write(listing)
+        return EXIT_OK
+    path = args.output or f"{sid}.gfx942.s"
+    with open(path, "w", encoding="utf-8") as file:
+        file.write(listing)
+    out.line(f"wrote {path} ({len(listing.splitlines())} lines)")
+    return EXIT_OK
 
 
 def cmd_cancel(args: argparse.Namespace, client: Client, out: Printer) -> int:

@@ -21,7 +21,9 @@ from cli.codes import (
 )
 from cli.commands import (
     LANGUAGE_BY_SUFFIX,
+    LANGUAGES,
     _offered,
+    cmd_amdgcn,
     cmd_cancel,
     cmd_leaderboard,
     cmd_login,
@@ -117,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     submit = commands.add_parser("submit", help="submit a source file")
     submit.add_argument("file")
     submit.add_argument("--problem", "-p", required=True)
-    submit.add_argument("--language", "-l", choices=("cpp", "hip", "cuda"), help="default: from the suffix")
+    submit.add_argument("--language", "-l", choices=LANGUAGES, help="default: from the suffix (.py: triton)")
     submit.add_argument("--mode", "-m", choices=MODES,
                         help="default: the fullest mode the pool runs the language in (benchmark, else check, else "
                              "compile); leaderboard: also the ranked pass on secret inputs, the only result that ranks")
@@ -136,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help=f"one or several, comma-separated: {', '.join(STATUSES)}")
     listing.add_argument("--pool")
     listing.add_argument("--mode", "-m", choices=MODES)
-    listing.add_argument("--language", "-l", choices=("cpp", "hip", "cuda"))
+    listing.add_argument("--language", "-l", choices=LANGUAGES)
     listing.add_argument("--limit", type=int, default=20, choices=range(1, 101), metavar="1..100")
     listing.add_argument("--page", type=int, default=1)
     listing.add_argument("--all", action="store_true", help="staff: everyone's")
@@ -151,6 +153,12 @@ def build_parser() -> argparse.ArgumentParser:
     rank = commands.add_parser("rank", help="where a submission stands on its leaderboard")
     rank.add_argument("id", help=ID_HELP)
     rank.set_defaults(func=cmd_rank)
+
+    amdgcn = commands.add_parser("amdgcn", help="save the AMDGCN listing (gfx942) of a submission's compiled "
+                                                 "kernels (a triton submission's compile reports it)")
+    amdgcn.add_argument("id", help=ID_HELP)
+    amdgcn.add_argument("--output", "-o", help="the file to write (default: <id>.gfx942.s; - for stdout)")
+    amdgcn.set_defaults(func=cmd_amdgcn)
 
     cancel = commands.add_parser("cancel", help="cancel a submission")
     cancel.add_argument("id", help=ID_HELP)

@@ -214,7 +214,7 @@ class Printer:
         elif kind == "COMPILE_RESULT":
             text = f"  compile {'ok' if p.get('ok') else 'FAILED'} in {p.get('seconds') or 0:.2f} s" + (
                 " (cached)" if p.get("cached") else "")
-            if p.get("output") and not p.get("ok"):
+            if p.get("output") and (not p.get("ok") or p.get("report")):  # a compile report's summary is its output
                 text += "\n" + "\n".join(f"    {line}" for line in str(p["output"]).splitlines()[:40])
         elif kind == "TEST_RESULT":
             passed = bool(p.get("passed"))
@@ -266,6 +266,7 @@ class Printer:
         if d.get("vm_start"):
             self.line(f"vm: {d['vm_start']}")
         results = d.get("results") or {}
+        self.compile_report(d.get("compile_report"))
         for t in results.get("tests") or []:
             self.line(f"  {'✓ passed' if t.get('passed') else '✗ FAILED'} {t.get('case')}"
                       + (f": {t['message']}" if t.get("message") else ""))
@@ -284,6 +285,22 @@ class Printer:
             self.line(f"cost: {cost(d)}" + ("" if d.get("is_terminal") else " so far"))
         if d.get("mode") == "leaderboard":
             self.standing(d)
+
+    def compile_report(self, report: dict[str, Any] | None) -> None:
+        """What the compiled kernels use of each GPU (a triton submission's compile report)."""
+        for target in (report or {}).get("targets", []):
+            if target.get("launcher_error"):
+                self.line(f"  {target.get('target')}: {target['launcher_error']}")
+            for k in target.get("kernels", []):
+                if target.get("backend") == "hip":
+                    self.line(f"  {target.get('target')} {k.get('name')}: {k.get('vgprs')} VGPRs, {k.get('agprs')} "
+                              f"AGPRs, {k.get('sgprs')} SGPRs, {k.get('spills')} spills, LDS {k.get('lds_bytes')} B, "
+                              f"occupancy {k.get('occupancy_waves_per_simd')} waves/SIMD, "
+                              f"{k.get('mfma_instructions')} MFMA")
+                else:
+                    self.line(f"  {target.get('target')} {k.get('name')}: {k.get('registers', '?')} registers, "
+                              f"shared {k.get('shared_bytes')} B, {k.get('mma_instructions')} tensor-core "
+                              "instructions")
 
     def standing(self, d: dict[str, Any]) -> None:
         """Where a submission stands on its leaderboard (the detail's `leaderboard` and `ranked`)."""

@@ -7,7 +7,13 @@ from accounts.apis import TokenCreateApi
 from core.schema_view import DocsView, SchemaView
 from limits.apis import PoolListApi
 from submissions import converters  # noqa: F401 - registers the `subid` converter
-from submissions.apis import MeApi, SubmissionCancelApi, SubmissionDetailApi, SubmissionListCreateApi
+from submissions.apis import (
+    MeApi,
+    SubmissionAmdgcnApi,
+    SubmissionCancelApi,
+    SubmissionDetailApi,
+    SubmissionListCreateApi,
+)
 from submissions.problem_apis import ProblemDetailApi, ProblemListApi
 from submissions.sse import events_stream
 
@@ -16,6 +22,7 @@ urlpatterns = [
     # Its whole id or the start of it (the pages show 8 digits), among the caller's own.
     path("submissions/<subid:submission_id>", SubmissionDetailApi.as_view(), name="api-submission"),
     path("submissions/<uuid:submission_id>/cancel", SubmissionCancelApi.as_view(), name="api-submission-cancel"),
+    path("submissions/<uuid:submission_id>/amdgcn", SubmissionAmdgcnApi.as_view(), name="api-submission-amdgcn"),
     path("submissions/<uuid:submission_id>/events", events_stream, name="api-submission-events"),
     path("problems", ProblemListApi.as_view(), name="api-problems"),
     path("problems/<slug:slug>", ProblemDetailApi.as_view(), name="api-problem"),

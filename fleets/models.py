@@ -28,7 +28,9 @@ from core import clock
 
 LANGUAGES_BY_DEVICE = {"host": ["cpp"], "hip": ["hip"], "cuda": ["cuda"]}
 # Languages the agent can check without their GPU, on its emulated device (agent/emulator).
-EMULABLE_LANGUAGES = ["hip", "cuda"]
+# Checked on the CPU of a pool without their GPU, in mode check: hip and cuda on the emulated
+# device, triton in Triton's interpreter. A GPU pool runs triton once staff list it in its languages.
+EMULABLE_LANGUAGES = ["hip", "cuda", "triton"]
 # Physical peaks of a pool's device when staff set none (agent.protocol.DEFAULT_PEAKS, sources in
 # docs/speed-of-light.md): an MI300X for hip, an H100 SXM for cuda, and a workstation-class CPU for
 # host (`manage.py measure_host_peaks` measures the machine instead). A ranked time within 1.5x of

@@ -21,6 +21,7 @@ FILES: list[tuple[str, str, str]] = [
     ("codemirror", "lib/codemirror.js", "codemirror/codemirror.js"),
     ("codemirror", "lib/codemirror.css", "codemirror/codemirror.css"),
     ("codemirror", "mode/clike/clike.js", "codemirror/mode/clike.js"),
+    ("codemirror", "mode/python/python.js", "codemirror/mode/python.js"),  # Triton submissions
     ("codemirror", "addon/edit/matchbrackets.js", "codemirror/addon/matchbrackets.js"),
     ("codemirror", "addon/edit/closebrackets.js", "codemirror/addon/closebrackets.js"),
     ("codemirror", "addon/display/placeholder.js", "codemirror/addon/placeholder.js"),

@@ -6,7 +6,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from django.http import QueryDict
+from django.http import HttpResponse, QueryDict
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiRequest, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.pagination import PageNumberPagination
@@ -29,7 +30,7 @@ from leaderboard.speed_of_light import submission_light
 from limits.apis import LimitsOutput
 from limits.selectors import user_limits
 from submissions.models import Language, Mode, Submission
-from submissions.results import submission_results
+from submissions.results import amdgcn_listing, compile_report, submission_results
 from submissions.selectors import (
     AmbiguousId,
     queue_position,
@@ -136,6 +137,11 @@ class SubmissionDetailOutput(RankedDetailFields, SubmissionOutput):
                   "no score, or emulated).")
     cost_parts = serializers.SerializerMethodField(
         help_text="cost_usd by phase: provisioning (a cold start for it), busy, idle (after it), draining.")
+    compile_report = serializers.SerializerMethodField(help_text=(
+        "What the compiled kernels use of the GPU, where the language's compiler says (triton): per target "
+        "(gfx942, sm_90) and kernel its registers (vgprs, agprs, sgprs / registers), spills, LDS or shared bytes, "
+        "occupancy_waves_per_simd and mfma_instructions / mma_instructions; null otherwise. The AMDGCN listing: "
+        "GET .../amdgcn."))
 
     def _light(self, obj: Submission) -> Any:
         cache = self.context.setdefault("light", {})
@@ -143,8 +149,18 @@ class SubmissionDetailOutput(RankedDetailFields, SubmissionOutput):
             cache[obj.pk] = submission_light(submission=obj)
         return cache[obj.pk]
 
+    def _results(self, obj: Submission) -> dict[str, Any]:
+        cache = self.context.setdefault("results", {})
+        if obj.pk not in cache:
+            cache[obj.pk] = submission_results(submission=obj)
+        return cache[obj.pk]
+
+    @extend_schema_field(serializers.JSONField(allow_null=True))
+    def get_compile_report(self, obj: Submission) -> dict[str, Any] | None:
+        return compile_report(results=self._results(obj))
+
     def get_results(self, obj: Submission) -> dict[str, Any]:
-        results = submission_results(submission=obj)
+        results = dict(self._results(obj))
         for group in ("benchmarks", "ranked"):
             results[group] = self._light(obj).cases(results[group], group)
         return results
@@ -302,6 +318,20 @@ def _found(request: Request, submission_id: Any) -> Submission:
     if submission is None:
         raise NotFoundError("No such submission.")
     return submission
+
+
+class SubmissionAmdgcnApi(APIView):
+    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR, **error_responses(404)},
+                   description="The AMDGCN listing (gfx942) of the submission's compiled kernels, as text: a triton "
+                               "submission's compile reports it. 404 for another user's submission or one without it.")
+    def get(self, request: Request, submission_id: str) -> HttpResponse:
+        submission = submission_get(user=request_user(request), submission_id=submission_id)
+        listing = amdgcn_listing(submission=submission) if submission is not None else None
+        if listing is None:
+            raise NotFoundError("No AMDGCN listing for this submission.")
+        response = HttpResponse(listing, content_type="text/plain; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{submission_id}.gfx942.s"'
+        return response
 
 
 class SubmissionCancelApi(APIView):

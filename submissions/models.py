@@ -77,6 +77,11 @@ class Language(models.TextChoices):
     CPP = "cpp", "C++ (host)"
     HIP = "hip", "HIP"
     CUDA = "cuda", "CUDA"
+    TRITON = "triton", "Triton"
+
+
+# Languages a problem offers only where its bundle has their template (agent.problems' schema).
+OPTIONAL_LANGUAGES = (Language.TRITON,)
 
 
 class Mode(models.TextChoices):

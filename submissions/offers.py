@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agent.protocol import EMULATED_CASE_BYTES, EMULATED_TARGETS, ResourceLimits
+from agent.protocol import EMULATED_CASE_BYTES, EMULATED_TARGETS, INTERPRETED_CASE_BYTES, ResourceLimits
 from core.exceptions import ApplicationError
 from fleets.models import Pool
 from submissions.models import Mode
@@ -63,7 +63,10 @@ def emulated_limits() -> str:
             "occupancy, LDS bank conflicts and caches. It compiles HIP as for an MI300X "
             f"({EMULATED_TARGETS['hip']}) and CUDA as for an H100 ({EMULATED_TARGETS['cuda']}): half, bfloat16 "
             "and fp8 types and matrix instructions (MFMA, WMMA) work; inline assembly, cooperative groups, vendor "
-            "libraries and any builtin or header it does not model are compile errors that name them.")
+            "libraries and any builtin or header it does not model are compile errors that name them. Triton "
+            "kernels run in Triton's interpreter instead, on the test cases of up to "
+            f"{INTERPRETED_CASE_BYTES // (1024 * 1024)} MiB of buffers; their compile for gfx942 and sm_90 reports "
+            "registers, LDS, occupancy and matrix-core instructions.")
 
 
 def _described(offer: LanguageOffer) -> str:

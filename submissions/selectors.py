@@ -67,9 +67,12 @@ def problem_interface(*, version: ProblemVersion | None) -> dict[str, Any]:
         bundle = problem_from_bundle(version.bundle)
     except ProblemError:
         return empty
+    # A language the bundle does not offer (triton without its template) has no signature here.
+    offered = set(version.templates or {}) or set(bundle.languages)
+    signatures = {lang: text for lang, text in bundle.c_signatures().items() if lang in offered}
     cases = {kind: [{"name": case.name, "devices": list(case.devices), "params": dict(case.params)}
                     for case in getattr(bundle, kind)] for kind in CASE_KINDS}
-    return {"signatures": bundle.c_signatures(), "parameters": bundle.parameters(), "cases": cases}
+    return {"signatures": signatures, "parameters": bundle.parameters(), "cases": cases}
 
 
 def _visible_to(user: User | AnonymousUser) -> QuerySet[Submission]:

@@ -35,6 +35,7 @@ from submissions.judgings import (
 from submissions.lookups import pool_for_submission, problem_for_submission
 from submissions.models import (
     ACTIVE_STATUSES,
+    OPTIONAL_LANGUAGES,
     TERMINAL_STATUSES,
     Language,
     Mode,
@@ -180,6 +181,10 @@ def _resolve(problem_slug: str, pool_name: str | None, language: str, mode: str)
     problem = problem_for_submission(slug=problem_slug)
     if problem is None or problem.current_version is None:
         raise ApplicationError(f"problem: there is no problem {problem_slug!r}.", {"field": "problem"})
+    offered = problem.current_version.templates or {}
+    if language not in offered and language in OPTIONAL_LANGUAGES:
+        raise ApplicationError(f"language: problem {problem_slug!r} takes no {language} submissions (it has no "
+                               f"{language} template); it takes {', '.join(sorted(offered))}.", {"field": "language"})
     name = pool_name or settings.HIPJUDGE_DEFAULT_POOL
     pool = pool_for_submission(name=name)
     if pool is None:

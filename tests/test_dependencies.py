@@ -49,6 +49,8 @@ AGENT_LAYERS = {
     "problems": {"problems"},
     "sandbox": {"sandbox"},
     "harness": {"harness", "sandbox", "problems", "devices"},
+    # A language's own child and compile (agent/languages/triton/): on the harness, below judging.
+    "languages": {"languages", "harness", "sandbox", "problems", "devices"},
 }
 
 

@@ -13,7 +13,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-LEXER_ALIASES = {"hip": "cpp", "cuda": "cuda", "cu": "cuda", "c++": "cpp"}
+LEXER_ALIASES = {"hip": "cpp", "cuda": "cuda", "cu": "cuda", "c++": "cpp", "triton": "python"}
 
 
 def highlight_code(code: str, language: str) -> SafeString:

@@ -130,7 +130,21 @@ def _bound(function: Any, args: list[Any]) -> Callable[[], None]:
     return lambda: function(*args)
 
 
-def serve(channel: ChildChannel, buffers: HostBuffers | GpuBuffers, libraries: list[str]) -> int:
+class LoadFailed(Exception):
+    """A solution that cannot be loaded (a language's loader says why)."""
+
+
+def bind_library_call(function: Any, spec: dict[str, Any], ptrs: dict[str, int]) -> Callable[[], None]:
+    return _bound(function, call_args(spec, ptrs))
+
+
+# A language that is not a shared library (agent/languages/) brings its own loader and binder.
+Loader = Callable[[list[str]], list[Any]]
+Binder = Callable[[Any, dict[str, Any], dict[str, int]], Callable[[], None]]
+
+
+def serve(channel: ChildChannel, buffers: HostBuffers | GpuBuffers, libraries: list[str],
+          load: Loader = load_libraries, bind: Binder = bind_library_call) -> int:
     solutions: list[Any] = []
     calls: list[Callable[[], None]] = []
     while True:
@@ -148,8 +162,8 @@ def serve(channel: ChildChannel, buffers: HostBuffers | GpuBuffers, libraries: l
             channel.done(seq, event_ms)
         elif kind == LOAD:
             try:
-                solutions = load_libraries(libraries)
-            except (OSError, AttributeError) as exc:
+                solutions = load(libraries)
+            except (OSError, AttributeError, LoadFailed) as exc:
                 channel.send(FATAL, f"cannot load the solution: {exc}".encode())
                 return 3
             channel.send(READY)
@@ -162,7 +176,7 @@ def serve(channel: ChildChannel, buffers: HostBuffers | GpuBuffers, libraries: l
             except DeviceError as exc:
                 channel.send(FATAL, f"cannot allocate the buffers: {exc}".encode())
                 return 4
-            calls = [_bound(fn, call_args(spec, ptrs)) for fn in solutions]
+            calls = [bind(fn, spec, ptrs) for fn in solutions]
             channel.send(BUFFERS, handles, fds)
             for fd in fds:  # the parent holds its own copies now
                 os.close(fd)

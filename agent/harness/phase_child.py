@@ -154,7 +154,7 @@ class PhaseChild:
         runtime = job.runtime_fd if job.runtime_fd is not None else -1
         fds = (child_sock.fileno(), *(fd for fd in (arena, runtime) if fd >= 0), *job.libraries)
         return job.sandbox.spawn(
-            [job.sandbox.python, *job.sandbox.python_flags, "-m", "agent.harness.child", job.device,
+            [job.sandbox.python, *job.sandbox.python_flags, "-m", job.child_module, job.device,
              str(child_sock.fileno()), str(arena), str(runtime), *map(str, job.libraries)],
             box=box,
             limits=self.limits,

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from agent.judging.compile_cache import DEFAULT_MAX_BYTES, CompileCache
 from agent.judging.imports import LOADER_SYMBOLS, NotAnElfLibrary, dynamic_symbols
@@ -100,6 +101,9 @@ class CompileResult:
     seconds: float
     timed_out: bool = False
     library: Path | None = None  # the compiled library in the cache: a file of the parent's, not the box's
+    # What the compiled kernels use of the GPU (registers, LDS, occupancy, ...), where the language's
+    # compiler tells (triton: agent.languages.triton.report).
+    report: dict[str, Any] | None = None
 
 
 _COMMANDS = {"cpp": "g++", "hip": "hipcc", "cuda": "nvcc"}
@@ -331,6 +335,9 @@ def compile_solution(
     safely (agent.sandbox.boxfs.copy_out). A build is served from the cache only within the same
     `cache_scope` (one per user)."""
     started = time.monotonic()
+    if language == "triton":
+        cache = CompileCache(cache_dir / "builds", cache_max_bytes) if cache_scope else None
+        return _compile_triton(problem, source, box, sandbox, limits, cancel, started, cache, cache_scope)
     precheck(problem, language, source)
     tc = chosen or toolchain(language)
     if tc is None:
@@ -394,6 +401,41 @@ def compile_solution(
         cache.put(key, target)
     return CompileResult(ok, output, False, time.monotonic() - started, outcome.timed_out,
                          target if ok else None)
+
+
+def _compile_triton(problem: Problem, source: str, box: Path, sandbox: Sandbox, limits: ResourceLimits,
+                    cancel: threading.Event | None, started: float, cache: CompileCache | None,
+                    scope: str | None) -> CompileResult:
+    """A Triton file: compiled for gfx942 and sm_90 in the sandbox for its report; the source itself
+    is what the later phases load. Forbidden patterns are refused first, as for C++. The report is
+    cached per user scope like a C++ build (keyed by source, launch sizes and Triton's version)."""
+    import json
+
+    from agent.judging.phase import call_args
+    from agent.languages.triton.compile import compile_triton, summary_text, triton_version
+
+    for rule in problem.forbidden:
+        if "triton" in rule.languages and rule.search(source):
+            raise CompileRejected(f"forbidden: {rule.reason}")
+    cases = problem.cases("bench", "gpu") or problem.cases("test", "gpu") or list(problem.tests)
+    case = cases[0]  # the report is of the first GPU benchmark's launch: its sizes pick the kernels
+    launch = {"case": case.name, "args": call_args(problem, case)}
+    library, saved = box.parent / "solution.py", box.parent / "report.json"
+    key = None
+    if cache is not None and scope:
+        key = cache.key(scope=scope, language="triton", version=triton_version(), flags=[json.dumps(launch)],
+                        source=source)
+        if cache.get(key, saved):
+            library.write_text(source)
+            report = json.loads(saved.read_text())
+            return CompileResult(True, summary_text(report), True, time.monotonic() - started, library=library,
+                                 report=report)
+    ok, output, built, report, timed_out = compile_triton(source=source, launch=launch, box=box, sandbox=sandbox,
+                                                          limits=limits, cancel=cancel)
+    if ok and key is not None and cache is not None:
+        saved.write_text(json.dumps(report))
+        cache.put(key, saved)
+    return CompileResult(ok, scrub_paths(output, box), False, time.monotonic() - started, timed_out, built, report)
 
 
 EVICT_SOURCE = Path(__file__).parent.parent / "devices" / "evict.cpp"

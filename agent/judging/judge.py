@@ -18,12 +18,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent.emulator.budget import emulated_cases
+from agent.emulator.budget import EMULATED_CASE_BYTES, emulated_cases
 from agent.judging.compile_cache import SCOPE_PATTERN
 from agent.judging.compiler import CompileRejected, Toolchain, build_evict_helper, compile_solution, toolchain
 from agent.judging.jobs import MAX_JOB_SECONDS
 from agent.judging.phase import JobContext, Phase, PhaseResult
 from agent.judging.stats import geometric_mean
+from agent.languages.triton.budget import INTERPRETED_CASE_BYTES
 from agent.problems.bundle import LANGUAGE_DEVICE_CLASS, LANGUAGES, Problem, ProblemError, problem_from_bundle
 from agent.protocol import MAX_ID_CHARS, MAX_SOURCE_BYTES, MODES
 from agent.sandbox.boxfs import fresh_box, remove_tree, sealed_memfd
@@ -77,6 +78,10 @@ class JobSpec:
         if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES or "\0" in source:
             raise JobSpecError(f"source: must be at most {MAX_SOURCE_BYTES // 1024} KiB of text without NUL bytes")
         mode = body.get("mode", "benchmark")
+        if config is not None and language == "triton" and mode in ("benchmark", "leaderboard") \
+                and config.device == "host":
+            raise JobSpecError("mode: Triton kernels run in Triton's interpreter on this agent (no GPU), which "
+                               "checks them but cannot time them: use mode 'check' or 'compile'")
         if config is not None:
             from agent.emulator.toolchain import BENCHMARK_REFUSAL, REFUSED_MODES, would_emulate
 
@@ -114,6 +119,8 @@ def run_device(spec: JobSpec, config: AgentConfig) -> str | None:
 
     if LANGUAGE_DEVICE_CLASS[spec.language] == "host":
         return "host"
+    if spec.language == "triton":  # on the CPU (Triton's interpreter) only to check
+        return config.device if config.device != "host" or spec.mode == "check" else None
     if config.device == spec.language:
         return spec.language
     if would_emulate(spec.language, config.device) and spec.mode == "check" and emulator_runtime(config.build_dir):
@@ -170,13 +177,18 @@ def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.
         emit("COMPILE_RESULT", {"ok": False, "output": str(exc), "cached": False, "seconds": 0.0})
         return "COMPILE_ERROR", str(exc), summary
     emit("COMPILE_RESULT", {"ok": compiled.ok, "output": compiled.output, "cached": compiled.cached,
-                            "seconds": round(compiled.seconds, 3)})
+                            "seconds": round(compiled.seconds, 3),
+                            **({"report": compiled.report} if compiled.report is not None else {})})
     summary["compile"] = {"cached": compiled.cached, "seconds": round(compiled.seconds, 3)}
+    if compiled.report is not None:  # the listing stays in COMPILE_RESULT: the summary is kept small
+        summary["compile_report"] = {k: v for k, v in compiled.report.items() if k != "amdgcn_listing"}
     if cancel.is_set():
         return "CANCELLED", "the job was cancelled", summary
     if not compiled.ok or compiled.library is None:
         summary["compile_output"] = compiled.output
         return "COMPILE_ERROR", _first_error(compiled.output), summary
+    if spec.mode == "compile" and spec.language == "triton":
+        return "COMPILED", compiled.output.splitlines()[0] if compiled.output else "compiled", summary
     if spec.mode == "compile":
         target = "the emulated device (g++)" if chosen is not None else (arch or "the host")
         if arch == "gfx940" and config.device != "hip":
@@ -184,13 +196,15 @@ def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.
         return "COMPILED", f"compiled for {target} without errors", summary
     assert device is not None
 
-    fds.append(sealed_memfd(compiled.library, "solution.so"))
+    fds.append(sealed_memfd(compiled.library, "solution.py" if spec.language == "triton" else "solution.so"))
     job = JobContext(problem=spec.problem, device=device, sandbox=config.sandbox, job_dir=job_dir,
                      limits=spec.limits, secret=secrets.token_bytes(32) + (spec.seed or 0).to_bytes(16, "little",
                                                                                                        signed=True),
                      emit=emit, cancel=cancel, libraries=[fds[0]], job_deadline=job_deadline,
                      test_seed=spec.seed if spec.seed is not None else secrets.randbelow(2**63),
                      native_helper=build_evict_helper(config.build_dir))
+    if spec.language == "triton":
+        job.child_module, job.interpreted = "agent.languages.triton.child", device == "host"
     if emulated:
         from agent.emulator.toolchain import emulator_runtime
 
@@ -209,8 +223,9 @@ def _phases(spec: JobSpec, job: JobContext, emit: Emit, summary: dict[str, Any],
     skipped = 0
     for kind, stage in kinds:
         emit("STATUS", {"status": stage})
-        if job.kind == "emulated":
-            cases, over_budget = emulated_cases(spec.problem)
+        if job.kind == "emulated" or job.interpreted:
+            cases, over_budget = emulated_cases(spec.problem, INTERPRETED_CASE_BYTES if job.interpreted
+                                                else EMULATED_CASE_BYTES)
             skipped = len(over_budget)
         else:
             cases = spec.problem.cases(kind, job.device_class)
@@ -223,8 +238,10 @@ def _phases(spec: JobSpec, job: JobContext, emit: Emit, summary: dict[str, Any],
                 summary["output"] = result.output
             return result.status, result.reason, summary
     if spec.mode == "check":
-        where = " on the emulated device (CPU)" if job.kind == "emulated" else ""
-        over = f"; {skipped} larger cases skipped (over the emulator's size budget)" if skipped else ""
+        where = " on the emulated device (CPU)" if job.kind == "emulated" else (
+            " on the CPU (Triton's interpreter)" if job.interpreted else "")
+        over = (f"; {skipped} larger cases skipped (over the {'interpreter' if job.interpreted else 'emulator'}'s "
+                "size budget)") if skipped else ""
         return "CHECKED", f"all {len(summary['tests'])} tests passed{where}{over}", summary
     score = geometric_mean([c["mean_ms"] for c in summary["benchmarks"]])
     summary["score_ms"] = score

@@ -69,6 +69,10 @@ class JobContext:
     # The public check's seed (the job's `seed`, else drawn for the job): its inputs come from it and
     # each case's name alone, so a mismatch names it and `python -m agent run --seed` replays them.
     test_seed: int = 0
+    # The sandboxed child's module: a language that is not a shared library brings its own
+    # (agent/languages/); `interpreted`: it runs on the CPU in that language's interpreter.
+    child_module: str = "agent.harness.child"
+    interpreted: bool = False
 
     @property
     def device_class(self) -> str:
@@ -103,8 +107,10 @@ def buffer_specs(problem: Problem, case: Case) -> list[BufferSpec]:
 
 def call_args(problem: Problem, case: Case) -> list[dict[str, Any]]:
     scalars = problem.scalar_args(case)
-    return [{"pointer": True, "name": p.name} if p.pointer else
-            {"pointer": False, "ctype": p.ctype, "value": float(scalars[p.name]) if p.dtype.kind == "f"
+    # A pointer's type and shape are for launchers that get tensors (triton); a C child reads the name.
+    return [{"pointer": True, "name": p.name, "type": p.ctype, "shape": list(p.shape_for(case.params))}
+            if p.pointer else
+            {"pointer": False, "name": p.name, "ctype": p.ctype, "value": float(scalars[p.name]) if p.dtype.kind == "f"
              else int(scalars[p.name])} for p in problem.signature]
 
 
@@ -221,7 +227,8 @@ class Phase:
     def _wall_s(self) -> float:
         if self.kind != "test":
             return self.job.limits.benchmark_s
-        return self.job.limits.emulated_check_s if self.job.kind == "emulated" else self.job.limits.check_s
+        on_cpu = self.job.kind == "emulated" or self.job.interpreted  # GPU tests run by the CPU
+        return self.job.limits.emulated_check_s if on_cpu else self.job.limits.check_s
 
     def _limits(self) -> ProcessLimits:
         host_memory = self.job.device == "host" or self.job.kind == "emulated"

@@ -68,7 +68,7 @@ def format_report(events: Sequence[dict], *, title: str = "") -> str:
         verdict = "ok" if compiled.get("ok") else "FAILED"
         lines.append(f"Compile: {verdict} ({_fmt(compiled.get('seconds'), '{:.2f}')} s{cached})")
         output = str(compiled.get("output") or "").rstrip()
-        if output and not compiled.get("ok"):
+        if output and (not compiled.get("ok") or compiled.get("report")):  # a report's summary is its output
             lines.extend("  " + line for line in output.splitlines()[:40])
 
     tests = by_type.get("TEST_RESULT", [])

@@ -26,6 +26,7 @@ from agent.problems.schema import (  # noqa: F401 - re-exported: callers import 
     DIFFICULTIES,
     LANGUAGE_DEVICE_CLASS,
     LANGUAGES,
+    OPTIONAL_LANGUAGES,
     SLUG_RE,
     SOURCE_SUFFIX,
     TAG_RE,
@@ -98,10 +99,20 @@ class Problem:
 
     def c_signature(self, language: str = "cpp") -> str:
         """The declaration a `language` solution writes (each type spelled as that language does)."""
+        if language == "triton":
+            return f"def solution({', '.join(p.name for p in self.signature)})"
         return f'extern "C" void solution({", ".join(p.declaration(language) for p in self.signature)})'
 
     def c_signatures(self) -> dict[str, str]:
         return {language: self.c_signature(language) for language in LANGUAGES}
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """The languages it takes: all but an optional one without its template (loaded from a
+        folder; a bundle received as JSON has no templates and takes what it is sent)."""
+        if not self.templates:
+            return LANGUAGES
+        return tuple(lang for lang in LANGUAGES if lang in self.templates or lang not in OPTIONAL_LANGUAGES)
 
     def parameters(self) -> list[dict[str, Any]]:
         """Each parameter with its type as problem.yaml names it and as each language spells it: what
@@ -217,6 +228,8 @@ def load_problem_dir(path: Path) -> Problem:
     problem.statement = _read(path, "statement.md")
     for language in LANGUAGES:
         template = f"templates/{language}{SOURCE_SUFFIX[language]}"
+        if not (path / template).is_file() and language in OPTIONAL_LANGUAGES:
+            continue
         if not (path / template).is_file():
             raise ProblemError(f"{path.name}: missing {template}")
         problem.templates[language] = _read(path, template)

@@ -13,13 +13,18 @@ import numpy as np
 from agent.problems.dtypes import TYPES, element_type
 from agent.problems.expr import ExprError, evaluate, names_in
 from agent.problems.roofline import DEFAULT_FLOPS_TYPE, FLOPS_TYPES
+from agent.problems.triton_types import TRITON_TYPES, triton_declaration
 
-LANGUAGES = ("cpp", "hip", "cuda")
+LANGUAGES = ("cpp", "hip", "cuda", "triton")
+# A problem offers these only where its bundle has their template (templates/triton.py): every
+# other language, every problem.
+OPTIONAL_LANGUAGES = ("triton",)
 DEVICE_CLASSES = ("host", "gpu")
 DIFFICULTIES = ("easy", "medium", "hard")
-SOURCE_SUFFIX = {"cpp": ".cpp", "hip": ".hip", "cuda": ".cu"}
-# The device class a language's kernels run on.
-LANGUAGE_DEVICE_CLASS = {"cpp": "host", "hip": "gpu", "cuda": "gpu"}
+SOURCE_SUFFIX = {"cpp": ".cpp", "hip": ".hip", "cuda": ".cu", "triton": ".py"}
+# The device class a language's kernels run on (a triton check on the CPU runs its GPU tests in
+# Triton's interpreter, as the emulated device does for hip and cuda).
+LANGUAGE_DEVICE_CLASS = {"cpp": "host", "hip": "gpu", "cuda": "gpu", "triton": "gpu"}
 
 # problem.yaml type -> (NumPy dtype name, spellings a C++ declaration accepts); agent.problems.dtypes has
 # every language's spelling.
@@ -66,10 +71,15 @@ class Param:
         return self.pointer and not self.output
 
     def c_type(self, language: str = "cpp") -> str:
-        """The element type as `language` spells it (`__hip_bfloat16` in HIP for `bfloat16`)."""
+        """The element type as `language` spells it (`__hip_bfloat16` in HIP for `bfloat16`, `bf16` in
+        Triton)."""
+        if language == "triton":
+            return TRITON_TYPES[self.ctype][1]
         return element_type(self.ctype).c_name(language)
 
     def declaration(self, language: str = "cpp") -> str:
+        if language == "triton":
+            return triton_declaration(self.name, self.ctype, pointer=self.pointer, const=self.const)
         if not self.pointer:
             return f"{self.c_type(language)} {self.name}"
         return f"{'const ' if self.const else ''}{self.c_type(language)}* {self.name}"

@@ -20,7 +20,9 @@ from functools import cache
 from pathlib import Path
 
 AGENT_PACKAGE = Path(__file__).resolve().parent.parent
-CHILD_PACKAGES = ("numpy",)  # third-party packages the child imports
+# Third-party packages the child imports (triton: only a Triton job's child and compile; absent
+# where it is not installed).
+CHILD_PACKAGES = ("numpy", "triton")
 
 
 def _package_files() -> list[Path]:

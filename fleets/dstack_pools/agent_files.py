@@ -16,7 +16,7 @@ from fleets.dstack.specs import CONTAINER_DIR
 AGENT_SIZE_LIMIT = 2 * 1024 * 1024  # dstack's default limit for `files:`
 # The modules the agent imports beyond the standard library, and the file in agent/ that names their
 # distributions and bounds (tests/fleets/test_agent_requirements.py keeps both true to the imports).
-AGENT_IMPORTS = ("numpy", "yaml", "ml_dtypes")
+AGENT_IMPORTS = ("numpy", "yaml", "ml_dtypes", "triton")
 AGENT_REQUIREMENTS = "requirements.txt"
 
 

@@ -11,12 +11,17 @@ judge(): compiler, sandbox, harness, verification), on every device this machine
 - hipcc / nvcc (installed, no such GPU): hip.hip / cuda.cu COMPILED, for the newest target the
   compiler knows (a problem that requires a newer one is skipped, saying so).
 - every starter under templates/ COMPILED where its language compiles (cpp on the host).
+- triton (Triton installed, a problem with templates/triton.py): solutions/triton.py CHECKED in
+  Triton's interpreter on the CPU (after its compile for gfx942 and sm_90), solutions/wrong.py
+  refused (a wrong answer, or a load or store outside a buffer: a runtime error), the template
+  COMPILED.
 
 Every run is a Row; a Row whose `got` differs from `expected` is a surprise.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import threading
 import time
@@ -32,7 +37,8 @@ from agent.protocol import CEILINGS, AgentConfig, JobSpec, build_config, emulate
 DEFAULT_SEEDS = (1, 2, 3)
 CACHE_SCOPE = "problem-check"  # one scope: a solution unchanged since the last check is not compiled again
 # Devices in the order they run; which of them this machine has: available_devices().
-DEVICES = ("host", "emulated", "hip", "cuda", "hipcc", "nvcc")
+DEVICES = ("host", "emulated", "hip", "cuda", "hipcc", "nvcc", "triton")
+REFUSED = "WRONG_ANSWER or RUNTIME_ERROR"  # what a wrong Triton file may get: its bug reads outside a buffer, or not
 GPU_FILES = {"hip": "hip.hip", "cuda": "cuda.cu"}
 # What is checked is the answer, never the speed: every wall-clock limit at its ceiling (a busy
 # machine runs the emulator many times slower), the benchmark's timed loops short.
@@ -84,6 +90,8 @@ def available_devices(config: AgentConfig) -> tuple[str, ...]:
         found.add("hipcc")
     if shutil.which("nvcc") and config.device != "cuda":
         found.add("nvcc")
+    if importlib.util.find_spec("triton") is not None:
+        found.add("triton")
     return tuple(d for d in DEVICES if d in found)
 
 
@@ -107,6 +115,10 @@ def plan(devices: Iterable[str], seeds: Sequence[int] = DEFAULT_SEEDS) -> list[R
         if device in wanted:
             runs += [Run(device, f"{folder}/{GPU_FILES[language]}", language, "compile", "COMPILED")
                      for folder in ("solutions", "templates")]
+    if "triton" in wanted:
+        runs += [Run("triton", "solutions/triton.py", "triton", "check", "CHECKED", seeds[0]),
+                 Run("triton", "solutions/wrong.py", "triton", "check", REFUSED, seeds[0]),
+                 Run("triton", "templates/triton.py", "triton", "compile", "COMPILED")]
     return runs
 
 
@@ -145,6 +157,8 @@ def run_one(config: AgentConfig, problem: Problem, folder: Path, run: Run) -> Ro
     result, _ = judge_source(config, problem, path.read_text(), run.language, run.mode, limits, run.seed)
     seconds = time.monotonic() - started
     got, detail = result["status"], result["reason"]
+    if got in run.expected.split(" or "):
+        got = run.expected
     summary = result.get("summary") or {}
     if run.device in ("hipcc", "nvcc") and summary.get("arch"):
         device = f"{run.device} {summary['arch']}"
@@ -167,7 +181,7 @@ def check_problem(folder: Path, config: AgentConfig, devices: Iterable[str],
     except ProblemError as exc:
         return [Row(folder.name, "-", "problem.yaml", "loads", "invalid", round(time.monotonic() - started, 2),
                     str(exc))]
-    return [run_one(config, problem, folder, run) for run in plan(devices, seeds)]
+    return [run_one(config, problem, folder, run) for run in plan(devices, seeds) if run.language in problem.languages]
 
 
 def format_table(rows: Sequence[Row]) -> str:

@@ -138,8 +138,10 @@ class TestServedAgent:
         assert body["sandbox"] in ("bwrap", "docker")
         assert body["insecure"] is False
         assert "cpp" in body["toolchains"]
-        # No GPU here: hip and cuda are checked on the emulated device, within its size budget.
-        assert body["emulated"] == ["hip", "cuda"]
+        # No GPU here: hip and cuda are checked on the emulated device, within its size budget, and
+        # triton in Triton's interpreter.
+        assert body["emulated"] == ["hip", "cuda", "triton"]
+        assert body["triton"].startswith("3.9")
         assert body["emulator"] == {"max_case_bytes": 256 * 1024 * 1024}
 
     def test_hip_on_the_emulated_device_checks_and_refuses_benchmarks(self, served):

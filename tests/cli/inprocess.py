@@ -32,6 +32,14 @@ class InProcessClient:
                            (payload or {}).get("extra"))
         return payload
 
+    def text(self, path: str) -> str:
+        self.calls.append(("GET", path))
+        response = self.api.get(f"/api/v1{path}")
+        if response.status_code >= 400:
+            payload = json.loads(response.content or b"null") or {}
+            raise ApiError(response.status_code, payload.get("message") or f"HTTP {response.status_code}")
+        return str(response.content.decode())
+
 
 def run_cli(monkeypatch: Any, api: Any, *argv: str) -> int:
     """`hipjudge argv` through main(), its HTTP calls answered in process."""

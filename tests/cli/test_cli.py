@@ -126,7 +126,8 @@ def test_pools_and_submit_offer_a_hip_check_on_the_emulated_device(stack: Stack,
            "HIPJUDGE_TOKEN": token_create(user=owner).key}
     code, out = hipjudge(["pools"], env=env)
     assert code == 0
-    assert re.search(r"^local \*\s+host\s+cpp; hip: emulated check; cuda: emulated check\s", out, re.M)
+    assert re.search(r"^local \*\s+host\s+cpp; hip: emulated check; cuda: emulated check; triton: emulated check\s",
+                     out, re.M)
     assert "local: Check on CPU (emulated): " in out
     assert "no timing" in out
     assert "* the default pool" in out

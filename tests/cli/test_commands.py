@@ -12,6 +12,7 @@ import uuid
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from cli.output import Printer
 from cli.watch import CLEAR_LINE, View
@@ -174,3 +175,18 @@ def test_the_global_options_work_before_and_after_the_command() -> None:
                    "--deadline", "9"])
     assert (after.server, after.timeout, after.deadline) == ("http://b", 5.0, 9.0)
     assert parse(["--token", "t", "leaderboard", "-p", "x"]).token == "t"  # not given after: the one before stays
+
+
+def test_a_py_file_is_a_triton_kernel_and_its_amdgcn_listing_is_saved(owner: Any, api_as: Any, monkeypatch: Any,
+                                                                    capsys: Any, tmp_path: Any) -> None:
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text("def solution(a, b, c, n):\n    pass\n")
+    assert run(monkeypatch, api_as(owner), "submit", str(kernel), "-p", "vector-add") == 0
+    submitted = Submission.objects.get()
+    assert (submitted.language, submitted.mode) == ("triton", "check")  # the CPU pool checks it in the interpreter
+    submitted.events.create(seq=99, type="COMPILE_RESULT", attempt=submitted.attempt, at=timezone.now(), payload={
+        "ok": True, "output": "", "report": {"targets": [], "amdgcn_listing": ["gemm:\n", "\tv_mfma\n"]}})
+    out_file = tmp_path / "k.s"
+    assert run(monkeypatch, api_as(owner), "amdgcn", str(submitted.pk)[:8], "-o", str(out_file)) == 0
+    assert out_file.read_text() == "gemm:\n\tv_mfma\n"
+    assert "wrote" in capsys.readouterr().out

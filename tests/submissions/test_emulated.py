@@ -14,7 +14,7 @@ from fleets.services import pool_ensure
 from submissions.dispatch import submission_dispatch_next
 from submissions.models import Status, Submission
 from submissions.runner import submission_run
-from tests.conftest import finish, read_source
+from tests.conftest import ROOT, finish, read_source
 from tests.support import fake_agent
 
 pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool")
@@ -30,24 +30,40 @@ def pool_listed(client: Any, name: str = "local") -> dict[str, Any]:
     return next(p for p in client.get("/api/v1/pools").json() if p["name"] == name)
 
 
-def test_the_local_pool_lists_hip_and_cuda_as_emulated_checks_with_their_limits(owner: Any, api_as: Any) -> None:
+def test_the_local_pool_lists_hip_cuda_and_triton_as_checks_on_the_cpu_with_their_limits(owner: Any,
+                                                                                           api_as: Any) -> None:
     pool = pool_listed(api_as(owner))
     assert pool["languages"] == ["cpp"]
-    assert pool["emulated_languages"] == ["hip", "cuda"]
+    assert pool["emulated_languages"] == ["hip", "cuda", "triton"]
     assert pool["offers"] == [
         {"language": "cpp", "modes": ["benchmark", "check", "compile", "leaderboard"], "emulated": False},
         {"language": "hip", "modes": ["check"], "emulated": True},
         {"language": "cuda", "modes": ["check"], "emulated": True},
+        {"language": "triton", "modes": ["check"], "emulated": True},
     ]
     note = pool["emulated_note"]
     assert note.startswith("Check on CPU (emulated): ")
     for limit in ("Check only", "256 MiB of buffers", "120 s for them all", "no timing", "no leaderboard",
-                  "LDS bank conflicts", "races and the GPU memory model"):
+                  "LDS bank conflicts", "races and the GPU memory model", "Triton's interpreter", "32 MiB"):
         assert limit in note
     # What the emulated device compiles, and as which GPU: half and bfloat16 do compile there.
     for fact in ("MI300X (gfx942)", "H100 (sm_90)", "half, bfloat16 and fp8 types and matrix instructions"):
         assert fact in note
     assert "do not compile" not in note
+
+
+def test_a_triton_check_is_taken_where_the_problem_has_a_triton_template_only(owner: Any, api_as: Any,
+                                                                            settings: Any) -> None:
+    settings.HIPJUDGE_QUOTA_CONCURRENT = 3
+    client = api_as(owner)
+    source = (ROOT / "problems" / "vector-add" / "solutions" / "triton.py").read_text()
+    taken = client.post(URL, body(language="triton", source=source), format="json")
+    assert taken.status_code == 201, taken.json()
+    assert taken.json()["emulated"] is True and taken.json()["language"] == "triton"
+    refused = client.post(URL, body(problem="radix-sort", language="triton", source=source), format="json")
+    assert refused.status_code == 400
+    assert refused.json()["message"].startswith("language: problem 'radix-sort' takes no triton submissions")
+    assert Submission.objects.filter(language="triton").count() == 1
 
 
 def test_compile_only_stays_beside_the_emulated_check(owner: Any, api_as: Any, local_pool: Any) -> None:

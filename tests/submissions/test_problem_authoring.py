@@ -154,3 +154,12 @@ def test_the_plan_runs_the_cpp_solution_under_every_seed_and_the_others_once() -
         ("nvcc", "solutions/cuda.cu", "compile", "COMPILED", None),
         ("nvcc", "templates/cuda.cu", "compile", "COMPILED", None),
     ]
+
+
+def test_the_plan_checks_a_triton_solution_refuses_its_wrong_one_and_compiles_its_template() -> None:
+    runs = plan(("triton",), seeds=(7, 8))
+    assert [(r.device, r.file, r.language, r.mode, r.expected, r.seed) for r in runs] == [
+        ("triton", "solutions/triton.py", "triton", "check", "CHECKED", 7),
+        ("triton", "solutions/wrong.py", "triton", "check", "WRONG_ANSWER or RUNTIME_ERROR", 7),
+        ("triton", "templates/triton.py", "triton", "compile", "COMPILED", None),
+    ]

@@ -1,7 +1,9 @@
 """Every catalogue problem through `manage.py problem check`'s own module (submissions.authoring.check):
 its cpp solution ACCEPTED on the host and CHECKED under more seeds, its wrong.cpp WRONG_ANSWER under
-each, its cpp starter compiling, and its hip and cuda solutions CHECKED on the emulated device within
-the emulator's budget, each through the agent's real judge (compiler, bubblewrap sandbox, harness).
+each, its cpp starter compiling, its hip and cuda solutions CHECKED on the emulated device within
+the emulator's budget, and where it offers Triton its triton.py CHECKED in Triton's interpreter, its
+wrong.py refused and its template compiled, each through the agent's real judge (compiler, bubblewrap
+sandbox, harness).
 
 One test per problem, so pytest-xdist spreads the catalogue over its workers and a failure names the
 problem. The hip and cuda sources' compiles with hipcc and nvcc stay in
@@ -17,11 +19,11 @@ import pytest
 from agent.config import AgentConfig, build_config
 from agent.emulator.toolchain import emulator_runtime
 from agent.sandbox.modes import SandboxUnavailable, detect_sandbox
-from submissions.authoring.check import check_problem, format_table
+from submissions.authoring.check import available_devices, check_problem, format_table
 
 PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
 SLUGS = sorted(d.name for d in PROBLEMS.iterdir() if (d / "problem.yaml").is_file())
-DEVICES = ("host", "emulated")
+DEVICES = ("host", "emulated", "triton")  # triton: problems with a Triton template only
 
 # db_agnostic: the outcome is the agent's alone, so the PostgreSQL pass does not repeat it.
 pytestmark = [pytest.mark.integration, pytest.mark.db_agnostic, pytest.mark.timeout(900)]
@@ -44,6 +46,9 @@ def checking_agent(tmp_path_factory: pytest.TempPathFactory, shared_agent_builds
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_problem_check_finds_no_surprise(slug: str, checking_agent: AgentConfig) -> None:
-    rows = check_problem(PROBLEMS / slug, checking_agent, DEVICES)
+    devices = set(DEVICES) & set(available_devices(checking_agent))  # triton where it is installed
+    rows = check_problem(PROBLEMS / slug, checking_agent, devices)
     assert not any(row.surprise for row in rows), format_table(rows)
-    assert {row.device for row in rows} == set(DEVICES), format_table(rows)
+    if not (PROBLEMS / slug / "templates" / "triton.py").is_file():
+        devices.discard("triton")
+    assert {row.device for row in rows} == devices, format_table(rows)

@@ -38,11 +38,12 @@ def test_the_problem_page_offers_a_check_on_cpu_with_its_limits(client_as: Any, 
     assert "no timing" in note.group(1)
     assert "LDS bank conflicts" in note.group(1)
     assert "256 MiB of buffers" in note.group(1)
-    assert "hip, cuda: Check on CPU (emulated)" in page
+    assert "hip, cuda, triton: Check on CPU (emulated)" in page
     radio = pool_radio(page, "local")
-    assert 'data-languages="cpp,hip,cuda"' in radio
+    assert 'data-languages="cpp,hip,cuda,triton"' in radio
     offers = json.loads(html.unescape(re.search(r'data-offers="([^"]*)"', radio).group(1)))
     assert offers["hip"] == {"language": "hip", "modes": ["check"], "emulated": True}
+    assert offers["triton"] == {"language": "triton", "modes": ["check"], "emulated": True}  # Triton's interpreter
     assert offers["cpp"]["modes"] == ["benchmark", "check", "compile", "leaderboard"]
     assert not offers["cpp"]["emulated"]
 

@@ -107,7 +107,8 @@ def problem_detail_view(request: HttpRequest, slug: str) -> HttpResponse:
         "problem": problem, "version": version, "form": form, "pools": pools,
         "statement": render_statement(version.statement if version else ""),
         "templates": [(lang, highlight_code(text, lang)) for lang, text in sorted(templates.items())],
-        "signatures": [(lang, highlight_code(f"{text};", "cpp")) for lang, text in interface["signatures"].items()],
+        "signatures": [(lang, highlight_code(text, "python") if lang == "triton" else highlight_code(f"{text};", "cpp"))
+                       for lang, text in interface["signatures"].items()],
         "parameters": interface["parameters"],
         "case_groups": [(CASE_WORDS[kind], found) for kind in CASE_KINDS if (found := interface["cases"][kind])],
         "languages_available": languages,

@@ -21,6 +21,7 @@ from leaderboard.speed_of_light import submission_light
 from submissions.event_visibility import event_payload
 from submissions.models import Status, Submission
 from submissions.offers import EMULATED_TAG
+from submissions.results import compile_report
 from submissions.selectors import (
     AmbiguousId,
     problem_list,
@@ -113,6 +114,9 @@ def submission_detail_view(request: HttpRequest, submission_id: str) -> HttpResp
     submission = context["submission"]
     context["source_html"] = highlight_code(submission.source, submission.language)
     context["history"] = submission_history(submission=submission)
+    context["compile_report"] = compile_report(results={"compile": context["progress"].compile})
+    context["has_amdgcn"] = context["compile_report"] is not None and bool(
+        (context["progress"].compile or {}).get("report", {}).get("amdgcn_listing"))
     return render(request, "web/submission_detail.html", context)
 
 

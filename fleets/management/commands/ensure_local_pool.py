@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 from typing import Any
 
@@ -32,6 +33,8 @@ class Command(BaseCommand):
         compilers = {"hip": "hipcc", "cuda": "nvcc"}
         config["compile_only_languages"] = [lang for lang, cc in compilers.items()
                                             if lang != opts["device"] and shutil.which(cc)]
+        if importlib.util.find_spec("triton") is not None:  # Triton compiles for gfx942 and sm_90 anywhere
+            config["compile_only_languages"].append("triton")
         chosen = self._chosen_emulated(opts["emulated_languages"])
         config["emulated_languages"] = [] if chosen is None else chosen
         pool, created = pool_ensure(

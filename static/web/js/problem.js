@@ -108,11 +108,17 @@
     const modesNote = document.getElementById("modes-note");
     if (modesNote) modesNote.hidden = !!(offer && offer.modes.indexOf("benchmark") < 0);
   }
+  // Triton submissions are Python; the others C++ with the GPU words.
+  function applyEditorMode() {
+    if (editor && language) editor.setOption("mode", language.value === "triton" ? "python" : "text/x-gpu-c++");
+  }
   if (language) {
     language.addEventListener("change", function () {
       if (untouched() && templates[language.value] !== undefined) setSource(templates[language.value]);
+      applyEditorMode();
       applyModes();
     });
+    applyEditorMode();
   }
   function applyPool(radio) {
     if (!radio || !language) return;

@@ -1,0 +1,110 @@
+"""The parent's side of a Triton compile: run agent.languages.triton.report_child in the sandbox
+(the submission's module runs there, and Triton's compiler with it), take its report, and keep the
+source itself as what later phases load.
+
+The child prints its report as the last line of its output, after a marker; the parent reads only
+that line (JSON: linear to parse, bounded by the output cap). The report is the user's own code's
+word on itself: it ranks nothing and is shown only to its author.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from agent.languages.triton.report import REPORT_MARKER
+from agent.sandbox.boxfs import remove_tree
+from agent.sandbox.modes import BoxLayout, Sandbox
+from agent.sandbox.resources import MIB, ProcessLimits, ResourceLimits
+
+REPORT_OUTPUT_BYTES = 8 * MIB  # the report with its AMDGCN listing fits; the user's prints are cut before
+COMPILE_RAM_BYTES = 8192 * MIB
+
+
+def compile_triton(*, source: str, launch: dict[str, Any], box: Path, sandbox: Sandbox, limits: ResourceLimits,
+                   cancel: threading.Event | None = None) -> tuple[bool, str, Path | None, dict[str, Any] | None, bool]:
+    """(ok, output, the source as a file of the parent's, the report, timed out)."""
+    work = box.parent / "compile"
+    remove_tree(work)
+    work.mkdir(parents=True)
+    (work / "solution.py").write_text(source)
+    (work / "launch.json").write_text(json.dumps(launch))
+    proc = sandbox.spawn(
+        [sandbox.python, *sandbox.python_flags, "-m", "agent.languages.triton.report_child"],
+        box=box,
+        limits=ProcessLimits(wall_s=limits.compile_s, cpu_s=int(limits.compile_s * 2) + 1, memory_bytes=None,
+                             ram_bytes=COMPILE_RAM_BYTES, file_bytes=REPORT_OUTPUT_BYTES * 2, nproc=64,
+                             output_bytes=REPORT_OUTPUT_BYTES),
+        env={"TRITON_HOME": "/tmp"},
+        layout=BoxLayout(size_bytes=64 * MIB, files={"solution.py": work / "solution.py",
+                                                    "launch.json": work / "launch.json"}),
+    )
+    outcome = proc.wait(cancel)
+    target = box.parent / "solution.py"  # the parent's copy: later phases load it as a sealed memfd
+    shutil.copyfile(work / "solution.py", target)
+    remove_tree(work)
+    said, report = split_report(outcome.output)
+    if outcome.timed_out:
+        return False, f"compilation took longer than {limits.compile_s:g} s and was stopped\n{said}", None, None, True
+    if outcome.oom_killed:
+        return False, f"error: the compile ran out of memory (limit {COMPILE_RAM_BYTES // MIB} MiB)\n{said}", \
+            None, None, False
+    if outcome.signal is not None:
+        return False, (f"{said.strip()}\nthe launcher crashed while it was compiled (signal {outcome.signal}): there "
+                       "the buffers are stand-ins at GPU addresses, which only a kernel may read or write").strip(), \
+            None, None, False
+    if not outcome.ok or report is None:
+        return False, said.strip() or f"the compile ended with exit code {outcome.returncode}", None, None, False
+    return True, summary_text(report), target, report, False
+
+
+def split_report(output: str) -> tuple[str, dict[str, Any] | None]:
+    """(what was said before the report, the report) from the child's output."""
+    at = output.rfind(REPORT_MARKER)
+    if at < 0:
+        return output, None
+    line = output[at + len(REPORT_MARKER):].split("\n", 1)[0]
+    try:
+        report = json.loads(line)
+    except ValueError:
+        return output[:at], None
+    return output[:at], report if isinstance(report, dict) else None
+
+
+def summary_text(report: dict[str, Any]) -> str:
+    """One line per target and kernel: what the compile output says (and the CLI and web show)."""
+    lines = []
+    for target in report.get("targets", []):
+        if target.get("launcher_error"):
+            lines.append(f"{target['target']}: {target['launcher_error']}")
+        for k in target.get("kernels", []):
+            if target.get("backend") == "hip":
+                lines.append(f"{target['target']} {k.get('name')}: {k.get('vgprs')} VGPRs, {k.get('agprs')} AGPRs, "
+                             f"{k.get('sgprs')} SGPRs, {k.get('spills', 0)} spills, LDS {k.get('lds_bytes')} bytes, "
+                             f"occupancy {k.get('occupancy_waves_per_simd')} waves/SIMD, "
+                             f"{k.get('mfma_instructions')} MFMA instructions")
+            else:
+                lines.append(f"{target['target']} {k.get('name')}: {k.get('registers', '?')} registers, spills "
+                             f"{k.get('spill_stores_bytes', '?')} bytes, shared {k.get('shared_bytes', '?')} bytes, "
+                             f"{k.get('mma_instructions')} tensor-core instructions")
+    if not lines:
+        lines.append("compiled; the launcher launched no kernel")
+    return "\n".join(lines)
+
+
+@cache
+def triton_version() -> str:
+    """The installed Triton's version, read from its package without importing it (the parent
+    never loads Triton): part of the compile cache's key."""
+    import importlib.util
+    import re
+
+    spec = importlib.util.find_spec("triton")
+    if spec is None or spec.origin is None:
+        return "none"
+    match = re.search(r'__version__\s*=\s*[\'"]([^\'"]+)', Path(spec.origin).read_text())
+    return match.group(1) if match else "unknown"

@@ -1,0 +1,99 @@
+"""The hostile corpus for Triton submissions (tests/agent/corpus_triton/): Python- and Triton-level
+attacks on the free check, judged in Triton's interpreter in the same sandbox as every child, each
+with the verdict it must get. Every file is a vector-add launcher; most report what their attack
+reached in c[0] (a kernel stores it), so a WRONG_ANSWER "c[0] = 0" proves it reached nothing.
+The host side is checked as for the C++ corpus (test_hostile.py): nothing written, no connection,
+no token in the events, nothing of the job left behind.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.agent.conftest import job_dir_name, load_problem, run_job, wait_until_no_process_mentions
+from tests.agent.test_hostile import (  # noqa: F401 - judge_target is a fixture
+    Check,
+    Hostile,
+    Target,
+    _no_connection,
+    _nothing_reached_outside,
+    _nothing_written,
+    _token_not_leaked,
+    judge_target,
+    verdict,
+)
+
+pytest.importorskip("triton")
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
+
+CORPUS = Path(__file__).resolve().parent / "corpus_triton"
+
+
+def _contained(t: Target, result: dict, events: list) -> None:
+    _nothing_reached_outside(t, result, events)
+    _nothing_written(t, result, events)
+    _no_connection(t, result, events)
+    _token_not_leaked(t, result, events)
+
+
+def _output_capped(t: Target, result: dict, events: list) -> None:
+    output = result["summary"].get("output", "")
+    assert len(output.encode()) <= 16 * 1024 + 200, len(output)
+
+
+def _all(*checks: Check) -> Check:
+    def every(t: Target, result: dict, events: list) -> None:
+        for check in checks:
+            check(t, result, events)
+
+    return every
+
+
+NEVER_WRITTEN = ("never written",)
+CASES = [
+    Hostile("os_fork.py", "WRONG_ANSWER", ("c[0] = 0 ",), check=_nothing_reached_outside),
+    Hostile("ctypes_libc.py", "WRONG_ANSWER", ("c[0] = 0 ",), check=_contained),
+    Hostile("read_proc.py", "WRONG_ANSWER", ("c[0] = 0 ",), check=_all(_nothing_reached_outside, _token_not_leaked)),
+    Hostile("gc_introspection.py", "WRONG_ANSWER", ("c[0] = 0 ",), check=_nothing_reached_outside),
+    Hostile("thread_after_return.py", "WRONG_ANSWER", NEVER_WRITTEN),
+    Hostile("patch_the_harness.py", ("WRONG_ANSWER", "RUNTIME_ERROR"), ("test 'n=1'",)),
+    Hostile("cache_by_content.py", "CHECKED"),
+    Hostile("second_file.py", "CHECKED", check=_nothing_written),
+    Hostile("inline_asm.py", "RUNTIME_ERROR", ("inline_asm not supported in interpreter mode",)),
+    Hostile("device_print_flood.py", ("RUNTIME_ERROR", "CHECKED", "TIME_LIMIT_EXCEEDED"), limits={"output_kb": 16},
+            check=_output_capped),
+    Hostile("huge_autotune.py", "COMPILE_ERROR", ("4096 configurations; at most 64",)),
+    Hostile("constexpr_bomb.py", "COMPILE_ERROR", ("took longer than 5 s",), limits={"compile_s": 5}),
+]
+
+
+def test_every_triton_corpus_file_has_an_expectation() -> None:
+    assert sorted(c.file for c in CASES) == sorted(p.name for p in CORPUS.glob("*.py"))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.file.removesuffix(".py") for c in CASES])
+def test_a_hostile_triton_submission_is_contained_and_classified(case: Hostile,
+                                                                 judge_target: Target) -> None:  # noqa: F811
+    problem = load_problem("vector-add")
+    job_id = f"hostile-triton-{uuid.uuid4().hex}"
+    descriptors = len(os.listdir("/proc/self/fd"))
+    source = (CORPUS / case.file).read_text()
+    for key, value in judge_target.substitutions.items():
+        source = source.replace(f"@{key}@", value)
+    result, events = run_job(problem, source, "triton", case.mode, case.limits or None,
+                             config=judge_target.config, job_id=job_id)
+    if isinstance(case.status, tuple):
+        assert result["status"] in case.status, verdict(result)
+    else:
+        assert result["status"] == case.status, verdict(result)
+    for part in case.reason:
+        assert part in result["reason"], result["reason"]
+    if case.check is not None:
+        case.check(judge_target, result, events)
+    assert not wait_until_no_process_mentions(job_dir_name(job_id))
+    assert not (judge_target.config.jobs_dir / job_dir_name(job_id)).exists()
+    assert len(os.listdir("/proc/self/fd")) <= descriptors

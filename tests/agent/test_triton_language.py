@@ -1,0 +1,231 @@
+"""The triton language (agent/languages/triton/): its pieces alone, then jobs through the real
+judge (the compile in the sandbox and its report, the check in Triton's interpreter)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import textwrap
+import uuid
+from typing import Any
+
+import numpy as np
+import pytest
+
+from agent.config import AgentConfig
+from agent.judging.judge import JobSpec, JobSpecError
+from agent.languages.triton.bounds import BufferMap, OutOfBounds, Region
+from agent.languages.triton.compile import split_report, summary_text
+from agent.languages.triton.report import REPORT_MARKER, amdgcn_resources, listing_chunks
+from agent.languages.triton.tensors import DeviceBuffer, launcher_args
+from tests.agent.conftest import PROBLEMS_DIR, load_problem, problem_dirs
+
+TRITON_SLUGS = [d.name for d in problem_dirs() if (d / "templates" / "triton.py").is_file()]
+
+
+# ---- the pieces --------------------------------------------------------------------------------
+
+def two_buffers() -> BufferMap:
+    return BufferMap([Region("a", 4096, 16, 4), Region("c", 8192, 8, 2)])
+
+
+def test_an_access_inside_the_buffers_or_masked_out_passes() -> None:
+    buffers = two_buffers()
+    buffers.check("read", np.array([4096, 4100, 4108], dtype=np.uint64), None, 4)
+    buffers.check("write", np.array([8192, 8198], dtype=np.uint64), np.array([True, True]), 2)
+    # Outside, but masked out: never touched, never refused.
+    buffers.check("read", np.array([4108, 4112], dtype=np.uint64), np.array([True, False]), 4)
+
+
+def test_an_unmasked_element_past_the_end_names_the_buffer_and_how_far() -> None:
+    with pytest.raises(OutOfBounds, match=r"read of buffer 'a' \(4 elements, 16 bytes\) at byte 16, 1 element past"):
+        two_buffers().check("read", np.array([4104, 4112], dtype=np.uint64), np.array([True, True]), 4)
+    # An element that starts inside but ends outside is outside too.
+    with pytest.raises(OutOfBounds, match="buffer 'a'"):
+        two_buffers().check("read", np.array([4110], dtype=np.uint64), None, 4)
+
+
+def test_an_access_before_every_buffer_names_the_first() -> None:
+    with pytest.raises(OutOfBounds, match=r"write of buffer 'a' .* 4 bytes before its start"):
+        two_buffers().check("write", np.array([4092], dtype=np.uint64), None, 4)
+
+
+def test_a_buffer_is_tensor_like_without_torch() -> None:
+    buf = DeviceBuffer("A", 0x1000, "bfloat16", (3, 5), "cpu")
+    assert str(buf.dtype) == "torch.bfloat16" and buf.element_size() == 2
+    assert buf.numel() == 15 and buf.nbytes == 30 and buf.stride() == (5, 1) and buf.stride(0) == 5
+    assert buf.untyped_storage() is buf and buf.cpu() is buf and buf.data_ptr() == 0x1000
+    args = launcher_args([{"pointer": True, "name": "A", "type": "float", "shape": [4]},
+                          {"pointer": False, "name": "n", "ctype": "size_t", "value": 4}], {"A": 64}, "cpu")
+    assert isinstance(args[0], DeviceBuffer) and args[0].data_ptr() == 64 and args[1] == 4
+
+
+def test_the_problem_states_the_triton_contract() -> None:
+    problem = load_problem("gemm-bf16")
+    assert "triton" in problem.languages
+    assert problem.c_signature("triton") == "def solution(A, B, C, M, N, K)"
+    by_name = {p["name"]: p for p in problem.parameters()}
+    assert by_name["A"]["c_types"]["triton"] == "bf16"
+    assert [p.declaration("triton") for p in problem.signature][:4] == [
+        "A: *bf16 (read-only)", "B: *bf16 (read-only)", "C: *bf16", "M: int"]
+
+
+def test_a_problem_without_a_triton_template_does_not_offer_it() -> None:
+    without = [d.name for d in problem_dirs() if d.name not in TRITON_SLUGS]
+    if not without:
+        pytest.skip("every problem offers triton")
+    assert "triton" not in load_problem(without[0]).languages
+
+
+def test_a_triton_benchmark_is_refused_on_an_agent_without_a_gpu(judge_config: AgentConfig) -> None:
+    body = {"id": "triton-bench", "problem": load_problem("vector-add").to_bundle(), "language": "triton",
+            "source": "def solution(a, b, c, n): pass", "mode": "benchmark"}
+    with pytest.raises(JobSpecError, match="interpreter"):
+        JobSpec.from_request(body, judge_config)
+    assert JobSpec.from_request({**body, "mode": "check"}, judge_config).language == "triton"
+
+
+def test_the_report_line_is_read_from_the_end_of_the_output_and_summarised() -> None:
+    report = {"targets": [{"target": "gfx942", "backend": "hip", "kernels": [
+        {"name": "k", "vgprs": 128, "agprs": 0, "sgprs": 30, "spills": 0, "lds_bytes": 32768,
+         "occupancy_waves_per_simd": 4, "mfma_instructions": 48}]}]}
+    said, found = split_report(f"hello\n{REPORT_MARKER}{{\"targets\": []}}\nmore\n{REPORT_MARKER}"
+                               f"{__import__('json').dumps(report)}\n")
+    assert found == report and said.startswith("hello")
+    assert summary_text(report) == ("gfx942 k: 128 VGPRs, 0 AGPRs, 30 SGPRs, 0 spills, LDS 32768 bytes, "
+                                    "occupancy 4 waves/SIMD, 48 MFMA instructions")
+    assert split_report("no report here") == ("no report here", None)
+
+
+def test_amdgcn_resources_are_read_from_the_listings_comments() -> None:
+    listing = textwrap.dedent("""\
+        v_mfma_f32_32x32x8_bf16 a[0:15], v[0:1], v[2:3], a[0:15]
+          v_mfma_f32_32x32x8_bf16 a[0:15], v[0:1], v[2:3], a[0:15]
+        ; NumVgprs: 168
+        ; NumAgprs: 16
+        ; TotalNumSgprs: 106
+        ; ScratchSize: 8
+        ; Occupancy: 3
+            .sgpr_spill_count: 2
+            .vgpr_spill_count: 1
+        """)
+    found = amdgcn_resources(listing)
+    assert found == {"vgprs": 168, "agprs": 16, "sgprs": 106, "scratch_bytes": 8, "occupancy_waves_per_simd": 3,
+                     "vgpr_spills": 1, "sgpr_spills": 2, "mfma_instructions": 2, "spills": 3}
+    assert "".join(listing_chunks(listing * 1000)) == (listing * 1000)
+
+
+def test_every_triton_file_of_the_catalogue_defines_the_launcher_of_its_problem() -> None:
+    for slug in TRITON_SLUGS:
+        problem = load_problem(slug)
+        names = [p.name for p in problem.signature]
+        for path in ("templates/triton.py", "solutions/triton.py", "solutions/wrong.py"):
+            source = (PROBLEMS_DIR / slug / path).read_text()
+            launchers = [node for node in ast.parse(source).body
+                         if isinstance(node, ast.FunctionDef) and node.name == "solution"]
+            assert len(launchers) == 1, f"{slug}/{path}"
+            assert [a.arg for a in launchers[0].args.args] == names, f"{slug}/{path}"
+            for rule in problem.forbidden:
+                if "triton" in rule.languages:
+                    assert rule.search(source) is None, f"{slug}/{path} trips {rule.pattern!r}"
+
+
+def test_the_interpreter_multiplies_bf16_tiles_as_numbers() -> None:
+    """Triton 3.9's interpreter gives tl.dot the bit patterns of bf16 as integers; the fix widens them.
+    In a process of its own: the interpreter is chosen when Triton is imported."""
+    pytest.importorskip("triton")
+    script = textwrap.dedent("""
+        import ml_dtypes, numpy as np
+        from agent.languages.triton.submission import prepare_environment, load_module
+        prepare_environment(interpreted=True)
+        from agent.languages.triton import interpreter_fixes
+        from agent.languages.triton.tensors import DeviceBuffer
+        import sys
+        if sys.argv[1] == "fixed":
+            interpreter_fixes.apply()
+        module = load_module(open("problems/gemm-bf16/solutions/triton.py").read(), interpreted=True)
+        rng = np.random.default_rng(0)
+        a = rng.uniform(-1, 1, (20, 24)).astype(ml_dtypes.bfloat16)
+        b = rng.uniform(-1, 1, (24, 18)).astype(ml_dtypes.bfloat16)
+        c = np.zeros((20, 18), ml_dtypes.bfloat16)
+        bufs = [DeviceBuffer(n, x.ctypes.data, "bfloat16", x.shape, "cpu") for n, x in zip("ABC", (a, b, c))]
+        module.solution(*bufs, 20, 18, 24)
+        want = a.astype(np.float32) @ b.astype(np.float32)
+        print(float(np.abs(c.astype(np.float32) - want).max()))
+    """)
+    errors = {}
+    for which in ("fixed", "as-shipped"):
+        run = subprocess.run([sys.executable, "-c", script, which], capture_output=True, text=True, timeout=300,
+                             cwd=PROBLEMS_DIR.parent)
+        assert run.returncode == 0, run.stderr[-2000:]
+        errors[which] = float(run.stdout.split()[-1])
+    assert errors["fixed"] < 0.02
+    assert errors["as-shipped"] > 1.0  # what the fix is for: without it an honest GEMM is wrong
+
+
+# ---- jobs through the judge --------------------------------------------------------------------
+
+def _run(judge_run_job: Any, slug: str, file: str, mode: str = "check", **kwargs: Any) -> tuple[dict, list]:
+    source = (PROBLEMS_DIR / slug / "solutions" / file).read_text()
+    return judge_run_job(load_problem(slug), source, "triton", mode, {"compile_s": 120, "emulated_check_s": 300},
+                         **kwargs)
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(600)
+def test_a_triton_gemm_is_checked_on_the_cpu_with_its_gfx942_report(judge_run_job: Any) -> None:
+    pytest.importorskip("triton")
+    result, events = _run(judge_run_job, "gemm-bf16", "triton.py")
+    assert result["status"] == "CHECKED", result
+    assert "on the CPU (Triton's interpreter)" in result["reason"]
+    report = result["summary"]["compile_report"]
+    gfx942 = next(t for t in report["targets"] if t["target"] == "gfx942")
+    kernel = gfx942["kernels"][0]
+    assert kernel["mfma_instructions"] > 0  # tl.dot on the matrix cores
+    assert kernel["vgprs"] > 0 and 1 <= kernel["occupancy_waves_per_simd"] <= 8 and kernel["lds_bytes"] > 0
+    assert kernel["signature"]["a"] == "*bf16" and kernel["constexprs"]["BLOCK_M"] == 128
+    sm90 = next(t for t in report["targets"] if t["target"] == "sm_90")
+    assert sm90["kernels"][0]["mma_instructions"] > 0
+    compiled = next(e.data for e in events if e.kind == "COMPILE_RESULT")
+    assert "v_mfma" in "".join(compiled["report"]["amdgcn_listing"])  # the listing travels in the event only
+    assert "amdgcn_listing" not in report
+    assert {k: v for k, v in compiled["report"].items() if k != "amdgcn_listing"} == report
+    assert "MFMA instructions" in compiled["output"]
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(600)
+def test_an_off_by_one_mask_is_an_error_naming_the_buffer(judge_run_job: Any) -> None:
+    pytest.importorskip("triton")
+    result, _ = _run(judge_run_job, "vector-add", "wrong.py")
+    assert result["status"] == "RUNTIME_ERROR", result
+    assert "case 'n=1': OutOfBounds: out-of-bounds read of buffer 'a' (1 element, 4 bytes) at byte 4" \
+        in result["reason"]
+    assert "(solution.py, line 9)" in result["reason"]
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(600)
+def test_the_compile_report_is_cached_per_user(judge_run_job: Any) -> None:
+    pytest.importorskip("triton")
+    source = (PROBLEMS_DIR / "vector-add" / "solutions" / "triton.py").read_text() + f"\n# {uuid.uuid4().hex}\n"
+    problem = load_problem("vector-add")
+    first, _ = judge_run_job(problem, source, "triton", "compile", None, cache_scope="user-a")
+    again, _ = judge_run_job(problem, source, "triton", "compile", None, cache_scope="user-a")
+    other, _ = judge_run_job(problem, source, "triton", "compile", None, cache_scope="user-b")
+    assert [r["status"] for r in (first, again, other)] == ["COMPILED"] * 3
+    assert [r["summary"]["compile"]["cached"] for r in (first, again, other)] == [False, True, False]
+    assert again["summary"]["compile_report"] == first["summary"]["compile_report"]
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(600)
+def test_a_kernel_only_mi300x_compiles_is_compiled_with_sm90s_refusal_in_its_report(judge_run_job: Any) -> None:
+    """MI300X's fp8 (E4M3 FNUZ, Triton's fp8e4b8) has no NVIDIA type: gfx942 decides the compile."""
+    pytest.importorskip("triton")
+    result, _ = _run(judge_run_job, "gemm-fp8", "triton.py", mode="compile")
+    assert result["status"] == "COMPILED", result
+    targets = {t["target"]: t for t in result["summary"]["compile_report"]["targets"]}
+    assert targets["gfx942"]["kernels"][0]["mfma_instructions"] > 0
+    assert targets["sm_90"]["kernels"] == [] and "fp8e4b8" in targets["sm_90"]["launcher_error"]
