@@ -18,7 +18,7 @@ from billing.selectors import vm_costs
 from billing.services import ledger_accrue
 from fleets.dstack_pools.backend import DstackBackend
 from fleets.dstack_pools.services import pool_dstack_ensure
-from fleets.models import VMInstance, VMState
+from fleets.models import PoolPolicy, VMInstance, VMState
 from fleets.services import vm_drain, vm_reap_idle
 from submissions.dispatch import submission_dispatch_next
 from submissions.models import Status, Submission, VMStartKind
@@ -95,7 +95,9 @@ def test_a_submission_is_judged_on_a_dstack_vm_then_reused_warm_then_reaped(
     assert {(e.rate_per_hour, e.rate_source) for e in vm.ledger_entries.all()} == {(Decimal("1.99"), "dstack")}
 
     # Idle past the timeout: the reaper stops the VM, which stops its dstack run and agent.
-    pool.idle_timeout_s = 1
+    # A fixed timeout: a dstack pool's default (adaptive) waits a quarter of the measured cold start,
+    # which a loaded machine makes longer than the 5 s below (it read 24 s).
+    pool.policy, pool.idle_timeout_s = PoolPolicy.FIXED, 1
     pool.save()
     assert vm_reap_idle(now=timezone.now() + timedelta(seconds=5)) == 1
     vm.refresh_from_db()
