@@ -35,7 +35,7 @@ from enum import Enum
 from django.conf import settings
 
 from fleets.forecast import SLOT, Forecast, demand_forecast, slot_start
-from fleets.models import SERVING_VM_STATES, Pool, PoolPolicy, VMInstance, VMJob, VMState, prewarm_ranges
+from fleets.models import SERVING_VM_STATES, Pool, PoolPolicy, PrewarmCharge, VMInstance, VMJob, VMState, prewarm_ranges
 from fleets.prewarm import budget_slot, forecast_on, forecast_vms, horizon_s
 
 DEFAULT_COLD_START_S = 360.0  # until the pool measured one: dstack's MI300X start takes 5-7 min
@@ -311,14 +311,18 @@ def reap_due_at(*, pool: Pool, live: list[VMInstance], now: datetime) -> datetim
     edges = _floor_changes(pool=pool, ahead_s=snapshot.cold_start_s if snapshot else DEFAULT_COLD_START_S, now=now)
     if plan.forecast is not None:
         edges.append(slot_start(now) + SLOT)  # the forecast, and the slot a charge pays for, change there
-        if any(vm.state == VMState.WARM for vm in live):
-            # A warm VM may pass its timeout at any minute and be held from then on, charged at that
-            # minute's pass: the reaper's every pass counts (it runs every minute).
-            edges.append(now + timedelta(microseconds=1))
     due = min(edges, default=None)
     warm = sorted((vm for vm in live if vm.state == VMState.WARM), key=_idle_since)
-    if not warm or len(live) <= plan.floor:
+    if plan.forecast is not None and len(live) <= plan.floor:
+        # Nothing stops, but a warm VM that passes its timeout is held for the forecast from then on,
+        # and charged at that pass: the next to pass it is the longest idle not charged this slot.
+        charged = set(PrewarmCharge.objects.filter(slot=slot_start(now), vm__in=[vm.pk for vm in warm]).values_list(
+            "vm_id", flat=True))
+        warm = [vm for vm in warm if vm.pk not in charged]
+    elif len(live) <= plan.floor:
         return due  # nothing to stop before the floor changes (the ceiling changes only with the credit)
+    if not warm:
+        return due
     # Only the longest idle VM matters: the others wait as long, having waited less.
     idle_since, serving = _idle_since(warm[0]), sum(vm.state in SERVING_VM_STATES for vm in live)
     if snapshot is None:

@@ -174,7 +174,24 @@ def test_a_held_vm_past_its_idle_timeout_is_charged_each_slot(pool: Pool) -> Non
     vm.refresh_from_db()
     assert vm.state == VMState.WARM  # adaptive alone would have stopped it (idle 30 min, no job this hour)
     assert list(PrewarmCharge.objects.values_list("vm_id", flat=True)) == [vm.pk]
-    assert reap_due_at(pool=pool, live=[vm], now=NOW) == NOW + timedelta(microseconds=1)  # next minute's pass
+    assert reap_due_at(pool=pool, live=[vm], now=NOW) == NOW + timedelta(minutes=5)  # the next slot's charge
+
+
+def test_the_simulator_is_woken_when_a_second_kept_vm_passes_its_timeout(pool: Pool) -> None:
+    PoolEvent.objects.create(pool=pool, title="office hours", starts_at=NOW, ends_at=NOW + timedelta(hours=1),
+                             expected_per_h=30)  # 2 VMs wanted ready
+    held, fresh = (VMInstance.objects.create(
+        pool=pool, state=VMState.WARM, created_at=NOW - timedelta(hours=1), ready_at=NOW - timedelta(minutes=50),
+        last_used_at=NOW - timedelta(seconds=idle), state_changed_at=NOW - timedelta(seconds=idle), jobs_started=1)
+        for idle in (1800, 30))
+    vm_reap_idle(now=NOW)
+    assert list(PrewarmCharge.objects.values_list("vm_id", flat=True)) == [held.pk]
+    # The other passes its timeout within the slot (150 s: a quarter of their 600 s cold start, no job in
+    # the last hour), and is charged then.
+    assert reap_due_at(pool=pool, live=[held, fresh], now=NOW) == NOW + timedelta(seconds=120)
+    vm_reap_idle(now=NOW + timedelta(seconds=120))
+    assert PrewarmCharge.objects.count() == 2
+    assert reap_due_at(pool=pool, live=[held, fresh], now=NOW + timedelta(seconds=120)) == NOW + timedelta(minutes=5)
 
 
 def test_the_pool_page_shows_the_forecast_and_the_starts(pool: Pool, admin_client: Any) -> None:
