@@ -6,10 +6,12 @@ says at an instant depends on nothing that happens at or after that instant's sl
 checks this: tests/fleets/test_forecast.py). It is constant within a slot, which lets the reaper and
 the simulator re-read it only at slot boundaries.
 
-Three estimates of the rate over the horizon, the largest wins:
+Three estimates of the submissions expected over the horizon, and of the chance that one comes at least
+(what a VM kept ready is for); the largest of each wins:
 - seasonal: the mean count in the same window of the last days (time of day) and, once two weeks are
-  known, of the last weeks (time of week), half each; only days and weeks the history covers count,
-  and fewer than three count as three (the missing ones empty);
+  known, of the last weeks (time of week), half each, and the share of those windows that had an
+  arrival; only days and weeks the history covers count, and fewer than three count as three (the
+  missing ones empty);
 - recent: the last hour's rate, from four arrivals in it (a burst the calendar did not foresee, or a
   pool with no history yet; fewer are one user's session);
 - events: the expected rate of a declared event overlapping the horizon.
@@ -17,6 +19,7 @@ Three estimates of the rate over the horizon, the largest wins:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -44,6 +47,7 @@ class Forecast:
     at: datetime  # the slot it was made for (it reads nothing from this slot on)
     horizon_s: float
     expected: float  # submissions expected within the horizon from `at`
+    chance: float  # that one comes at least (the calendar: the share of its windows that had one)
     seasonal: float | None  # the same, from the calendar (None: no day of history yet)
     recent: float  # the same, at the last hour's rate
     event: float  # the same, at the rate of a declared event (0: none)
@@ -66,13 +70,15 @@ class Forecast:
         return f"expected {self.expected:.1f} arrivals in the next {minutes:.0f} min ({self.source})"
 
 
-def _window_mean(counts: list[tuple[datetime, int]], starts: list[datetime], length: timedelta) -> float | None:
-    """The mean count in the windows from `starts`, as if at least MIN_SAMPLES were known (missing ones
-    counted empty): one busy day alone is no pattern yet."""
+def _windows(counts: list[tuple[datetime, int]], starts: list[datetime],
+             length: timedelta) -> tuple[float, float] | None:
+    """The mean count in the windows from `starts`, and the share of them with an arrival, as if at
+    least MIN_SAMPLES were known (missing ones counted empty): one busy day alone is no pattern yet."""
     if not starts:
         return None
-    total = sum(count for slot, count in counts for start in starts if start <= slot < start + length)
-    return total / max(len(starts), MIN_SAMPLES)
+    each = [sum(count for slot, count in counts if start <= slot < start + length) for start in starts]
+    known = max(len(starts), MIN_SAMPLES)
+    return sum(each) / known, sum(1 for count in each if count) / known
 
 
 def demand_forecast(*, pool: Pool, now: datetime, horizon_s: float) -> Forecast:
@@ -90,11 +96,12 @@ def demand_forecast(*, pool: Pool, now: datetime, horizon_s: float) -> Forecast:
     for start in {*days, *weeks}:
         windows |= Q(slot__gte=start, slot__lt=start + horizon)
     counts = list(PoolArrivals.objects.filter(windows, pool=pool, slot__lt=at).values_list("slot", "count"))
-    daily, weekly = _window_mean(counts, days, horizon), _window_mean(counts, weeks, horizon)
+    daily, weekly = _windows(counts, days, horizon), _windows(counts, weeks, horizon)
     if daily is not None and weekly is not None and len(weeks) >= 2:
-        seasonal: float | None = (daily + weekly) / 2
+        seasonal: float | None = (daily[0] + weekly[0]) / 2
+        seasonal_chance = (daily[1] + weekly[1]) / 2
     else:
-        seasonal = daily
+        seasonal, seasonal_chance = (daily[0], daily[1]) if daily is not None else (None, 0.0)
     recent_count = sum(count for slot, count in counts if slot >= at - RECENT)
     recent = recent_count * horizon_s / RECENT.total_seconds() if recent_count >= RECENT_MIN else 0.0
     event_rate, title = 0.0, ""
@@ -103,5 +110,6 @@ def demand_forecast(*, pool: Pool, now: datetime, horizon_s: float) -> Forecast:
             event_rate, title = declared.expected_per_h, declared.title
     event = event_rate * horizon_s / 3600
     expected = max(seasonal or 0.0, recent, event)
-    return Forecast(at=at, horizon_s=horizon_s, expected=expected, seasonal=seasonal, recent=recent, event=event,
-                    event_title=title)
+    chance = max(seasonal_chance, 1 - math.exp(-recent), 1 - math.exp(-event))  # Poisson for the two rates
+    return Forecast(at=at, horizon_s=horizon_s, expected=expected, chance=chance, seasonal=seasonal, recent=recent,
+                    event=event, event_title=title)

@@ -365,6 +365,8 @@ def policy_summary(*, pool: Pool, now: datetime) -> str:
              f"the expected wait exceeds {snapshot.cold_start_s:.0f} s."]
     if pool.prewarm_hours:
         parts.append(f"One VM kept warm {pool.prewarm_hours} UTC.")
+    if forecast_on(pool):
+        parts.append(f"VMs started ahead of the forecast demand, for at most {pool.prewarm_budget_usd} USD a day.")
     if pool.credit_used_pct is not None and pool.credit_used_pct >= TIGHT_PCT:
         cap = " and at most one VM" if pool.credit_used_pct >= ONE_VM_PCT else ""
         parts.append(f"Credit {pool.credit_used_pct} % used: idle timeout halved{cap}.")

@@ -1,8 +1,8 @@
 """Pre-warming from the forecast (fleets.forecast), for adaptive pools with `forecast_prewarm` on.
 
-- How many VMs to keep ready: one while the forecast expects at least HOLD_MIN_EXPECTED submissions
-  within a cold start and a slot, more while the expected load (rate x mean job length) would keep each
-  VM busy more than BUSY_SHARE of the time; never above the pool's ceiling (max VMs, the credit's rules).
+- How many VMs to keep ready: one while the forecast gives a submission within a cold start and a slot
+  a chance of HOLD_MIN_CHANCE at least, more while the expected load (rate x mean job length) would
+  keep each VM busy more than BUSY_SHARE of the time; never above the pool's ceiling (max VMs, the credit's rules).
 - What it may spend: every slot of a VM kept up by the forecast alone (started by it and not used yet,
   or idle past the adaptive timeout) is charged ahead, a slot and a reaper period of its rate, against
   the pool's daily budget (PrewarmCharge, one row per VM and slot). A VM the budget cannot pay the
@@ -26,7 +26,7 @@ from django.db.models import Sum
 from fleets.forecast import SLOT, Forecast, slot_start
 from fleets.models import Pool, PoolPolicy, PrewarmCharge, PrewarmDecision, VMInstance, VMState
 
-HOLD_MIN_EXPECTED = 0.5  # submissions within the horizon that keep one VM ready
+HOLD_MIN_CHANCE = 0.4  # of a submission within the horizon, that keeps one VM ready
 BUSY_SHARE = 0.35  # the load per VM above which the forecast keeps one more
 STOPS_AT_PCT = Decimal(80)
 REAPER_PERIOD_S = 60  # a slot's charge covers a reaper pass that comes up to this late
@@ -46,7 +46,7 @@ def forecast_vms(*, pool: Pool, forecast: Forecast, mean_job_s: float, ceiling: 
     used = pool.credit_used_pct
     if used is not None and used >= STOPS_AT_PCT:
         return 0
-    if forecast.expected < HOLD_MIN_EXPECTED:
+    if forecast.chance < HOLD_MIN_CHANCE:
         return 0
     load = forecast.per_h / 3600 * mean_job_s
     return min(max(1, math.ceil(load / BUSY_SHARE)), ceiling)

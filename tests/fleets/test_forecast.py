@@ -63,6 +63,7 @@ def test_it_learns_the_time_of_day_from_the_pools_own_history(pool: Pool) -> Non
     afternoons(pool, days=4, count=3)
     at_two = demand_forecast(pool=pool, now=NOW, horizon_s=HORIZON)
     assert at_two.seasonal == pytest.approx(3.0)  # 3 at 14:00 on each of the 4 days, within 13:55 + 11 min
+    assert at_two.chance == 1.0
     assert at_two.expected == pytest.approx(3.0)
     assert "expected 3.0 arrivals in the next 11 min (the pool's history at this time)" in at_two.sentence()
     at_night = demand_forecast(pool=pool, now=NOW.replace(hour=9), horizon_s=HORIZON)
@@ -71,7 +72,18 @@ def test_it_learns_the_time_of_day_from_the_pools_own_history(pool: Pool) -> Non
 
 def test_one_day_of_history_counts_as_a_third_of_a_pattern(pool: Pool) -> None:
     afternoons(pool, days=1, count=3)
-    assert demand_forecast(pool=pool, now=NOW, horizon_s=HORIZON).seasonal == pytest.approx(1.0)
+    forecast = demand_forecast(pool=pool, now=NOW, horizon_s=HORIZON)
+    assert forecast.seasonal == pytest.approx(1.0)
+    assert forecast.chance == pytest.approx(1 / 3)  # below the 0.4 that keeps a VM ready
+
+
+def test_a_window_busy_on_one_day_of_seven_is_no_reason_to_keep_a_vm(pool: Pool) -> None:
+    afternoons(pool, days=7, count=0)  # history back 7 days (one submission at 03:00 each day)
+    arrivals(pool, NOW.replace(hour=14, minute=0) - timedelta(days=2), 3)  # a session, once
+    forecast = demand_forecast(pool=pool, now=NOW, horizon_s=HORIZON)
+    assert forecast.expected == pytest.approx(3 / 7) and forecast.chance == pytest.approx(1 / 7)
+    vm_reap_idle(now=NOW)
+    assert not VMInstance.objects.exists()
 
 
 def test_it_reads_nothing_from_the_current_slot_on(pool: Pool) -> None:
