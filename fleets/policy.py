@@ -20,6 +20,8 @@
     the queue waits for them. With no VM at all, a cold start is the only way (bound to the job).
   * Pre-warm hours (staff): one VM kept warm in those UTC hours, started a cold start ahead.
   * Credit: from 80 % used the idle timeout halves; from 95 % at most one VM (extra warm VMs stop).
+  * Forecast pre-warming (staff switch, fleets.prewarm): VMs kept ready for the demand the pool's own
+    history and declared events forecast, within a daily budget.
 """
 
 from __future__ import annotations
@@ -221,7 +223,8 @@ def _idle_since(vm: VMInstance) -> datetime:
 
 
 def _reap_snapshot(*, pool: Pool, live: list[VMInstance], now: datetime) -> PoolSnapshot | None:
-    """The snapshot reap_plan reads: only an adaptive pool's, and only with a warm VM or pre-warm hours."""
+    """The snapshot reap_plan reads: only an adaptive pool's, and only with a warm VM, pre-warm hours or
+    forecast pre-warming."""
     warm = any(vm.state == VMState.WARM for vm in live)
     wanted = warm or pool.prewarm_hours or forecast_on(pool)
     return pool_snapshot(pool=pool, now=now) if needs_snapshot(pool) and wanted else None
