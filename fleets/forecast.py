@@ -3,17 +3,17 @@ history (PoolArrivals: submissions per 5-minute slot) and the events staff decla
 
 It reads only slots that ended before the current one began, and events (declared ahead), so what it
 says at an instant depends on nothing that happens at or after that instant's slot (the simulator
-checks this: tests/fleets/test_forecast.py). It is constant within a slot, which lets the reaper and
+checks this: tests/bench/test_prewarm.py). It is constant within a slot, which lets the reaper and
 the simulator re-read it only at slot boundaries.
 
-Three estimates of the submissions expected over the horizon, and of the chance that one comes at least
-(what a VM kept ready is for); the largest of each wins:
+Three estimates of the submissions expected over the horizon, the largest wins (and the chance that
+one comes at least is Poisson's for it):
 - seasonal: the mean count in the same window of the last days (time of day) and, once two weeks are
-  known, of the last weeks (time of week), half each, and the share of those windows that had an
-  arrival; only days and weeks the history covers count, and fewer than three count as three (the
-  missing ones empty);
-- recent: the last hour's rate, from four arrivals in it (a burst the calendar did not foresee, or a
-  pool with no history yet; fewer are one user's session);
+  known, of the last weeks (time of week), half each; read from the window widened by an hour on each
+  side and scaled down to it, so one user's session weighs little; only days and weeks the history
+  covers count, and fewer than three count as three (the missing ones empty);
+- recent: the last hour's rate, from five arrivals in it (a burst the calendar did not foresee, or a
+  pool with no history yet; fewer are one or two users' sessions);
 - events: the expected rate of a declared event overlapping the horizon.
 """
 
@@ -31,8 +31,9 @@ SLOT = timedelta(minutes=5)
 HISTORY_KEPT = timedelta(weeks=8)
 DAYS_READ, WEEKS_READ = 7, 8
 RECENT = timedelta(hours=1)
-RECENT_MIN = 4  # fewer arrivals in the last hour are a user's session, not a rate to plan for
+RECENT_MIN = 5  # fewer arrivals in the last hour are a user's session, not a rate to plan for
 MIN_SAMPLES = 3
+SEASON_MARGIN = timedelta(hours=1)
 DAY, WEEK = timedelta(days=1), timedelta(weeks=1)
 
 
@@ -47,7 +48,7 @@ class Forecast:
     at: datetime  # the slot it was made for (it reads nothing from this slot on)
     horizon_s: float
     expected: float  # submissions expected within the horizon from `at`
-    chance: float  # that one comes at least (the calendar: the share of its windows that had one)
+    chance: float  # that one comes at least (Poisson)
     seasonal: float | None  # the same, from the calendar (None: no day of history yet)
     recent: float  # the same, at the last hour's rate
     event: float  # the same, at the rate of a declared event (0: none)
@@ -70,15 +71,16 @@ class Forecast:
         return f"expected {self.expected:.1f} arrivals in the next {minutes:.0f} min ({self.source})"
 
 
-def _windows(counts: list[tuple[datetime, int]], starts: list[datetime],
-             length: timedelta) -> tuple[float, float] | None:
-    """The mean count in the windows from `starts`, and the share of them with an arrival, as if at
-    least MIN_SAMPLES were known (missing ones counted empty): one busy day alone is no pattern yet."""
+def _window_mean(counts: list[tuple[datetime, int]], starts: list[datetime], horizon: timedelta) -> float | None:
+    """The mean count over the horizon from `starts`, read from the horizon widened by SEASON_MARGIN on
+    each side and scaled down to it (a session that came a little earlier or later counts too, and one
+    user's session weighs little), as if at least MIN_SAMPLES days were known (missing ones empty): one
+    busy day alone is no pattern yet."""
     if not starts:
         return None
-    each = [sum(count for slot, count in counts if start <= slot < start + length) for start in starts]
-    known = max(len(starts), MIN_SAMPLES)
-    return sum(each) / known, sum(1 for count in each if count) / known
+    total = sum(count for slot, count in counts for start in starts
+                if start - SEASON_MARGIN <= slot < start + horizon + SEASON_MARGIN)
+    return total / max(len(starts), MIN_SAMPLES) * horizon / (horizon + 2 * SEASON_MARGIN)
 
 
 def demand_forecast(*, pool: Pool, now: datetime, horizon_s: float) -> Forecast:
@@ -90,18 +92,14 @@ def demand_forecast(*, pool: Pool, now: datetime, horizon_s: float) -> Forecast:
              .order_by("slot").values_list("slot", flat=True).first())
     days = [at - d * DAY for d in range(1, DAYS_READ + 1)]
     weeks = [at - w * WEEK for w in range(1, WEEKS_READ + 1)]
-    days = [start for start in days if first is not None and start >= first]
-    weeks = [start for start in weeks if first is not None and start >= first]
+    days = [start for start in days if first is not None and start - SEASON_MARGIN >= first]
+    weeks = [start for start in weeks if first is not None and start - SEASON_MARGIN >= first]
     windows = Q(slot__gte=at - RECENT, slot__lt=at)
     for start in {*days, *weeks}:
-        windows |= Q(slot__gte=start, slot__lt=start + horizon)
+        windows |= Q(slot__gte=start - SEASON_MARGIN, slot__lt=start + horizon + SEASON_MARGIN)
     counts = list(PoolArrivals.objects.filter(windows, pool=pool, slot__lt=at).values_list("slot", "count"))
-    daily, weekly = _windows(counts, days, horizon), _windows(counts, weeks, horizon)
-    if daily is not None and weekly is not None and len(weeks) >= 2:
-        seasonal: float | None = (daily[0] + weekly[0]) / 2
-        seasonal_chance = (daily[1] + weekly[1]) / 2
-    else:
-        seasonal, seasonal_chance = (daily[0], daily[1]) if daily is not None else (None, 0.0)
+    daily, weekly = _window_mean(counts, days, horizon), _window_mean(counts, weeks, horizon)
+    seasonal = (daily + weekly) / 2 if daily is not None and weekly is not None and len(weeks) >= 2 else daily
     recent_count = sum(count for slot, count in counts if slot >= at - RECENT)
     recent = recent_count * horizon_s / RECENT.total_seconds() if recent_count >= RECENT_MIN else 0.0
     event_rate, title = 0.0, ""
@@ -110,6 +108,6 @@ def demand_forecast(*, pool: Pool, now: datetime, horizon_s: float) -> Forecast:
             event_rate, title = declared.expected_per_h, declared.title
     event = event_rate * horizon_s / 3600
     expected = max(seasonal or 0.0, recent, event)
-    chance = max(seasonal_chance, 1 - math.exp(-recent), 1 - math.exp(-event))  # Poisson for the two rates
+    chance = 1 - math.exp(-expected)  # Poisson
     return Forecast(at=at, horizon_s=horizon_s, expected=expected, chance=chance, seasonal=seasonal, recent=recent,
                     event=event, event_title=title)

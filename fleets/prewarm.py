@@ -26,7 +26,7 @@ from django.db.models import Sum
 from fleets.forecast import SLOT, Forecast, slot_start
 from fleets.models import Pool, PoolPolicy, PrewarmCharge, PrewarmDecision, VMInstance, VMState
 
-HOLD_MIN_CHANCE = 0.4  # of a submission within the horizon, that keeps one VM ready
+HOLD_MIN_CHANCE = 0.25  # of a submission within the horizon, that keeps one VM ready
 BUSY_SHARE = 0.35  # the load per VM above which the forecast keeps one more
 STOPS_AT_PCT = Decimal(80)
 REAPER_PERIOD_S = 60  # a slot's charge covers a reaper pass that comes up to this late

@@ -4,6 +4,7 @@ starts it explains, and the budget and credit rules it keeps. Time is set throug
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -22,6 +23,7 @@ from fleets.services import vm_reap_idle
 
 NOW = datetime(2026, 11, 12, 13, 55, tzinfo=UTC)  # a Thursday
 HORIZON = 660.0  # a cold start of 360 s and a slot
+SCALE = 660 / (660 + 7200)  # the horizon within the seasonal window read (an hour either side)
 
 
 @pytest.fixture
@@ -60,48 +62,47 @@ def test_a_submission_is_counted_in_its_five_minute_slot(pool: Pool) -> None:
 
 
 def test_it_learns_the_time_of_day_from_the_pools_own_history(pool: Pool) -> None:
-    afternoons(pool, days=4, count=3)
+    afternoons(pool, days=4, count=12)
     at_two = demand_forecast(pool=pool, now=NOW, horizon_s=HORIZON)
-    assert at_two.seasonal == pytest.approx(3.0)  # 3 at 14:00 on each of the 4 days, within 13:55 + 11 min
-    assert at_two.chance == 1.0
-    assert at_two.expected == pytest.approx(3.0)
-    assert "expected 3.0 arrivals in the next 11 min (the pool's history at this time)" in at_two.sentence()
+    assert at_two.seasonal == pytest.approx(12 * SCALE)  # 12 at 14:00 on each of the 4 days, near 13:55
+    assert at_two.expected == pytest.approx(12 * SCALE)
+    assert at_two.chance == pytest.approx(1 - math.exp(-12 * SCALE))
+    assert "expected 1.0 arrivals in the next 11 min (the pool's history at this time)" in at_two.sentence()
     at_night = demand_forecast(pool=pool, now=NOW.replace(hour=9), horizon_s=HORIZON)
     assert at_night.expected == 0
 
 
 def test_one_day_of_history_counts_as_a_third_of_a_pattern(pool: Pool) -> None:
-    afternoons(pool, days=1, count=3)
+    afternoons(pool, days=1, count=12)
     forecast = demand_forecast(pool=pool, now=NOW, horizon_s=HORIZON)
-    assert forecast.seasonal == pytest.approx(1.0)
-    assert forecast.chance == pytest.approx(1 / 3)  # below the 0.4 that keeps a VM ready
+    assert forecast.seasonal == pytest.approx(12 / 3 * SCALE)
 
 
 def test_a_window_busy_on_one_day_of_seven_is_no_reason_to_keep_a_vm(pool: Pool) -> None:
     afternoons(pool, days=7, count=0)  # history back 7 days (one submission at 03:00 each day)
     arrivals(pool, NOW.replace(hour=14, minute=0) - timedelta(days=2), 3)  # a session, once
     forecast = demand_forecast(pool=pool, now=NOW, horizon_s=HORIZON)
-    assert forecast.expected == pytest.approx(3 / 7) and forecast.chance == pytest.approx(1 / 7)
+    assert forecast.expected == pytest.approx(3 / 7 * SCALE) and forecast.chance < 0.05
     vm_reap_idle(now=NOW)
     assert not VMInstance.objects.exists()
 
 
 def test_it_reads_nothing_from_the_current_slot_on(pool: Pool) -> None:
     afternoons(pool, days=3, count=2)
-    arrivals(pool, NOW - timedelta(minutes=20), 4)  # the last hour: 4 arrivals
+    arrivals(pool, NOW - timedelta(minutes=20), 5)  # the last hour: 5 arrivals
     before = demand_forecast(pool=pool, now=NOW + timedelta(minutes=4), horizon_s=HORIZON)
     arrivals(pool, NOW + timedelta(minutes=1), 50)  # in the current slot
     arrivals(pool, NOW + timedelta(days=1), 50)  # the future
     after = demand_forecast(pool=pool, now=NOW + timedelta(minutes=4), horizon_s=HORIZON)
     assert after == before
-    assert before.recent == pytest.approx(4 * HORIZON / 3600)
+    assert before.recent == pytest.approx(5 * HORIZON / 3600)
 
 
 def test_a_few_submissions_in_the_last_hour_are_a_session_not_a_rate(pool: Pool) -> None:
-    arrivals(pool, NOW - timedelta(minutes=20), 3)
+    arrivals(pool, NOW - timedelta(minutes=20), 4)
     assert demand_forecast(pool=pool, now=NOW, horizon_s=HORIZON).expected == 0
     arrivals(pool, NOW - timedelta(minutes=10), 1)
-    assert demand_forecast(pool=pool, now=NOW, horizon_s=HORIZON).expected == pytest.approx(4 * HORIZON / 3600)
+    assert demand_forecast(pool=pool, now=NOW, horizon_s=HORIZON).expected == pytest.approx(5 * HORIZON / 3600)
 
 
 def test_a_declared_event_raises_the_forecast_ahead_of_its_start(pool: Pool) -> None:
@@ -114,13 +115,13 @@ def test_a_declared_event_raises_the_forecast_ahead_of_its_start(pool: Pool) -> 
 
 
 def test_the_reaper_starts_a_vm_ahead_of_the_forecast_demand_and_says_why(pool: Pool, clock: list[datetime]) -> None:
-    afternoons(pool, days=4, count=3)
+    afternoons(pool, days=4, count=12)
     vm_reap_idle(now=NOW)
     vm = VMInstance.objects.get(pool=pool)
     assert vm.state == VMState.PROVISIONING and vm.job_ref == ""
     decision = PrewarmDecision.objects.get(pool=pool)
     assert decision.vm_id == vm.pk
-    assert decision.reason == ("Started at 13:55 UTC: expected 3.0 arrivals in the next 11 min (the pool's history "
+    assert decision.reason == ("Started at 13:55 UTC: expected 1.0 arrivals in the next 11 min (the pool's history "
                                "at this time); 1 VM(s) wanted ready.")
     assert list(PrewarmCharge.objects.values_list("vm_id", "slot")) == [(vm.pk, NOW)]
     vm_reap_idle(now=NOW + timedelta(minutes=1))  # the same slot: nothing more started or charged
@@ -133,7 +134,7 @@ def test_the_reaper_starts_a_vm_ahead_of_the_forecast_demand_and_says_why(pool: 
 
 
 def test_without_the_switch_the_pool_starts_nothing_ahead(pool: Pool) -> None:
-    afternoons(pool, days=4, count=3)
+    afternoons(pool, days=4, count=12)
     Pool.objects.filter(pk=pool.pk).update(forecast_prewarm=False)
     vm_reap_idle(now=NOW)
     assert not VMInstance.objects.exists()
@@ -169,14 +170,14 @@ def test_the_budget_bounds_what_a_days_pre_warming_may_be_charged(pool: Pool) ->
 
 @pytest.mark.parametrize("used", [Decimal(80), Decimal(100)])
 def test_from_80_percent_of_the_credit_the_forecast_starts_nothing(pool: Pool, used: Decimal) -> None:
-    afternoons(pool, days=4, count=3)
+    afternoons(pool, days=4, count=12)
     Pool.objects.filter(pk=pool.pk).update(credit_used_pct=used)
     vm_reap_idle(now=NOW)
     assert not VMInstance.objects.exists()
 
 
 def test_a_held_vm_past_its_idle_timeout_is_charged_each_slot(pool: Pool) -> None:
-    afternoons(pool, days=4, count=3)
+    afternoons(pool, days=4, count=12)
     idle_since = NOW - timedelta(minutes=30)
     vm = VMInstance.objects.create(pool=pool, state=VMState.WARM, created_at=idle_since - timedelta(minutes=10),
                                    ready_at=idle_since - timedelta(minutes=5), last_used_at=idle_since,
@@ -207,7 +208,7 @@ def test_the_simulator_is_woken_when_a_second_kept_vm_passes_its_timeout(pool: P
 
 
 def test_the_pool_page_shows_the_forecast_and_the_starts(pool: Pool, admin_client: Any) -> None:
-    afternoons(pool, days=4, count=3)
+    afternoons(pool, days=4, count=12)
     PrewarmDecision.objects.create(pool=pool, at=NOW, expected=3.2, horizon_s=600, vms_wanted=1,
                                    reason="Started at 13:55 UTC: expected 3.2 arrivals in the next 10 min.")
     page = admin_client.get(f"/admin/fleets/pool/{pool.pk}/change/")
