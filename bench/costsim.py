@@ -18,7 +18,9 @@ run also checks that the ledger equals the simulated cloud's own bill to the cen
 
 Traces (seeded: the same command prints the same table): steady (Poisson), diurnal (day/night),
 contest (a deadline rush), sparse (a few sessions a day), from-db (--from-db). Policies: always-on-N,
-fixed-0, fixed-2, fixed-10, fixed-30 (idle timeout in minutes) and adaptive (fleets/policy.py).
+fixed-0, fixed-2, fixed-10, fixed-30 (idle timeout in minutes), adaptive (fleets/policy.py) and forecast (adaptive
+with pre-warming from the pool's forecast, fleets/prewarm.py, within --prewarm-budget USD a day; the contest
+trace declares its deadline's last hours as an event, as staff would).
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from billing.models import LedgerEntry, Phase, ReconciliationReport
 from billing.selectors import budget_status
 from core.units import format_duration
 from fleets.models import Backend
+from fleets.selectors import prewarm_overview
 from submissions.vm_starts import VMStarts, vm_starts_by_day
 
 DAYS = 30
@@ -98,6 +99,7 @@ def dashboard_data(*, now: datetime | None = None) -> dict[str, Any]:
         "pools": pools,
         "simulated_pools": sorted(f["pool__name"] for f in pools if f["pool__backend"] == Backend.SIM),
         "vms": vms,
+        "prewarm": prewarm_overview(now=now),  # the forecast pools: what they expect, spend and start
         "reconciliations": list(ReconciliationReport.objects.select_related("pool").order_by("-created_at")[:8]),
         "gap_pct_limit": settings.HIPJUDGE_RECONCILE_GAP_PCT,
         "nobody_told": "" if alert_recipients() else NOBODY_TOLD,

@@ -11,13 +11,14 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, URLPattern, path, reverse
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from billing.selectors import vm_costs
 from core.units import format_duration
 from fleets.dstack_pools import admin as dstack_admin
-from fleets.models import Backend, Pool, PoolPolicy, VMInstance, VMState
+from fleets.models import Backend, Pool, PoolEvent, PoolPolicy, PrewarmDecision, VMInstance, VMState
 from fleets.policy import policy_summary
+from fleets.selectors import prewarm_overview
 from fleets.services import vm_drain, vm_stop_now
 
 
@@ -25,13 +26,23 @@ def _duration(delta: timedelta | None) -> str:
     return "-" if delta is None else format_duration(delta.total_seconds())
 
 
+class PoolEventInline(admin.TabularInline):
+    """Demand events staff declare ahead (a contest window): the forecast expects their rate."""
+
+    model = PoolEvent
+    extra = 0
+    fields = ("title", "starts_at", "ends_at", "expected_per_h")
+
+
 @admin.register(Pool)
 class PoolAdmin(admin.ModelAdmin):
     list_display = ("name", "backend_shown", "device", "gpu", "max_vms", "policy_shown", "idle_timeout_s",
                     "provision_timeout_s", "hourly_rate", "enabled")
-    list_filter = ("backend", "policy", "device", "enabled")
+    list_filter = ("backend", "policy", "device", "enabled", "forecast_prewarm")
     search_fields = ("name", "title")
-    readonly_fields = ("policy_in_effect_now", "credit_used_pct", "dstack_yaml", "dstack_settings")
+    readonly_fields = ("policy_in_effect_now", "forecast_now", "prewarm_starts", "credit_used_pct", "dstack_yaml",
+                       "dstack_settings")
+    inlines = (PoolEventInline,)
     actions = (dstack_admin.dstack_plan, dstack_admin.dstack_apply, dstack_admin.dstack_verify,
                dstack_admin.dstack_delete)
     change_list_template = "admin/fleets/pool/change_list.html"
@@ -54,6 +65,23 @@ class PoolAdmin(admin.ModelAdmin):
         if pool.pk is None:
             return "-"
         return policy_summary(pool=pool, now=timezone.now())
+
+    @admin.display(description="forecast now")
+    def forecast_now(self, pool: Pool) -> str:
+        if pool.pk is None or not pool.forecast_prewarm:
+            return "- (forecast pre-warming is off)"
+        shown = next((o for o in prewarm_overview(now=timezone.now(), pools=[pool.pk])), None)
+        if shown is None:
+            return "-"
+        return (f"{shown.forecast.sentence()}: {shown.vms_wanted} VM(s) kept ready; pre-warming spent "
+                f"{shown.spent_today:.2f} of {shown.budget} USD today (UTC).")
+
+    @admin.display(description="latest pre-warm starts")
+    def prewarm_starts(self, pool: Pool) -> str:
+        if pool.pk is None:
+            return "-"
+        reasons = list(PrewarmDecision.objects.filter(pool=pool).values_list("reason", flat=True)[:10])
+        return format_html_join("", "<div>{}</div>", ((reason,) for reason in reasons)) if reasons else "-"
 
     @admin.display(description="dstack fleet YAML (what `fleet plan` sends)")
     def dstack_yaml(self, pool: Pool) -> str:
@@ -161,3 +189,20 @@ class VMInstanceAdmin(admin.ModelAdmin):
         stopped = sum(vm_stop_now(vm=vm, reason=f"Stopped by {request.user}.")
                       for vm in queryset)
         self.message_user(request, f"Stopped {stopped} VM(s); ended ones were left alone.", messages.WARNING)
+
+
+@admin.register(PrewarmDecision)
+class PrewarmDecisionAdmin(admin.ModelAdmin):
+    """Every VM the forecast started, and why: read only (the reaper writes them)."""
+
+    list_display = ("at", "pool", "vm", "expected", "vms_wanted", "reason")
+    list_filter = ("pool",)
+    list_select_related = ("pool", "vm__pool")
+    readonly_fields = ("pool", "vm", "at", "expected", "horizon_s", "vms_wanted", "reason")
+    date_hierarchy = "at"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

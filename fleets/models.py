@@ -110,6 +110,13 @@ class Pool(models.Model):
         max_length=100, blank=True, validators=[validate_prewarm_hours],
         help_text="Adaptive policy: UTC hours with one VM kept warm, e.g. 08-18 or 07-12,14-20 (started one cold "
                   "start ahead).")
+    forecast_prewarm = models.BooleanField(
+        default=False, help_text="Adaptive policy: start and keep VMs ahead of the demand the pool's own history "
+                                 "and its declared events forecast (fleets.forecast), within the budget below.")
+    prewarm_budget_usd = models.DecimalField(
+        max_digits=12, decimal_places=2, default=Decimal("10"), validators=[MinValueValidator(Decimal(0))],
+        help_text="Forecast pre-warming: the most its VM time may cost in one UTC day, USD (a wrong forecast "
+                  "costs at most this).")
     provision_timeout_s = models.PositiveIntegerField(default=900, validators=[MinValueValidator(1)])
     hourly_rate = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"),
                                       help_text="USD per VM-hour when the backend reports no price.")
@@ -259,3 +266,78 @@ class VMJob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.job_ref} on {self.vm_id}"
+
+
+class PoolArrivals(models.Model):
+    """Submissions made to a pool, per slot of fleets.forecast.SLOT: the history its forecast learns
+    from (written as each submission is stored, so a slot's count only grows while it is current)."""
+
+    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="+")
+    slot = models.DateTimeField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["pool", "slot"], name="pool_arrivals_one_row_per_slot")]
+
+    def __str__(self) -> str:
+        return f"{self.pool_id} {self.slot:%Y-%m-%d %H:%M}: {self.count}"
+
+
+class PoolEvent(models.Model):
+    """A demand event staff declare ahead (a contest window): the forecast expects at least
+    `expected_per_h` submissions an hour to the pool between its start and end."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="events")
+    title = models.CharField(max_length=200)
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField()
+    expected_per_h = models.FloatField(validators=[MinValueValidator(0.0)],
+                                       help_text="Submissions an hour expected during the event.")
+
+    class Meta:
+        ordering = ["starts_at"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def clean(self) -> None:
+        if self.starts_at and self.ends_at and self.ends_at <= self.starts_at:
+            raise ValidationError({"ends_at": "An event ends after it starts."})
+
+
+class PrewarmDecision(models.Model):
+    """A VM the forecast started, and why (shown in the admin and on the cost dashboard)."""
+
+    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="+")
+    vm = models.ForeignKey(VMInstance, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    at = models.DateTimeField()
+    expected = models.FloatField(help_text="Submissions expected within the horizon.")
+    horizon_s = models.PositiveIntegerField()
+    vms_wanted = models.PositiveSmallIntegerField()
+    reason = models.TextField()
+
+    class Meta:
+        ordering = ["-at"]
+        indexes = [models.Index(fields=["pool", "at"], name="fleets_prewarm_pool_at")]
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+class PrewarmCharge(models.Model):
+    """One slot of one VM kept up by the forecast alone (started by it and unused yet, or idle past the
+    adaptive timeout), charged ahead against the pool's daily pre-warm budget. One row per VM and slot,
+    so a reaper pass run twice charges once."""
+
+    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="+")
+    vm = models.ForeignKey(VMInstance, on_delete=models.CASCADE, related_name="+")
+    slot = models.DateTimeField()
+    amount = models.DecimalField(max_digits=12, decimal_places=6)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["vm", "slot"], name="prewarm_charge_one_per_vm_slot")]
+        indexes = [models.Index(fields=["pool", "slot"], name="fleets_prewarm_charge_slot")]
+
+    def __str__(self) -> str:
+        return f"{self.vm_id} {self.slot:%Y-%m-%d %H:%M}: {self.amount}"

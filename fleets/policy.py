@@ -20,6 +20,8 @@
     the queue waits for them. With no VM at all, a cold start is the only way (bound to the job).
   * Pre-warm hours (staff): one VM kept warm in those UTC hours, started a cold start ahead.
   * Credit: from 80 % used the idle timeout halves; from 95 % at most one VM (extra warm VMs stop).
+  * Forecast pre-warming (staff switch, fleets.prewarm): VMs kept ready for the demand the pool's own
+    history and declared events forecast, within a daily budget.
 """
 
 from __future__ import annotations
@@ -27,14 +29,16 @@ from __future__ import annotations
 import heapq
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 from enum import Enum
 
 from django.conf import settings
 
-from fleets.models import SERVING_VM_STATES, Pool, PoolPolicy, VMInstance, VMJob, VMState, prewarm_ranges
+from fleets.forecast import SLOT, Forecast, demand_forecast, slot_start
+from fleets.models import SERVING_VM_STATES, Pool, PoolPolicy, PrewarmCharge, VMInstance, VMJob, VMState, prewarm_ranges
+from fleets.prewarm import budget_slot, forecast_on, forecast_vms, horizon_s
 
 DEFAULT_COLD_START_S = 360.0  # until the pool measured one: dstack's MI300X start takes 5-7 min
 DEFAULT_JOB_S = 60.0
@@ -207,7 +211,11 @@ def scale_decision(*, pool: Pool, live: list[VMInstance], queued: int, now: date
 @dataclass(frozen=True)
 class ReapPlan:
     stop: list[tuple[VMInstance, str]]
-    start: int  # VMs to start ahead of demand (always-on, pre-warm)
+    start: int  # VMs to start ahead of demand (always-on, pre-warm hours, forecast)
+    floor: int = 0  # VMs kept up without work now
+    forecast: Forecast | None = None  # the forecast's, where the pool pre-warms from it
+    forecast_starts: int = 0  # of `start`, those for the forecast alone (charged, their reason recorded)
+    charge: list[VMInstance] = field(default_factory=list)  # kept by the forecast alone: charge this slot
 
 
 def _idle_since(vm: VMInstance) -> datetime:
@@ -215,9 +223,11 @@ def _idle_since(vm: VMInstance) -> datetime:
 
 
 def _reap_snapshot(*, pool: Pool, live: list[VMInstance], now: datetime) -> PoolSnapshot | None:
-    """The snapshot reap_plan reads: only an adaptive pool's, and only with a warm VM or pre-warm hours."""
+    """The snapshot reap_plan reads: only an adaptive pool's, and only with a warm VM, pre-warm hours or
+    forecast pre-warming."""
     warm = any(vm.state == VMState.WARM for vm in live)
-    return pool_snapshot(pool=pool, now=now) if needs_snapshot(pool) and (warm or pool.prewarm_hours) else None
+    wanted = warm or pool.prewarm_hours or forecast_on(pool)
+    return pool_snapshot(pool=pool, now=now) if needs_snapshot(pool) and wanted else None
 
 
 def reap_plan(*, pool: Pool, live: list[VMInstance], now: datetime) -> ReapPlan:
@@ -227,21 +237,40 @@ def reap_plan(*, pool: Pool, live: list[VMInstance], now: datetime) -> ReapPlan:
 
 def _reap_plan(*, pool: Pool, live: list[VMInstance], now: datetime, snapshot: PoolSnapshot | None) -> ReapPlan:
     warm = sorted((vm for vm in live if vm.state == VMState.WARM), key=_idle_since)
-    ceiling, floor = vm_ceiling(pool=pool), vm_floor(pool=pool, snapshot=snapshot, now=now)
+    ceiling, base_floor = vm_ceiling(pool=pool), vm_floor(pool=pool, snapshot=snapshot, now=now)
+    forecast, floor = None, base_floor
+    if snapshot is not None and forecast_on(pool):
+        forecast = demand_forecast(pool=pool, now=now, horizon_s=horizon_s(snapshot.cold_start_s))
+        floor = max(base_floor, forecast_vms(pool=pool, forecast=forecast, mean_job_s=snapshot.mean_job_s,
+                                             ceiling=ceiling))
     serving = sum(vm.state in SERVING_VM_STATES for vm in live)
     up = len(live)
     stop: list[tuple[VMInstance, str]] = []
+    held: list[VMInstance] = []
     for vm in warm:
         # With `serving` VMs up, this one (the longest idle left) is the one the pool needs least.
         timeout = idle_timeout_s(pool=pool, snapshot=snapshot, serving=serving)
         if up > ceiling:
             stop.append((vm, f"The credit is {pool.credit_used_pct} % used: the pool keeps at most {ceiling} VM."))
-        elif up > floor and (now - _idle_since(vm)).total_seconds() >= timeout:
+        elif (now - _idle_since(vm)).total_seconds() < timeout:
+            continue
+        elif up > floor:
             stop.append((vm, _idle_reason(timeout, snapshot)))
         else:
+            if up > base_floor:
+                held.append(vm)  # past its timeout, kept for the forecast alone
             continue
         up, serving = up - 1, serving - 1
-    return ReapPlan(stop=stop, start=max(0, min(floor, ceiling) - up))
+    start = max(0, min(floor, ceiling) - up)
+    if forecast is None:
+        return ReapPlan(stop=stop, start=start, floor=floor)
+    base_starts = min(start, max(0, min(base_floor, ceiling) - up))
+    stopped = {vm.pk for vm, _ in stop}
+    budget = budget_slot(pool=pool, live=[vm for vm in live if vm.pk not in stopped], held=held,
+                         starts=start - base_starts, now=now)
+    stop += [(vm, f"The pool's pre-warm budget ({pool.prewarm_budget_usd} USD a day) is spent.") for vm in budget.stop]
+    return ReapPlan(stop=stop, start=base_starts + budget.starts, floor=floor, forecast=forecast,
+                    forecast_starts=budget.starts, charge=budget.charge)
 
 
 def _seconds_after(since: datetime, seconds: float) -> datetime:
@@ -280,13 +309,23 @@ def reap_due_at(*, pool: Pool, live: list[VMInstance], now: datetime) -> datetim
     then), or at a pre-warm edge. A caller may skip the reaper until then (the simulator does)."""
     snapshot = _reap_snapshot(pool=pool, live=live, now=now)
     plan = _reap_plan(pool=pool, live=live, now=now, snapshot=snapshot)
-    if plan.stop or plan.start:
+    if plan.stop or plan.start or plan.charge:
         return now
     edges = _floor_changes(pool=pool, ahead_s=snapshot.cold_start_s if snapshot else DEFAULT_COLD_START_S, now=now)
+    if plan.forecast is not None:
+        edges.append(slot_start(now) + SLOT)  # the forecast, and the slot a charge pays for, change there
     due = min(edges, default=None)
     warm = sorted((vm for vm in live if vm.state == VMState.WARM), key=_idle_since)
-    if not warm or len(live) <= vm_floor(pool=pool, snapshot=snapshot, now=now):
+    if plan.forecast is not None and len(live) <= plan.floor:
+        # Nothing stops, but a warm VM that passes its timeout is held for the forecast from then on,
+        # and charged at that pass: the next to pass it is the longest idle not charged this slot.
+        charged = set(PrewarmCharge.objects.filter(slot=slot_start(now), vm__in=[vm.pk for vm in warm]).values_list(
+            "vm_id", flat=True))
+        warm = [vm for vm in warm if vm.pk not in charged]
+    elif len(live) <= plan.floor:
         return due  # nothing to stop before the floor changes (the ceiling changes only with the credit)
+    if not warm:
+        return due
     # Only the longest idle VM matters: the others wait as long, having waited less.
     idle_since, serving = _idle_since(warm[0]), sum(vm.state in SERVING_VM_STATES for vm in live)
     if snapshot is None:
@@ -329,6 +368,8 @@ def policy_summary(*, pool: Pool, now: datetime) -> str:
              f"the expected wait exceeds {snapshot.cold_start_s:.0f} s."]
     if pool.prewarm_hours:
         parts.append(f"One VM kept warm {pool.prewarm_hours} UTC.")
+    if forecast_on(pool):
+        parts.append(f"VMs started ahead of the forecast demand, for at most {pool.prewarm_budget_usd} USD a day.")
     if pool.credit_used_pct is not None and pool.credit_used_pct >= TIGHT_PCT:
         cap = " and at most one VM" if pool.credit_used_pct >= ONE_VM_PCT else ""
         parts.append(f"Credit {pool.credit_used_pct} % used: idle timeout halved{cap}.")

@@ -25,9 +25,22 @@ from core.queue import enqueue
 from fleets.agent_client import AgentClient, AgentError
 from fleets.backends import Backend, ProvisionError, get_backend
 from fleets.backends.local import LOCAL_PROVISION_TIMEOUT_S
-from fleets.models import LIVE_VM_STATES, Pool, PoolPolicy, VMInstance, VMJob, VMState
+from fleets.forecast import HISTORY_KEPT
+from fleets.models import (
+    LIVE_VM_STATES,
+    Pool,
+    PoolArrivals,
+    PoolPolicy,
+    PrewarmCharge,
+    PrewarmDecision,
+    VMInstance,
+    VMJob,
+    VMState,
+)
 from fleets.models import Backend as BackendKind
 from fleets.policy import Scale, reap_due_at, reap_plan, scale_decision
+from fleets.prewarm import forecast_on
+from fleets.prewarm_services import prewarm_charge, prewarm_start_record
 from fleets.signals import vm_lost, vm_state_changed
 
 log = logging.getLogger(__name__)
@@ -272,14 +285,24 @@ def vm_reap_idle(*, now: datetime | None = None) -> int:
                 "No VM could be had in time: try again later."))
     for pool in Pool.objects.all():
         live = [vm for vm in live_by_pool.get(pool.pk, []) if vm.state in LIVE_VM_STATES]
-        if not live and not (pool.enabled and (pool.policy == PoolPolicy.ALWAYS_ON or pool.prewarm_hours)):
+        if not live and not _keeps_vms_ahead(pool):
             continue  # nothing to stop, nothing to keep up
         plan = reap_plan(pool=pool, live=live, now=now)
         for vm, reason in plan.stop:
-            count += vm_stop(vm=vm, reason=reason)
-        for _ in range(plan.start):
-            vm_prestart(pool=pool)
+            if vm.state == VMState.PROVISIONING:  # a pre-warm start the budget cannot pay on for
+                count += vm_fail(vm=vm, reason=reason, notify=False)
+            else:
+                count += vm_stop(vm=vm, reason=reason)
+        prewarm_charge(pool=pool, vms=plan.charge, now=now)
+        for index in range(plan.start):
+            started = vm_prestart(pool=pool)
+            if started is not None and plan.forecast is not None and index >= plan.start - plan.forecast_starts:
+                prewarm_start_record(pool=pool, vm=started, forecast=plan.forecast, wanted=plan.floor, now=now)
     return count
+
+
+def _keeps_vms_ahead(pool: Pool) -> bool:
+    return pool.enabled and (pool.policy == PoolPolicy.ALWAYS_ON or bool(pool.prewarm_hours) or forecast_on(pool))
 
 
 def vm_reap_due_at(*, now: datetime | None = None) -> datetime | None:
@@ -298,7 +321,7 @@ def vm_reap_due_at(*, now: datetime | None = None) -> datetime | None:
             due.append(vm.created_at + timedelta(seconds=seconds))
     for pool in pools:
         live = live_by_pool.get(pool.pk, [])
-        if not live and not (pool.enabled and (pool.policy == PoolPolicy.ALWAYS_ON or pool.prewarm_hours)):
+        if not live and not _keeps_vms_ahead(pool):
             continue
         at = reap_due_at(pool=pool, live=live, now=now)
         if at is not None:
@@ -307,9 +330,13 @@ def vm_reap_due_at(*, now: datetime | None = None) -> datetime | None:
 
 
 def vm_jobs_prune(*, now: datetime | None = None) -> int:
-    """Forget the job log older than the policy ever reads (hourly)."""
-    deleted, _ = VMJob.objects.filter(started_at__lt=(now or clock.now()) - JOB_LOG_KEPT).delete()
-    return deleted
+    """Forget the job log, and the arrivals and pre-warm records, older than the policies ever read (hourly)."""
+    now = now or clock.now()
+    deleted, _ = VMJob.objects.filter(started_at__lt=now - JOB_LOG_KEPT).delete()
+    history, _ = PoolArrivals.objects.filter(slot__lt=now - HISTORY_KEPT).delete()
+    decisions, _ = PrewarmDecision.objects.filter(at__lt=now - HISTORY_KEPT).delete()
+    charges, _ = PrewarmCharge.objects.filter(slot__lt=now - HISTORY_KEPT).delete()
+    return deleted + history + decisions + charges
 
 
 def vms_reconcile() -> dict[str, int]:

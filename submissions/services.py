@@ -24,6 +24,7 @@ from core.locks import locked
 from core.logs import log_event_on_commit
 from core.queue import enqueue
 from fleets.models import Pool
+from fleets.prewarm_services import pool_arrival_record
 from limits.admission import submission_refusal
 from submissions.judgings import (
     finish_outcome,
@@ -233,6 +234,7 @@ def submission_create(*, user: User, problem: str, language: str, source: Any,
         submission.save(force_insert=True)
         judging.save(force_insert=True)
         SubmissionEvent.objects.bulk_create(rows)
+        pool_arrival_record(pool=pool, at=now)  # the pool's demand history (fleets.forecast)
         log_status(submission, Status.IN_QUEUE)
         transaction.on_commit(lambda: enqueue("submissions.tasks.dispatch", str(pool.pk), save=False))
     return submission

@@ -38,7 +38,7 @@ from core.exceptions import ApplicationError
 from core.queue import queue_use
 from fleets.backends import CapacityError, ProvisionError
 from fleets.backends.sim import SimBackend, sim_forget
-from fleets.models import LIVE_VM_STATES, Pool, VMInstance, VMState
+from fleets.models import LIVE_VM_STATES, Pool, PoolEvent, VMInstance, VMState
 from fleets.services import vm_provision, vm_reap_due_at, vm_release
 from fleets.signals import vm_state_changed
 from fleets.tasks import provision as provision_task
@@ -164,9 +164,15 @@ class Engine:
             name=self.pool, title="Simulated MI300X pool", backend="sim", device="hip", gpu_name="MI300X",
             gpu_count=1, max_vms=policy.max_vms or cloud.max_vms, idle_timeout_s=policy.idle_timeout_s,
             policy=policy.policy, min_vms=policy.min_vms, prewarm_hours=policy.prewarm_hours,
+            forecast_prewarm=policy.forecast, prewarm_budget_usd=policy.prewarm_budget,
             provision_timeout_s=1800, hourly_rate=cloud.rate,
             config={"agent": "none", "cold_start_s": list(cloud.cold_start_s), "seed": cloud.seed,
                     "no_capacity_rate": cloud.no_capacity_rate})
+        trace = self.run.trace
+        PoolEvent.objects.bulk_create([  # declared ahead, as staff would: no arrival of the trace is read
+            PoolEvent(pool=self.run.pool, title=event.title, starts_at=trace.start + timedelta(seconds=event.from_s),
+                      ends_at=trace.start + timedelta(seconds=event.to_s), expected_per_h=event.expected_per_h)
+            for event in trace.events])
         credit_grant_create(name="simulated credit", amount=cloud.credit, starts_at=self.now - timedelta(days=1))
         if cloud.credit_used_pct > 0:
             ledger_adjust(pool=self.run.pool, amount=cloud.credit * cloud.credit_used_pct / 100,

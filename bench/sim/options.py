@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="percent of the credit spent before the trace starts (the adaptive policy tightens "
                              "from 80 and 95)")
     parser.add_argument("--prewarm-hours", default="", help="the adaptive policy's pre-warm hours, e.g. 08-18")
+    parser.add_argument("--prewarm-budget", type=_decimal, default=Decimal("60"),
+                        help="the forecast policy's pre-warm budget, USD a UTC day (default 60)")
     parser.add_argument("--json", action="store_true", help="print the table as a JSON list of objects")
     parser.add_argument("--html", metavar="FILE", help="write a report with charts to FILE")
     return parser
@@ -85,6 +87,8 @@ def policies_from(args: argparse.Namespace) -> list[PolicySpec]:
     every = [PolicySpec(f"always-on-{n}", "always_on", min_vms=n, max_vms=n) for n in sorted({1, args.max_vms})]
     every += [PolicySpec(f"fixed-{m}", "fixed", idle_timeout_s=60 * m) for m in FIXED_MINUTES]
     every.append(PolicySpec("adaptive", "adaptive", prewarm_hours=args.prewarm_hours))
+    every.append(PolicySpec("forecast", "adaptive", prewarm_hours=args.prewarm_hours, forecast=True,
+                            prewarm_budget=args.prewarm_budget))
     if not args.policies:
         return every
     by_name = {p.name: p for p in every}

@@ -16,6 +16,8 @@ class PolicySpec:
     min_vms: int = 0
     prewarm_hours: str = ""
     max_vms: int | None = None  # the cloud's max_vms unless the policy is "n VMs always on"
+    forecast: bool = False  # pre-warm from the pool's forecast (fleets.prewarm)
+    prewarm_budget: Decimal = Decimal("60")  # USD a UTC day the forecast's pre-warming may spend
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ SETUP_S = 3.0  # the job arrives, the source is written, the sandbox starts
 COMPILE_S = 12.0  # hipcc --offload-arch=gfx942, one kernel, cold compile cache
 TEST_CASE_S = 1.0  # inputs, copies, the call, the NumPy reference, the comparison
 BENCH_CASE_S = 3.5  # the 2 s case budget, warm-up, 512 MiB cache flushes, the re-check
+CONTEST_DECLARED_H = 6.0  # the contest's last hours that staff declare as an event
 SPREAD = 0.3  # sigma of the log-normal factor around the modelled length
 
 
@@ -42,12 +43,23 @@ class Arrival:
 
 
 @dataclass(frozen=True)
+class DeclaredEvent:
+    """What staff would declare ahead of a known event (fleets.PoolEvent), in seconds after the start."""
+
+    title: str
+    from_s: float
+    to_s: float
+    expected_per_h: float
+
+
+@dataclass(frozen=True)
 class Trace:
     name: str
     start: datetime
     span_s: float
     arrivals: list[Arrival]
     about: str
+    events: tuple[DeclaredEvent, ...] = ()
 
 
 def _gpu_cases(spec: dict[str, Any], key: str) -> int:
@@ -139,9 +151,13 @@ def contest(*, rng: random.Random, lengths: JobLengths, span_s: float, backgroun
         return background_per_h + rush
 
     times = _poisson(rng, rate, background_per_h + peak_per_h, span_s)
+    # Staff know the deadline: they declare its last hours, at the rush's mean rate over them.
+    window = CONTEST_DECLARED_H * HOUR
+    mean_rush = peak_per_h * 3 * HOUR * (1 - math.exp(-window / (3 * HOUR))) / window
+    declared = DeclaredEvent("contest deadline", max(deadline - window, 0.0), deadline, background_per_h + mean_rush)
     return Trace("contest", TRACE_START, span_s, _arrivals(rng, times, lengths, users),
                  f"{background_per_h:g} jobs/h, then a rush to {peak_per_h:g}/h before a deadline "
-                 f"(day {deadline / DAY:.1f})")
+                 f"(day {deadline / DAY:.1f})", events=(declared,))
 
 
 def sparse(*, rng: random.Random, lengths: JobLengths, span_s: float, sessions_per_day: float, users: int) -> Trace:
