@@ -134,14 +134,14 @@ def test_problems_api_shows_statement_signature_and_templates(problems_loaded: N
     assert "vector-add" in [p["slug"] for p in listed]
     detail = api_as(owner).get("/api/v1/problems/vector-add").json()
     assert detail["signature"].startswith('extern "C" void solution(const float* a')
-    assert set(detail["templates"]) == {"cpp", "hip", "cuda"}
+    assert set(detail["templates"]) == {"cpp", "hip", "cuda", "triton"}
     assert detail["statement"]
     assert api_as(owner).get("/api/v1/problems/nope").status_code == 404
     # Each parameter's type, and the declaration, as each language spells it.
     typed = api_as(owner).get("/api/v1/problems/gemm-bf16").json()
     assert typed["parameters"][0] == {"name": "A", "type": "bfloat16", "pointer": True, "const": True, "output": False,
                                       "shape": ["M", "K"], "c_types": {"cpp": "hj_bfloat16", "hip": "__hip_bfloat16",
-                                                                       "cuda": "__nv_bfloat16"}}
+                                                                       "cuda": "__nv_bfloat16", "triton": "bf16"}}
     assert typed["signatures"]["hip"].startswith('extern "C" void solution(const __hip_bfloat16* A')
     assert typed["signatures"]["cuda"].startswith('extern "C" void solution(const __nv_bfloat16* A')
 

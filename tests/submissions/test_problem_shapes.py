@@ -28,7 +28,7 @@ def test_the_problem_api_gives_every_case_with_its_sizes(api_as: Any, owner: Any
 
 
 def test_hipjudge_problem_prints_the_cases(api_as: Any, owner: Any, monkeypatch: Any, capsys: Any) -> None:
-    monkeypatch.setattr("cli.main.Client", lambda server, token=None: InProcessClient(api_as(owner)))
+    monkeypatch.setattr("cli.main.Client", lambda server, token=None, **limits: InProcessClient(api_as(owner)))
     assert main(["--server", "http://testserver", "problem", "flash-attention-fwd"]) == 0
     out = capsys.readouterr().out
     line = next(line for line in out.splitlines() if LLAMA3_8B in line)
