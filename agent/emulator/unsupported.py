@@ -55,6 +55,10 @@ _UNDECLARED = re.compile(_LOCATION + r"error: .*?[‘'`](?P<name>(?:" + "|".join
 _ASM_USE = re.compile(_LOCATION + r"note: in expansion of macro [‘']asm[’']$")
 _ASM_CONSTRAINT = re.compile(_LOCATION + r"error: (?P<what>.{0,4096}(?:constraint|[‘']asm[’']).*)$")
 _ASSEMBLER = re.compile(r"(?P<loc>[^\n:]{1,4096}:\d{1,9}: )Error: (?P<what>.*)$")
+# Clang's swizzles (`v.x`, `v.xy`, `v.s0`) on an ext_vector_type vector, which the rewrite made a g++
+# vector: g++ says the member is requested of a non-class `__vector(N) T`.
+_SWIZZLE = re.compile(_LOCATION + r"error: request for member [‘'](?P<member>[xyzwrgbas0-9A-Fa-f]{1,16})[’'] in "
+                      r"[‘'][^’'\n]{0,4096}[’'], which is of non-class type ")
 
 
 def make_walls(folder: Path) -> Path:
@@ -97,6 +101,9 @@ def _explained(line: str, target: str) -> str | None:
                 "standard library, never a ROCm or CUDA installation's headers")
     if "error: " in line and (builtin := _UNDECLARED.match(line)):
         return f"{builtin['loc']}error: `{builtin['name']}` {NOT_MODELLED} ({target} on the CPU)"
+    if "request for member" in line and (swizzle := _SWIZZLE.match(line)) and "__vector(" in line[swizzle.end():]:
+        return (f"{swizzle['loc']}error: the swizzle `.{swizzle['member']}` of an ext_vector_type vector "
+                f"{NOT_MODELLED}: read and write its elements by subscript (`v[0]` for `.x`, `v[1]` for `.y`, ...)")
     if "error: " in line and (constraint := _ASM_CONSTRAINT.match(line)):
         return f"{constraint['loc']}error: {ASM_MESSAGE} ({constraint['what'][:200]})"
     if ": Error: " in line and (assembler := _ASSEMBLER.match(line)):

@@ -103,6 +103,7 @@ _REVIEWED_PATTERNS = {
     (unsupported, "_ASM_USE"): "anchored; the bounded location, then a literal",
     (unsupported, "_ASM_CONSTRAINT"): "anchored; at most 4,096 characters tried before one literal each",
     (unsupported, "_ASSEMBLER"): "anchored; the bounded location, a literal, the rest of the line",
+    (unsupported, "_SWIZZLE"): "anchored; a bounded member name, a quoted name whose class excludes its quote",
 }
 _REVIEWED_CALLS = {
     (rewrite, r"<<<"), (rewrite, r"\b__shared__\b"), (rewrite, r"[\[=]"), (rewrite, r"[\w:<>,\s*&]*"),

@@ -145,6 +145,16 @@ def test_messages_about_what_is_not_modelled_are_said_plainly() -> None:
     assert "laneid" in said[8] and len(said) == 9
 
 
+def test_a_clang_swizzle_is_said_to_be_unmodelled_with_what_to_write_instead() -> None:
+    line = ("solution.hip:12:31: error: request for member ‘xy’ in ‘acc’, which is of non-class type ‘floatx4’ "
+            "{aka ‘__vector(4) float’}")
+    said = explain(line + "\n", "gfx942")
+    assert said.startswith("solution.hip:12:31: error: the swizzle `.xy` of an ext_vector_type vector is not modelled")
+    assert "`v[0]` for `.x`" in said
+    struct = "solution.hip:3:5: error: request for member ‘x’ in ‘p’, which is of non-class type ‘int’"
+    assert explain(struct, "gfx942") == struct  # not a vector: g++'s own words
+
+
 BROKEN_ON_LINE_9 = """#include <hip/hip_runtime.h>
 
 __global__ void add(const float* a, const float* b, float* c, size_t n) {
