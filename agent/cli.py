@@ -19,8 +19,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from agent.judging.jobs import SUCCESS_STATUSES, JobManager
+from agent.judging.jobs import JobManager
 from agent.judging.report import format_report, progress_line
+from agent.protocol import SUCCESS_STATUSES
 
 DEVICES = ("auto", "host", "hip", "cuda")
 MODES = ("check", "benchmark", "compile", "leaderboard")

@@ -15,20 +15,13 @@ check`), is here too but loaded only when first asked for (`judge`, `JobSpec`, `
 from __future__ import annotations
 
 import importlib
+import itertools
+import math
 from typing import TYPE_CHECKING, Any
 
 from agent import PROTOCOL_VERSION
 from agent.emulator.budget import EMULATED_CASE_BYTES
 from agent.emulator.target import EMULATED_TARGETS
-from agent.judging.jobs import (
-    CANCELLED,
-    EVENT_REASON_CHARS,
-    EVENT_TEXT_CHARS,
-    FINISHED,
-    SUCCESS_STATUSES,
-    cut_text,
-    json_safe,
-)
 from agent.languages.triton.budget import INTERPRETED_CASE_BYTES
 from agent.problems.roofline import DEFAULT_PEAKS, FLOPS_TYPES, Floor, Peaks, floor, flops_type_of, geometric_floor
 from agent.sandbox.core import SandboxUnavailable
@@ -73,3 +66,58 @@ def measure_peaks(*, size_mib: int = 256, n: int = 2048, seconds: float = 1.0) -
     from agent.peak_probe import measure
 
     return measure(size_mib=size_mib, n=n, seconds=seconds)
+
+
+# ---- jobs: the states a job passes through, the statuses that mean success ------------------------
+QUEUED, RUNNING, FINISHED, CANCELLED = "queued", "running", "finished", "cancelled"
+ACTIVE_STATES = (QUEUED, RUNNING)
+# Final statuses that mean "the submission did what the mode asked".
+SUCCESS_STATUSES = ("ACCEPTED", "CHECKED", "COMPILED")
+
+# ---- events: what one event may carry (json_safe) -------------------------------------------------
+EVENT_REASON_CHARS = 2000
+EVENT_TEXT_CHARS = 64 * 1024
+EVENT_KEY_CHARS = 200
+EVENT_LIST_ITEMS = 10_000
+EVENT_DEPTH = 16
+
+
+def json_safe(value: Any, key: str = "", depth: int = 0) -> Any:
+    """A snapshot of an event payload that strict JSON can carry, and the one place that bounds
+    what an event says: every string is cut (a reason to EVENT_REASON_CHARS, output and anything
+    else to EVENT_TEXT_CHARS, keeping the tail of output), lists and nesting are bounded. Result
+    lines, reasons and compiler output are the user's words: a 60 MiB line must not reach the
+    events, the platform's database or SSE. NaN/inf become null, NumPy scalars plain numbers,
+    anything else its (cut) str(). The judge may mutate its dicts later."""
+    if isinstance(value, bool) or value is None or isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        return cut_text(value, key)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if depth >= EVENT_DEPTH:
+        return "[… nested too deeply]"  # not str(value): that recurses as deep as the value
+    if isinstance(value, dict):
+        return {cut_text(str(k), "key"): json_safe(v, str(k), depth + 1)
+                for k, v in itertools.islice(value.items(), EVENT_LIST_ITEMS)}
+    if isinstance(value, list | tuple):
+        return [json_safe(v, key, depth + 1) for v in value[:EVENT_LIST_ITEMS]]
+    if hasattr(value, "item") and callable(value.item):  # NumPy scalar
+        try:
+            return json_safe(value.item(), key, depth + 1)
+        except (TypeError, ValueError):
+            pass
+    return cut_text(str(value), key)
+
+
+def cut_text(text: str, key: str = "") -> str:
+    """`text` within its key's limit, marker included (so cutting twice changes nothing)."""
+    limit = {"reason": EVENT_REASON_CHARS, "message": EVENT_REASON_CHARS, "error": EVENT_REASON_CHARS,
+             "key": EVENT_KEY_CHARS}.get(key, EVENT_TEXT_CHARS)
+    if len(text) <= limit:
+        return text
+    tail = key.endswith("output")  # what a program or compiler said last explains how it ended
+    marker = "[… {} earlier characters cut] " if tail else " [… {} more characters cut]"
+    keep = limit - len(marker.format(len(text)))
+    cut = marker.format(len(text) - keep)
+    return cut + text[-keep:] if tail else text[:keep] + cut

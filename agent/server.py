@@ -20,7 +20,8 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from agent import PROTOCOL_VERSION, __version__
-from agent.judging.jobs import ACTIVE_STATES, AgentBusy, JobManager
+from agent.judging.jobs import AgentBusy, JobManager
+from agent.protocol import ACTIVE_STATES
 from agent.self_stop import SilenceWatch
 
 MAX_BODY_BYTES = 2 * 1024 * 1024

@@ -31,8 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.config import build_config  # noqa: E402
 from agent.devices.host import HostAccess  # noqa: E402
+from agent.devices.memory import BufferSpec  # noqa: E402
 from agent.harness.child import CTYPES  # noqa: E402
-from agent.harness.shared import BufferSpec  # noqa: E402
 from agent.judging.compiler import build_evict_helper, toolchain  # noqa: E402
 from agent.judging.judge import JobSpec, judge  # noqa: E402
 from agent.judging.phase import buffer_specs  # noqa: E402

@@ -28,12 +28,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.devices.gpu import GpuDevice, load_runtime  # noqa: E402
+from agent.devices.memory import poison_byte  # noqa: E402
 from agent.emulator.budget import case_bytes, emulated_cases  # noqa: E402
 from agent.emulator.build import build_pch, build_runtime, emulator_flags  # noqa: E402
 from agent.emulator.rewrite import rewrite_source  # noqa: E402
 from agent.emulator.unsupported import WALLS, make_walls  # noqa: E402
 from agent.harness.child import CTYPES  # noqa: E402
-from agent.harness.shared import poison_byte  # noqa: E402
 from agent.judging.verify import check_outputs  # noqa: E402
 from agent.problems.bundle import SOURCE_SUFFIX, Case, Problem, load_catalogue  # noqa: E402
 from tests.agent.emulator.driver import compile_library  # noqa: E402

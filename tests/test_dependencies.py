@@ -43,14 +43,19 @@ FIRST_PARTY = {*APPS, "agent", "cli", "config"}
 # agent/ counts, so the agent's modules can move without the platform noticing.
 AGENT_SURFACE = {"agent.protocol", "agent.problems"}
 NOT_PLATFORM = {"agent", "tests", "bench", "node_modules", "var", "static", "templates", "docs"}
-# A folder of agent/ -> the folders its modules may import (annotations under TYPE_CHECKING aside):
-# problems and the sandbox at the bottom, the harness on them, judging (and the top level) above all.
+# A folder of agent/ -> the folders (and top-level modules) its modules may import, annotations under
+# TYPE_CHECKING aside: problems and the sandbox at the bottom, then the devices (and the memory the
+# parent shares with the child), the harness, the emulator and the languages beside it, judging and
+# the top level above all. `protocol` is the top-level module that defines the protocol's words; it
+# imports no folder above the emulator and the languages, so judging may read it.
 AGENT_LAYERS = {
     "problems": {"problems"},
     "sandbox": {"sandbox"},
+    "devices": {"devices", "problems"},
     "harness": {"harness", "sandbox", "problems", "devices"},
-    # A language's own child and compile (agent/languages/triton/): on the harness, below judging.
+    "emulator": {"emulator", "sandbox", "problems"},
     "languages": {"languages", "harness", "sandbox", "problems", "devices"},
+    "judging": {"judging", "languages", "emulator", "harness", "sandbox", "problems", "devices", "protocol"},
 }
 
 
@@ -141,6 +146,52 @@ def test_the_agent_folders_import_downwards_only(folder: str) -> None:
             if parts[0] == "agent" and len(parts) > 1 and parts[1] not in AGENT_LAYERS[folder]:
                 wrong.append(f"{path.relative_to(ROOT)} imports {name}")
     assert wrong == []
+
+
+def test_every_agent_folder_has_its_layer() -> None:
+    folders = {p.name for p in (ROOT / "agent").iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    assert folders == set(AGENT_LAYERS)
+
+
+def agent_import_graph() -> dict[str, set[str]]:
+    """Folder (or top-level module) of agent/ -> those its modules import at run time."""
+    graph: dict[str, set[str]] = {}
+    for path in modules("agent"):
+        parts = path.relative_to(ROOT / "agent").parts
+        source = parts[0] if len(parts) > 1 else parts[0].removesuffix(".py")
+        for name in imported_modules(path, annotations=False):
+            target = name.split(".")[1:2]
+            if name.split(".")[0] == "agent" and target and target[0] != source:
+                graph.setdefault(source, set()).add(target[0])
+    return graph
+
+
+def test_the_agent_has_no_import_cycle() -> None:
+    """Between its folders and top-level modules: the layers above, and the top level's own order."""
+    graph = agent_import_graph()
+    cycles = []
+    state: dict[str, int] = {}  # 1: on the path being walked, 2: done
+
+    def walk(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append(" -> ".join([*path[path.index(nxt):], node, nxt] if nxt in path else [node, nxt]))
+            elif nxt not in state:
+                walk(nxt, [*path, node])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            walk(node, [])
+    assert cycles == []
+
+
+def test_the_cycle_check_sees_a_cycle(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = {"judging": {"emulator"}, "emulator": {"judging"}}
+    monkeypatch.setattr(sys.modules[__name__], "agent_import_graph", lambda: fake)
+    with pytest.raises(AssertionError):
+        test_the_agent_has_no_import_cycle()
 
 
 def test_the_agent_surface_loads_no_numpy() -> None:

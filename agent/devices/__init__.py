@@ -16,7 +16,7 @@ from agent.devices.base import DeviceAccess, DeviceError
 if TYPE_CHECKING:  # the sandboxed child imports this package: nothing heavy (numpy, pathlib) at run time
     from pathlib import Path
 
-    from agent.harness.shared import BufferSpec
+    from agent.devices.memory import BufferSpec
 
 EMULATED_PREFIX = "emulated-"
 
@@ -30,7 +30,7 @@ def open_access(device: str, cases: list[list[BufferSpec]], *, evict_helper: Pat
         return HostAccess(HostAccess.arena_bytes(cases), evict_helper)
     from agent.devices.gpu import GpuDevice, load_runtime
     from agent.devices.gpu_access import GpuAccess
-    from agent.harness.shared import Arena
+    from agent.devices.memory import Arena
 
     if device.startswith(EMULATED_PREFIX):
         if emulator_runtime is None:

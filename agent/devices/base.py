@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     import numpy as np
 
-    from agent.harness.shared import Arena, BufferSpec
+    from agent.devices.memory import Arena, BufferSpec
 
 
 class DeviceError(RuntimeError):

@@ -16,7 +16,7 @@ import numpy as np
 
 from agent.devices.base import DeviceError
 from agent.devices.gpu import GpuDevice
-from agent.harness.shared import CANARY_BYTE, PAGE, Arena, BufferSpec, corrupted_range, describe_overrun, poison_byte
+from agent.devices.memory import CANARY_BYTE, PAGE, Arena, BufferSpec, corrupted_range, describe_overrun, poison_byte
 
 GUARD_BYTES = 64 * 1024
 # The emulator's arena: every allocation takes whole pages plus two guard pages, and the kernel may

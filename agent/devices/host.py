@@ -1,6 +1,6 @@
 """The host device as the trusted parent sees it: the kernel's buffers in a shared arena.
 
-The parent lays the buffers out (agent.harness.shared.host_layout), writes the inputs, poisons the
+The parent lays the buffers out (agent.devices.memory.host_layout), writes the inputs, poisons the
 outputs, fills the guard zones with canary bytes and, before each timed call, evicts the buffers
 from every cache level with the helper it loaded into its own process (agent/devices/evict.cpp).
 The kernel's process only maps the arena: it never sees the helper, so it cannot patch it.
@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from agent.harness.shared import (
+from agent.devices.memory import (
     CANARY_BYTE,
     LEAD_BYTES,
     TRAIL_BYTES,

@@ -27,9 +27,9 @@ from agent.emulator.build import INCLUDE_DIR, PCH, build_pch, build_runtime, emu
 from agent.emulator.rewrite import ParseBudget, RewriteError, rewrite_source
 from agent.emulator.target import EMULATED_TARGETS
 from agent.emulator.unsupported import WALLS, explain, make_walls
-from agent.judging.compiler import CompileRejected, Toolchain
 from agent.problems.bundle import SOURCE_SUFFIX
 from agent.sandbox.modes import AGENT_ROOT, BOX, Sandbox
+from agent.sandbox.toolchain import CompileRejected, Toolchain
 
 EMULATED_LANGUAGES = ("hip", "cuda")
 REFUSED_MODES = ("benchmark", "leaderboard")

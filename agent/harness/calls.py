@@ -22,6 +22,7 @@ import numpy as np
 
 from agent.devices.base import DeviceAccess
 from agent.devices.gpu import IPC_HANDLE_BYTES
+from agent.devices.memory import BufferSpec, is_poison
 from agent.harness.channel import (
     BUFFERS,
     CASE,
@@ -32,7 +33,6 @@ from agent.harness.channel import (
     call_elapsed_ns,
     close_fds,
 )
-from agent.harness.shared import BufferSpec, is_poison
 from agent.sandbox.pause import ChildPause, GpuResidue, PauseError
 
 SAMPLE_HOST = 64  # output elements checked for poison after every call: cheap reads of shared memory

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from agent.devices import open_access
 from agent.devices.base import DeviceAccess
+from agent.devices.memory import BufferSpec
 from agent.harness import channel as ch
 from agent.harness.calls import Refused
-from agent.harness.shared import BufferSpec
 from agent.sandbox.boxfs import fresh_box
 from agent.sandbox.modes import BoxLayout, SandboxedProcess
 from agent.sandbox.pause import ChildPause, GpuResidue, PauseError, all_stopped

@@ -7,8 +7,6 @@ rules of protocol v1 (one job at a time, a repeated id returns the same job, eve
 
 from __future__ import annotations
 
-import itertools
-import math
 import sys
 import threading
 import time
@@ -18,6 +16,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from agent.protocol import (
+    ACTIVE_STATES,
+    CANCELLED,
+    FINISHED,
+    QUEUED,
+    RUNNING,
+    json_safe,
+)
+
 if TYPE_CHECKING:  # the judging core is imported lazily: this module must load without it
     from agent.config import AgentConfig
 
@@ -25,10 +32,6 @@ Emit = Callable[[str, dict], None]
 JudgeFn = Callable[[Any, "AgentConfig", Emit, threading.Event], None]
 SpecParser = Callable[[Any], Any]
 
-QUEUED, RUNNING, FINISHED, CANCELLED = "queued", "running", "finished", "cancelled"
-ACTIVE_STATES = (QUEUED, RUNNING)
-# Final statuses that mean "the submission did what the mode asked".
-SUCCESS_STATUSES = ("ACCEPTED", "CHECKED", "COMPILED")
 
 HEARTBEAT_SECONDS = 5.0
 # A judge that ignores its own limits is cancelled after this long, so the agent cannot stay busy forever.
@@ -36,12 +39,6 @@ MAX_JOB_SECONDS = 2 * 3600.0
 CANCEL_WAIT_SECONDS = 5.0
 MAX_LONG_POLL_SECONDS = 30.0
 KEEP_FINISHED_JOBS = 50
-# What one event may carry (see json_safe).
-EVENT_REASON_CHARS = 2000
-EVENT_TEXT_CHARS = 64 * 1024
-EVENT_KEY_CHARS = 200
-EVENT_LIST_ITEMS = 10_000
-EVENT_DEPTH = 16
 
 
 class AgentBusy(Exception):
@@ -263,47 +260,6 @@ class JobManager:
         finished = [j.id for j in self._jobs.values() if j.state not in ACTIVE_STATES]
         for job_id in finished[: max(len(finished) - self._keep_finished, 0)]:
             del self._jobs[job_id]
-
-
-def json_safe(value: Any, key: str = "", depth: int = 0) -> Any:
-    """A snapshot of an event payload that strict JSON can carry, and the one place that bounds
-    what an event says: every string is cut (a reason to EVENT_REASON_CHARS, output and anything
-    else to EVENT_TEXT_CHARS, keeping the tail of output), lists and nesting are bounded. Result
-    lines, reasons and compiler output are the user's words: a 60 MiB line must not reach the
-    events, the platform's database or SSE. NaN/inf become null, NumPy scalars plain numbers,
-    anything else its (cut) str(). The judge may mutate its dicts later."""
-    if isinstance(value, bool) or value is None or isinstance(value, int):
-        return value
-    if isinstance(value, str):
-        return cut_text(value, key)
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if depth >= EVENT_DEPTH:
-        return "[… nested too deeply]"  # not str(value): that recurses as deep as the value
-    if isinstance(value, dict):
-        return {cut_text(str(k), "key"): json_safe(v, str(k), depth + 1)
-                for k, v in itertools.islice(value.items(), EVENT_LIST_ITEMS)}
-    if isinstance(value, list | tuple):
-        return [json_safe(v, key, depth + 1) for v in value[:EVENT_LIST_ITEMS]]
-    if hasattr(value, "item") and callable(value.item):  # NumPy scalar
-        try:
-            return json_safe(value.item(), key, depth + 1)
-        except (TypeError, ValueError):
-            pass
-    return cut_text(str(value), key)
-
-
-def cut_text(text: str, key: str = "") -> str:
-    """`text` within its key's limit, marker included (so cutting twice changes nothing)."""
-    limit = {"reason": EVENT_REASON_CHARS, "message": EVENT_REASON_CHARS, "error": EVENT_REASON_CHARS,
-             "key": EVENT_KEY_CHARS}.get(key, EVENT_TEXT_CHARS)
-    if len(text) <= limit:
-        return text
-    tail = key.endswith("output")  # what a program or compiler said last explains how it ended
-    marker = "[… {} earlier characters cut] " if tail else " [… {} more characters cut]"
-    keep = limit - len(marker.format(len(text)))
-    cut = marker.format(len(text) - keep)
-    return cut + text[-keep:] if tail else text[:keep] + cut
 
 
 def _final(status: str, reason: str) -> dict:

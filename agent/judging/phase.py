@@ -21,11 +21,11 @@ import numpy as np
 
 from agent.devices import DeviceError
 from agent.devices.base import DeviceAccess
+from agent.devices.memory import BufferSpec
 from agent.harness import channel as ch
 from agent.harness.calls import Caller, Refused
 from agent.harness.ending import Ending, threads_refused_note, verdict
 from agent.harness.phase_child import RUN_BOX_BYTES, PhaseChild
-from agent.harness.shared import BufferSpec
 from agent.judging.bench import BenchCase
 from agent.judging.expected import PendingExpected, job_over
 from agent.judging.timing_checks import overhead_bound

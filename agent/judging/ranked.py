@@ -33,10 +33,10 @@ from typing import Any
 import numpy as np
 
 from agent.devices.base import DeviceAccess
+from agent.devices.memory import BufferSpec
 from agent.harness import channel as ch
 from agent.harness.calls import Caller, Refused
 from agent.harness.phase_child import PhaseChild
-from agent.harness.shared import BufferSpec
 from agent.judging.bench import BenchCase
 from agent.judging.phase import JobContext, Phase, PhaseResult, buffer_specs, call_args, case_seed
 from agent.judging.stats import geometric_mean, geometric_mean_interval

@@ -28,12 +28,12 @@ from agent.devices.base import DeviceAccess, DeviceError
 from agent.devices.cuda_vmm import VmmMemory
 from agent.devices.gpu import IPC_HANDLE_BYTES, GpuDevice
 from agent.devices.gpu_access import GUARD_BYTES, GpuAccess
+from agent.devices.memory import BufferSpec
 from agent.harness import channel as ch
 from agent.harness.calls import Caller
-from agent.harness.shared import BufferSpec
-from agent.judging.compiler import Toolchain
 from agent.sandbox.modes import BwrapSandbox
 from agent.sandbox.resources import MIB, ProcessLimits
+from agent.sandbox.toolchain import Toolchain
 from tests.agent.conftest import descriptors_open_on
 
 SPECS = [BufferSpec("a", np.dtype(np.float32), (10,), False), BufferSpec("b", np.dtype(np.int64), (3,), True)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from agent.judging.jobs import EVENT_DEPTH, EVENT_LIST_ITEMS, EVENT_REASON_CHARS, EVENT_TEXT_CHARS, cut_text, json_safe
+from agent.protocol import EVENT_DEPTH, EVENT_LIST_ITEMS, EVENT_REASON_CHARS, EVENT_TEXT_CHARS, cut_text, json_safe
 
 
 def test_a_reason_is_cut_to_a_sentence_and_says_how_much_was_cut():

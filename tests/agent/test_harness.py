@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 from agent.devices.host import HostAccess
+from agent.devices.memory import LEAD_BYTES, PAGE, TRAIL_BYTES, Arena, BufferSpec, host_layout, is_poison, poison_byte
 from agent.harness import channel as ch
-from agent.harness.shared import LEAD_BYTES, PAGE, TRAIL_BYTES, Arena, BufferSpec, host_layout, is_poison, poison_byte
 from agent.judging.compiler import build_evict_helper
 from agent.judging.phase import JobContext, Phase
 from agent.judging.timing_checks import fresh_anomaly, gpu_times, implausible, overhead_bound

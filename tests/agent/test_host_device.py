@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from agent.devices.host import Evictor, HostAccess, last_level_cache_bytes
-from agent.harness.shared import BufferSpec
+from agent.devices.memory import BufferSpec
 from agent.judging.compiler import build_evict_helper
 
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")

@@ -24,7 +24,8 @@ from typing import Any
 import pytest
 
 from agent.config import AgentConfig, build_config
-from agent.judging.jobs import EVENT_REASON_CHARS, EVENT_TEXT_CHARS, JobManager
+from agent.judging.jobs import JobManager
+from agent.protocol import EVENT_REASON_CHARS, EVENT_TEXT_CHARS
 from agent.sandbox.cgroups import cgroup_manager
 from agent.sandbox.core import SANDBOX_TASKS
 from agent.sandbox.modes import BwrapSandbox, detect_sandbox

@@ -148,8 +148,8 @@ def test_a_paused_child_whose_gpu_work_went_on_is_refused(written: bool, waves: 
     are resident (amdkfd counts them), or it wrote the output before the clock started."""
     import numpy as np
 
+    from agent.devices.memory import BufferSpec
     from agent.harness.calls import Caller, Refused
-    from agent.harness.shared import BufferSpec
 
     caller = Caller(_Channel(), _GpuAccess(written), lambda: True, np.random.default_rng(0),  # type: ignore[arg-type]
                     pause=lambda: (_Pause(), _Residue(waves)))  # type: ignore[arg-type,return-value]

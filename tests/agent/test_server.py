@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agent.judging.jobs import JobManager, json_safe
+from agent.judging.jobs import JobManager
 from agent.problems.bundle import load_problem_dir
+from agent.protocol import json_safe
 from agent.server import AgentServer
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -25,8 +25,8 @@ import numpy as np
 
 from agent.devices.base import DeviceError
 from agent.devices.gpu import GpuDevice, load_runtime
+from agent.devices.memory import poison_byte
 from agent.harness.child import CTYPES
-from agent.harness.shared import poison_byte
 from agent.judging.verify import check_outputs
 from agent.problems.bundle import Problem, load_problem_dir
 

@@ -15,7 +15,7 @@ import pytest
 from agent.devices import gpu
 from agent.devices.base import DeviceError
 from agent.devices.gpu_access import GpuAccess
-from agent.harness.shared import Arena, BufferSpec
+from agent.devices.memory import Arena, BufferSpec
 from tests.agent.emulator.driver import compile_library
 
 KERNEL = """
@@ -79,7 +79,7 @@ sys.path.insert(0, sys.argv[2])
 from agent.devices import gpu
 from agent.devices.base import DeviceError
 from agent.devices.gpu_access import GpuAccess
-from agent.harness.shared import Arena, BufferSpec
+from agent.devices.memory import Arena, BufferSpec
 arena = Arena(16 << 20)
 os.environ["HJEMU_ARENA_FD"] = str(arena.fd)
 child = gpu.GpuDevice("hip", gpu.load_runtime("hip", sys.argv[1]), emulated=True)
