@@ -15,6 +15,7 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.integration.conftest import Stack, emulating_pool, judging_pool, stack  # noqa: F401 - fixtures used by name
+from tests.support.stop_when_unused import StopWhenUnused
 
 # Playwright's sync API keeps an asyncio loop on this thread; Django then refuses ORM calls made by
 # the test itself (SynchronousOnlyOperation) although they are plain synchronous calls.
@@ -27,6 +28,11 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 TIMEOUT_MS = 20_000  # default for every Playwright action and expectation
 
 pytestmark = pytest.mark.browser
+BROWSER = StopWhenUnused("browser")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(BROWSER, "browser-stop-when-unused")
 
 
 @pytest.fixture(scope="session")
@@ -37,12 +43,24 @@ def browser() -> Iterator[Any]:
         from playwright.sync_api import sync_playwright
     except ImportError:
         pytest.skip("playwright is not installed in .venv (pip install -e '.[dev]')")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=60_000)
-        try:
-            yield browser
-        finally:
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=60_000)
+    stopped: list[bool] = []
+
+    def stop() -> None:
+        if not stopped:
+            stopped.append(True)
             browser.close()
+            playwright.stop()
+
+    # Playwright's sync API keeps an event loop running in this thread while it is up, and Django's test
+    # client cannot call an async view (the event streams) from such a thread: stop it after the last
+    # browser test of this process, not at the end of the session.
+    BROWSER.started("browser", stop)
+    try:
+        yield browser
+    finally:
+        stop()
 
 
 @pytest.fixture
