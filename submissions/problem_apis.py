@@ -183,9 +183,10 @@ class ProblemListApi(APIView):
                          for pk, row in rows])
 
 
-# The list's rows without the caller's bests, per filter, for HIPJUDGE_PROBLEM_LIST_CACHE_TTL seconds: a
-# problem list built them all at each request (the problems with their versions, everyone's solved
-# counts and the leaderboards' speed of light: 60-90 ms of a web process and PostgreSQL).
+# The list's rows without the caller's bests, per filter, for HIPJUDGE_PROBLEM_LIST_CACHE_TTL seconds: they
+# are the same for everyone (the problems with their versions, everyone's solved counts and the
+# leaderboards' speed of light), the costly part of the list, so one process builds them once per TTL
+# (what that saves: docs/benchmarks.md).
 _shared_rows = TtlCache("HIPJUDGE_PROBLEM_LIST_CACHE_TTL")
 
 

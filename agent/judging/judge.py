@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.emulator.budget import EMULATED_CASE_BYTES, emulated_cases
 from agent.judging.compile_cache import SCOPE_PATTERN
-from agent.judging.compiler import CompileRejected, Toolchain, build_evict_helper, compile_solution, toolchain
+from agent.judging.compiler import build_evict_helper, compile_solution, toolchain
 from agent.judging.jobs import MAX_JOB_SECONDS
 from agent.judging.phase import JobContext, Phase, PhaseResult
 from agent.judging.stats import geometric_mean
@@ -29,6 +29,7 @@ from agent.problems.bundle import LANGUAGE_DEVICE_CLASS, LANGUAGES, Problem, Pro
 from agent.protocol import MAX_ID_CHARS, MAX_SOURCE_BYTES, MODES
 from agent.sandbox.boxfs import fresh_box, remove_tree, sealed_memfd
 from agent.sandbox.resources import ResourceLimits
+from agent.sandbox.toolchain import CompileRejected, Toolchain
 
 if TYPE_CHECKING:
     from agent.config import AgentConfig

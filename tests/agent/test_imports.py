@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 
-from agent.judging.compiler import LOWP_INCLUDE_DIR, CompileRejected, check_imports
+from agent.judging.compiler import LOWP_INCLUDE_DIR
 from agent.judging.imports import NotAnElfLibrary, imported_symbols
+from agent.judging.precheck import check_imports
+from agent.sandbox.toolchain import CompileRejected
 from tests.agent.conftest import load_problem
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")

@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
-from agent.judging.compiler import CompileRejected, precheck
 from agent.judging.judge import MAX_SOURCE_BYTES, JobSpec, JobSpecError
+from agent.judging.precheck import precheck
 from agent.problems.bundle import Problem
 from agent.sandbox.resources import CEILINGS, ResourceLimits
+from agent.sandbox.toolchain import CompileRejected
 from tests.agent.conftest import PROBLEMS_DIR, load_problem
 
 VECTOR_ADD_CPP = (PROBLEMS_DIR / "vector-add" / "solutions" / "cpp.cpp").read_text()

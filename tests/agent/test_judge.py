@@ -15,9 +15,11 @@ from typing import Any
 
 import pytest
 
-from agent.judging.compiler import HIP_ARCH_CANDIDATES, CompileRejected, precheck
+from agent.judging.compiler import HIP_ARCH_CANDIDATES
+from agent.judging.precheck import precheck
 from agent.judging.stats import geometric_mean
 from agent.problems.bundle import SOURCE_SUFFIX, Problem, parse_definition
+from agent.sandbox.toolchain import CompileRejected
 from tests.agent.conftest import PROBLEMS_DIR, load_problem, problem_dirs
 from tests.agent.test_jobspec import VA_BODY, VA_SIGNATURE, VECTOR_ADD_CPP
 

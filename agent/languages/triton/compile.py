@@ -9,6 +9,7 @@ word on itself: it ranks nothing and is shown only to its author.
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import shutil
 import threading
@@ -97,14 +98,11 @@ def summary_text(report: dict[str, Any]) -> str:
 
 
 @cache
+@cache
 def triton_version() -> str:
-    """The installed Triton's version, read from its package without importing it (the parent
-    never loads Triton): part of the compile cache's key."""
-    import importlib.util
-    import re
-
-    spec = importlib.util.find_spec("triton")
-    if spec is None or spec.origin is None:
+    """The installed Triton's version, from its distribution's metadata without importing it (the
+    parent never loads Triton): part of every Triton compile's cache key, read once per process."""
+    try:
+        return importlib.metadata.version("triton")
+    except importlib.metadata.PackageNotFoundError:
         return "none"
-    match = re.search(r'__version__\s*=\s*[\'"]([^\'"]+)', Path(spec.origin).read_text())
-    return match.group(1) if match else "unknown"

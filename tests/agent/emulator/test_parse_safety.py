@@ -1,5 +1,5 @@
 """The trusted parent reads the user's source before any sandbox (agent.emulator.rewrite, .vectors,
-.source_text; agent.judging.compiler.precheck): every pass must be linear in the source, whatever
+.source_text; agent.judging.precheck): every pass must be linear in the source, whatever
 the source is. Proven by counting work (`ParseBudget.work`: the characters each pass reads), never
 by a clock: for each hostile shape, the work per character of source does not grow when the source
 grows sixteen-fold. A pass whose cost grew as the square of its input would show 16x here.
@@ -17,7 +17,7 @@ import pytest
 
 from agent.emulator import rewrite, source_text, unsupported, vectors
 from agent.emulator.rewrite import ParseBudget, RewriteError, rewrite_source
-from agent.judging import compiler
+from agent.judging import precheck
 
 SIZES = (2_000, 8_000, 32_000)  # characters; the protocol's limit on a source is 64 KiB
 
@@ -94,9 +94,9 @@ _REVIEWED_PATTERNS = {
     (rewrite, "_NAMESPACE_OPENING"): "possessive, on a window of LOOKBACK characters (shape namespace_windows)",
     (source_text, "_RAW_PREFIX"): "on the three characters before a quote",
     (vectors, "_WORD"): "fullmatch of one class on one short token",
-    (compiler, "_EXTERN_C"): "a literal with one class between its words",
-    (compiler, "_DECL"): "possessive classes, the parameter list at most 2,000 characters",
-    (compiler, "_QUALIFIERS"): "alternatives of literals, on a parameter list of at most 2,000 characters",
+    (precheck, "_EXTERN_C"): "a literal with one class between its words",
+    (precheck, "_DECL"): "possessive classes, the parameter list at most 2,000 characters",
+    (precheck, "_QUALIFIERS"): "alternatives of literals, on a parameter list of at most 2,000 characters",
     # On the compiler's output (bounded by the job's output_kb), which quotes the user's lines, one line at a time.
     (unsupported, "_MISSING_HEADER"): "anchored; a location without `:` of at most 4,096 characters, then literals",
     (unsupported, "_UNDECLARED"): "anchored; one lazy run to a quote, then a literal prefix and a bounded word",
@@ -107,7 +107,7 @@ _REVIEWED_PATTERNS = {
 }
 _REVIEWED_CALLS = {
     (rewrite, r"<<<"), (rewrite, r"\b__shared__\b"), (rewrite, r"[\[=]"), (rewrite, r"[\w:<>,\s*&]*"),
-    (rewrite, r"\s*static\b"), (source_text, "\n"), (compiler, r"\[\s*\]"),
+    (rewrite, r"\s*static\b"), (source_text, "\n"), (precheck, r"\[\s*\]"),
 }
 
 
@@ -127,7 +127,7 @@ def _inline_patterns(module: object) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("module", [rewrite, source_text, vectors, compiler, unsupported], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [rewrite, source_text, vectors, precheck, unsupported], ids=lambda m: m.__name__)
 def test_every_pattern_over_user_source_is_reviewed(module: object) -> None:
     reviewed = {name for (owner, name) in _REVIEWED_PATTERNS if owner is module}
     assert _module_patterns(module) == reviewed
@@ -137,7 +137,7 @@ def test_every_pattern_over_user_source_is_reviewed(module: object) -> None:
 
 def test_the_declaration_pattern_gives_nothing_back() -> None:
     """`void solution(` left open many times: each attempt reads at most its 2,000 characters."""
-    assert "{0,2000}+" in compiler._DECL.pattern and r"\s++" in compiler._DECL.pattern
+    assert "{0,2000}+" in precheck._DECL.pattern and r"\s++" in precheck._DECL.pattern
 
 
 class _CancelAfter(ParseBudget):
