@@ -12,7 +12,8 @@ from typing import Any
 
 from bench.sim.engine import Run
 from bench.sim.measure import Figures
-from bench.sim.optimum import offline_optimum_usd
+from bench.sim.online_bound import online_bound_seconds
+from bench.sim.optimum import offline_optimum_usd, offline_seconds
 from bench.sim.specs import CloudSpec
 from bench.sim.traces import ROOT, Trace
 from billing.amounts import cost_of
@@ -66,7 +67,16 @@ def _optimum_line(trace: Trace, cloud: CloudSpec) -> str:
     busy = Decimal(str(sum(a.duration_s for a in trace.arrivals)))
     lower, optimum = cost_of(busy, cloud.rate), offline_optimum_usd(trace, cloud)
     ratio = f"{optimum / lower:.2f}x" if lower > 0 else "-"
-    return f"busy {lower:.2f} USD, offline optimum {optimum:.2f} USD ({ratio} busy)"
+    return f"busy {lower:.2f} USD, offline optimum {optimum:.2f} USD ({ratio} busy){_online_bound_text(trace, cloud)}"
+
+
+def _online_bound_text(trace: Trace, cloud: CloudSpec) -> str:
+    """What a p95 wait of 60 s costs any online policy at least, against the offline optimum."""
+    bound = online_bound_seconds(trace.rate_per_h, trace.span_s, cold_start_low_s=cloud.cold_start_s[0])
+    optimum = offline_seconds(trace, cloud.cold_start_s)
+    if bound is None or optimum <= 0:
+        return ""
+    return f"; p95 wait <= 60 s costs any online policy >= {bound / optimum:.2f}x the optimum (online_bound.py)"
 
 
 CHART_JS = ROOT / "static" / "vendor" / "chartjs" / "chart.umd.min.js"

@@ -60,6 +60,9 @@ class Trace:
     arrivals: list[Arrival]
     about: str
     events: tuple[DeclaredEvent, ...] = ()
+    # The rate (jobs/h at t seconds) the arrivals were drawn from, where they are a Poisson process
+    # (steady, diurnal, contest): what bench/sim/online_bound.py bounds every online policy with.
+    rate_per_h: Callable[[float], float] | None = None
 
 
 def _gpu_cases(spec: dict[str, Any], key: str) -> int:
@@ -123,9 +126,12 @@ def _arrivals(rng: random.Random, times: list[float], lengths: JobLengths, users
 
 
 def steady(*, rng: random.Random, lengths: JobLengths, span_s: float, rate_per_h: float, users: int) -> Trace:
-    times = _poisson(rng, lambda t: rate_per_h, rate_per_h, span_s)
+    def rate(t: float) -> float:
+        return rate_per_h
+
+    times = _poisson(rng, rate, rate_per_h, span_s)
     return Trace("steady", TRACE_START, span_s, _arrivals(rng, times, lengths, users),
-                 f"Poisson, {rate_per_h:g} jobs/h around the clock")
+                 f"Poisson, {rate_per_h:g} jobs/h around the clock", rate_per_h=rate)
 
 
 def day_rate(t: float, peak_per_h: float) -> float:
@@ -136,9 +142,13 @@ def day_rate(t: float, peak_per_h: float) -> float:
 
 
 def diurnal(*, rng: random.Random, lengths: JobLengths, span_s: float, peak_per_h: float, users: int) -> Trace:
-    times = _poisson(rng, lambda t: day_rate(t, peak_per_h), peak_per_h, span_s)
+    def rate(t: float) -> float:
+        return day_rate(t, peak_per_h)
+
+    times = _poisson(rng, rate, peak_per_h, span_s)
     return Trace("diurnal", TRACE_START, span_s, _arrivals(rng, times, lengths, users),
-                 f"Poisson, day/night: up to {peak_per_h:g} jobs/h at 14:00 UTC, {0.02 * peak_per_h:g}/h at night")
+                 f"Poisson, day/night: up to {peak_per_h:g} jobs/h at 14:00 UTC, {0.02 * peak_per_h:g}/h at night",
+                 rate_per_h=rate)
 
 
 def contest(*, rng: random.Random, lengths: JobLengths, span_s: float, background_per_h: float,
@@ -157,7 +167,7 @@ def contest(*, rng: random.Random, lengths: JobLengths, span_s: float, backgroun
     declared = DeclaredEvent("contest deadline", max(deadline - window, 0.0), deadline, background_per_h + mean_rush)
     return Trace("contest", TRACE_START, span_s, _arrivals(rng, times, lengths, users),
                  f"{background_per_h:g} jobs/h, then a rush to {peak_per_h:g}/h before a deadline "
-                 f"(day {deadline / DAY:.1f})", events=(declared,))
+                 f"(day {deadline / DAY:.1f})", events=(declared,), rate_per_h=rate)
 
 
 def sparse(*, rng: random.Random, lengths: JobLengths, span_s: float, sessions_per_day: float, users: int) -> Trace:
