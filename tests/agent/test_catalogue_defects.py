@@ -89,3 +89,72 @@ def test_conv2d_generator_keeps_every_float32_partial_sum_exact_on_every_case() 
         assert len(np.unique(x)) > 256
     assert longest * 255 * 7 < 2**24
 
+
+# ---- defects 3 and 4: fp8 GEMMs at their largest K -----------------------------------------------
+
+def blockwise_scales(inputs: dict[str, np.ndarray], K: int, N: int) -> tuple[np.ndarray, np.ndarray]:
+    """A_scale and B_scale spread to A's [K, M] and B's [K, N] elements."""
+    sa = np.repeat(inputs["A_scale"], 128, axis=0)[:K]
+    sb = np.repeat(np.repeat(inputs["B_scale"], 128, axis=0)[:K], 128, axis=1)[:, :N]
+    return sa, sb
+
+
+def per_tensor_requantized(x: np.ndarray) -> np.ndarray:
+    """x requantized to fp8 E4M3 FNUZ with one scale for the whole tensor (amax to 240), and back:
+    what a kernel that folds the block scales into its inputs once, then runs a per-tensor fp8 GEMM,
+    computes on."""
+    scale = F32(np.abs(x).max() / F32(240))
+    return (x / scale).astype(ml_dtypes.float8_e4m3fnuz).astype(F32) * scale
+
+
+FP8_BLOCKWISE = {"M": 16, "N": 256, "K": 7168}  # DeepSeek-R1's K, few rows
+
+
+def test_fp8_blockwise_a_per_tensor_requantization_is_refused_and_float32_orders_are_exact() -> None:
+    problem = load_problem("gemm-fp8-blockwise")
+    K, N = FP8_BLOCKWISE["K"], FP8_BLOCKWISE["N"]
+    for seed in range(2):
+        case, inputs = draw(problem, FP8_BLOCKWISE, seed)
+        a, b = inputs["A"].astype(F32), inputs["B"].astype(F32)  # [K, M], [K, N]
+        sa, sb = blockwise_scales(inputs, K, N)
+        requantized = per_tensor_requantized((a * sa).T) @ per_tensor_requantized(b * sb)
+        assert verdict(problem, case, inputs, {"C": requantized}) is not None
+        dequantized = (a * sa).T @ (b * sb)  # float32 BLAS's order
+        assert verdict(problem, case, inputs, {"C": dequantized}) is None
+        blocked = np.zeros((FP8_BLOCKWISE["M"], N), dtype=F32)  # an MFMA kernel's: block sums, then scaled
+        for k0 in range(0, K, 128):
+            part = a[k0:k0 + 128].T @ b[k0:k0 + 128]
+            blocked += part * (sa[k0][:, None] * sb[k0][None, :])
+        assert np.array_equal(blocked, dequantized)
+
+
+def test_fp8_gemms_sum_exactly_at_every_k_their_cases_have() -> None:
+    """The rules' premise, at the largest K of each (7168 and 8192): today's rules were derived for
+    K <= 256 (gemm-fp8) and bounded by atol at 20 % of the outputs' spread (gemm-fp8-blockwise)."""
+    for slug in ("gemm-fp8", "gemm-fp8-blockwise"):
+        problem = load_problem(slug)
+        assert all(problem.module.exact_up_to(case.params["K"]) for case in every_case(problem)), slug
+    # gemm-fp8's largest sum of magnitudes, exact in float32 in units of 2^-6: an integer below 2^24.
+    problem = load_problem("gemm-fp8")
+    K = max(case.params["K"] for case in every_case(problem))
+    a = np.full((1, K), 2.0, dtype=np.float32).astype(ml_dtypes.float8_e4m3fnuz)
+    got = problem.module.reference({"A": a, "B": a.T.copy()}, {"M": 1, "N": 1, "K": K})["C"]
+    assert float(np.float32(got[0, 0])) == 4.0 * K
+    assert problem.tolerance.exact
+
+
+def test_gemm_fp8_an_accumulator_of_fourteen_bits_fails_at_the_largest_k() -> None:
+    """The statement's warning about H100: fp8 tensor cores that keep about 14 bits of the running
+    sum, never promoted to float32, lose the low bits once partial sums pass 2^14 units."""
+    problem = load_problem("gemm-fp8")
+    case, inputs = draw(problem, {"M": 8, "N": 64, "K": 8192}, 3)
+    a, b = inputs["A"].astype(np.float64), inputs["B"].astype(np.float64)
+    acc = np.zeros((8, 64))
+    for k0 in range(0, 8192, 32):  # one instruction's 32 products, then the accumulator's rounding
+        acc += a[:, k0:k0 + 32] @ b[k0:k0 + 32]
+        exponent = np.floor(np.log2(np.maximum(np.abs(acc), 2.0**-30)))
+        unit = 2.0 ** (exponent - 13)  # 14 significant bits, truncated
+        acc = np.trunc(acc / unit) * unit
+    assert verdict(problem, case, inputs, {"C": acc.astype(F32)}) is not None
+    assert verdict(problem, case, inputs, {"C": (a @ b).astype(F32)}) is None
+
