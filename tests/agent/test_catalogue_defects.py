@@ -5,6 +5,8 @@ problem's derived rule rests on, checked on the generator over many draws."""
 
 from __future__ import annotations
 
+import math
+
 import ml_dtypes
 import numpy as np
 
@@ -157,4 +159,36 @@ def test_gemm_fp8_an_accumulator_of_fourteen_bits_fails_at_the_largest_k() -> No
         acc = np.trunc(acc / unit) * unit
     assert verdict(problem, case, inputs, {"C": acc.astype(F32)}) is not None
     assert verdict(problem, case, inputs, {"C": (a @ b).astype(F32)}) is None
+
+
+# ---- sum-reduction: a dropped tail ---------------------------------------------------------------
+
+def test_sum_reduction_a_kernel_that_drops_the_tail_is_refused_at_a_ranked_size() -> None:
+    """n = 2^24 + 1: a kernel whose blocks cover a multiple of B elements drops the last one, which
+    uniform inputs in [-1, 1] hid under the tolerance (0.05 + 1e-4 |sum|, about 0.3 here) for most
+    draws; the generator's tail (last 4096 in [1/2, 1], the last 64) makes every suffix count."""
+    problem = load_problem("sum-reduction")
+    n = 2**24 + 1
+    for seed in (8, 21, 25):  # draws whose last uniform element hid under that tolerance
+        case, inputs = draw(problem, {"n": n}, seed)
+        x = inputs["input"].astype(np.float64)
+        total = x.sum()
+        assert verdict(problem, case, inputs, {"output": np.array([total], dtype=F32)}) is None
+        for block in (2, 4, 8, 256, 1024, 4096):
+            kept = n - n % block
+            assert verdict(problem, case, inputs, {"output": np.array([x[:kept].sum()], dtype=F32)}) is not None
+
+
+def test_sum_reduction_every_suffix_of_the_tail_outweighs_the_tolerance_at_every_size() -> None:
+    """Any suffix of t <= 4096 elements sums to at least 64 + (t - 1) / 2, and the tolerance stays
+    below that at the largest n even with the uniform body 10 standard deviations from 0."""
+    problem = load_problem("sum-reduction")
+    for n in (1, 7, 4097, 65537):
+        _, inputs = draw(problem, {"n": n}, n)
+        suffix_sums = np.cumsum(inputs["input"][::-1].astype(np.float64))[:4096]
+        assert (suffix_sums >= 64 + np.arange(suffix_sums.size) / 2).all(), n
+    largest = max(case.params["n"] for case in every_case(problem))
+    worst_sum = 10 * math.sqrt(largest / 3) + 4096 + 64
+    tol = problem.tolerance
+    assert tol.atol + tol.rtol * worst_sum < 11 < 64
 
