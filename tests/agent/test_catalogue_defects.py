@@ -9,6 +9,7 @@ import math
 
 import ml_dtypes
 import numpy as np
+import pytest
 
 from agent.judging.verify import compare
 from agent.problems.bundle import Case, Problem
@@ -191,4 +192,76 @@ def test_sum_reduction_every_suffix_of_the_tail_outweighs_the_tolerance_at_every
     worst_sum = 10 * math.sqrt(largest / 3) + 4096 + 64
     tol = problem.tolerance
     assert tol.atol + tol.rtol * worst_sum < 11 < 64
+
+
+# ---- defect 7: bfloat16 rounded toward zero ------------------------------------------------------
+
+BF16 = ml_dtypes.bfloat16
+
+
+def toward_zero(x: np.ndarray) -> np.ndarray:
+    """float32 to bfloat16 by dropping the low 16 bits (`bits >> 16`), not to nearest even."""
+    return (x.astype(F32).view(np.uint32) & np.uint32(0xFFFF0000)).view(F32).astype(BF16)
+
+
+def float32_kernels(slug: str, inputs: dict[str, np.ndarray], params: dict) -> list[np.ndarray]:
+    """The float32 results honest kernels compute (before their rounding to bfloat16), one or two
+    ways per problem: the order of the reference's formula, and a common variant."""
+    f = {name: value.astype(F32) for name, value in inputs.items() if value.dtype != np.int32}
+    if slug == "rmsnorm-bf16":
+        x, w = f["x"], f["weight"]
+        rstd = F32(1) / np.sqrt(np.mean(x * x, axis=1, keepdims=True, dtype=F32) + F32(1e-5))
+        return [x * rstd * w, (x * rstd).astype(BF16).astype(F32) * w]  # Hugging Face rounds x rstd first
+    if slug == "layernorm-bf16":
+        x = f["x"]
+        d = x - np.mean(x, axis=1, keepdims=True, dtype=F32)
+        rstd = F32(1) / np.sqrt(np.mean(d * d, axis=1, keepdims=True, dtype=F32) + F32(1e-5))
+        fused = ((d * rstd).astype(np.float64) * f["gamma"] + f["beta"]).astype(F32)  # one rounding: an FMA
+        return [d * rstd * f["gamma"] + f["beta"], fused]
+    if slug == "swiglu-bf16":
+        g, u = f["gate_up"][:, :params["ffn"]], f["gate_up"][:, params["ffn"]:]
+        silu = g / (F32(1) + np.exp(-g))
+        return [silu * u, silu.astype(BF16).astype(F32) * u]  # vLLM's silu_and_mul rounds SiLU first
+    x, half = f["x"], params["head_dim"] // 2
+    c = inputs["cos"][inputs["positions"]][:, None, :]
+    s = inputs["sin"][inputs["positions"]][:, None, :]
+    x1, x2 = x[..., :half], x[..., half:]
+    return [np.concatenate([x1 * c - x2 * s, x2 * c + x1 * s], axis=-1)]
+
+
+TRUNCATION_CASES = {
+    "rmsnorm-bf16": {"rows": 8, "cols": 4096},
+    "layernorm-bf16": {"rows": 8, "cols": 4096},
+    "swiglu-bf16": {"tokens": 8, "ffn": 4096},
+    "rope-bf16": {"tokens": 64, "heads": 8, "head_dim": 128, "max_pos": 8192},
+}
+
+
+@pytest.mark.parametrize("slug", sorted(TRUNCATION_CASES))
+def test_bf16_elementwise_and_normalization_outputs_rounded_toward_zero_are_refused(slug: str) -> None:
+    problem = load_problem(slug)
+    assert problem.tolerance.bias == 0.25
+    for seed in range(3):
+        case, inputs = draw(problem, TRUNCATION_CASES[slug], seed)
+        for result in float32_kernels(slug, inputs, case.params):
+            assert verdict(problem, case, inputs, {"out": result.astype(BF16)}) is None
+            assert verdict(problem, case, inputs, {"out": toward_zero(result)}) is not None
+
+
+EXACT_BF16_GEMMS = {
+    "gemm-bf16": ({"M": 32, "N": 256, "K": 1024}, lambda i: i["A"].astype(F32) @ i["B"].astype(F32)),
+    "gemm-bf16-nt": ({"M": 32, "N": 256, "K": 1024}, lambda i: i["A"].astype(F32) @ i["B"].astype(F32).T),
+}
+
+
+@pytest.mark.parametrize("slug", sorted(EXACT_BF16_GEMMS))
+def test_exact_sum_bf16_gemms_refuse_their_exact_sum_rounded_toward_zero(slug: str) -> None:
+    """Their float32 sum is exact (every partial sum on the grid), so the rounding to nearest even
+    of an honest kernel is the reference's, bit for bit: the check is exact."""
+    problem = load_problem(slug)
+    params, kernel = EXACT_BF16_GEMMS[slug]
+    case, inputs = draw(problem, params, 1)
+    exact = kernel(inputs)
+    assert verdict(problem, case, inputs, {"C": exact.astype(BF16)}) is None
+    assert verdict(problem, case, inputs, {"C": toward_zero(exact)}) is not None
 
