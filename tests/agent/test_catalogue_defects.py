@@ -265,3 +265,14 @@ def test_exact_sum_bf16_gemms_refuse_their_exact_sum_rounded_toward_zero(slug: s
     assert verdict(problem, case, inputs, {"C": exact.astype(BF16)}) is None
     assert verdict(problem, case, inputs, {"C": toward_zero(exact)}) is not None
 
+
+# ---- gemv-w4a16: the format it is -------------------------------------------------------------------
+
+def test_gemv_w4a16_names_its_format_and_not_awqs() -> None:
+    """Symmetric 4-bit weights with a fixed zero point of 8 and one scale per group are GPTQ's
+    symmetric mode; AWQ keeps a zero point per group and interleaves eight columns per int32."""
+    problem = load_problem("gemv-w4a16")
+    assert "AWQ style" not in problem.statement and "GPTQ / AWQ" not in problem.statement
+    assert "not AWQ's format" in problem.statement
+    assert "zero point 8" in problem.statement
+
