@@ -13,6 +13,7 @@ import pytest
 
 from agent.judging.verify import compare
 from agent.problems.bundle import Case, Problem
+from agent.problems.expr import evaluate
 from tests.agent.conftest import load_problem
 
 F32 = np.float32
@@ -276,3 +277,16 @@ def test_gemv_w4a16_names_its_format_and_not_awqs() -> None:
     assert "not AWQ's format" in problem.statement
     assert "zero point 8" in problem.statement
 
+
+# ---- floors: radix-sort and spmv-csr ---------------------------------------------------------------
+
+@pytest.mark.parametrize("slug", ["radix-sort", "spmv-csr"])
+def test_floors_count_the_compulsory_traffic_and_their_statements_say_a_kernel_sits_below_it(slug: str) -> None:
+    """`bytes` is each buffer moved once, never more: the plausibility check refuses times that would
+    move `bytes` faster than the memory can, so a count of an algorithm's extra passes would refuse a
+    kernel with fewer. What no known algorithm reaches is said in the statement instead."""
+    problem = load_problem(slug)
+    for case in every_case(problem):
+        moved = sum(math.prod(p.shape_for(case.params)) * p.dtype.itemsize for p in problem.signature if p.pointer)
+        assert evaluate(problem.bytes, case.params) == moved, case.name
+    assert "compulsory traffic" in problem.statement
