@@ -267,6 +267,38 @@ def test_exact_sum_bf16_gemms_refuse_their_exact_sum_rounded_toward_zero(slug: s
     assert verdict(problem, case, inputs, {"C": toward_zero(exact)}) is not None
 
 
+# ---- attention: Q and K not int8 -------------------------------------------------------------------
+
+def int8_survivors(x: np.ndarray) -> float:
+    """The fraction of x an int8 copy under the best power-of-two scale keeps exactly."""
+    x = x.astype(np.float64)
+    best = 0.0
+    for exponent in range(-12, 4):
+        q = np.clip(np.rint(x / 2.0**exponent), -128, 127) * 2.0**exponent
+        best = max(best, float(np.mean(q == x)))
+    return best
+
+
+ATTENTION_SCORE_OPERANDS = {
+    "flash-attention-fwd": ({"B": 1, "S": 64, "H": 2, "Hkv": 2, "D": 128}, "Q", "K", 2.0**-5, 2.0**-7, 128),
+    "mla-decode": ({"B": 2, "H": 16, "P": 2, "scale": 0.135}, "q", "kv_cache", 2.0**-7, 2.0**-6, 576),
+}
+
+
+@pytest.mark.parametrize("slug", sorted(ATTENTION_SCORE_OPERANDS))
+def test_attention_queries_are_not_int8_and_scores_stay_exact_in_float32(slug: str) -> None:
+    """An int8 QK^T needs both operands in int8: the queries take 9 bits with the sign (before, only
+    +128 was outside int8), and the scores' partial sums stay integers below 2^24 units."""
+    problem = load_problem(slug)
+    params, query, key, q_step, k_step, length = ATTENTION_SCORE_OPERANDS[slug]
+    _, inputs = draw(problem, params, 0)
+    q, k = inputs[query].astype(np.float64), inputs[key].astype(np.float64)
+    assert int8_survivors(q) < 0.9
+    assert np.array_equal(q / q_step, np.rint(q / q_step)) and np.array_equal(k / k_step, np.rint(k / k_step))
+    assert length * np.abs(q / q_step).max() * np.abs(k / k_step).max() <= 2**24
+
+
+
 # ---- gemv-w4a16: the format it is -------------------------------------------------------------------
 
 def test_gemv_w4a16_names_its_format_and_not_awqs() -> None:
