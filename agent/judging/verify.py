@@ -17,6 +17,10 @@ from agent.problems.dtypes import is_float_dtype, is_low_precision
 # as fresh pages.
 CHUNK = 1 << 18
 SECRET_WRONG = "the result is wrong (where and by how much is withheld: the inputs are secret)"
+# The fewest elements a `bias` rule judges: with each element's error clipped to +-u ulps and honest
+# errors of mean zero, the chance that the mean of n passes b is at most 2 exp(-n b^2 / (2 u^2))
+# (Hoeffding): below 1e-13 for n = 4096, b = 1/4, u = 2; rounding toward zero averages about -1/2.
+BIAS_MIN_ELEMENTS = 4096
 
 
 def compare(name: str, got: np.ndarray, want: np.ndarray, tol: Tolerance, *, reveal: bool = True) -> str | None:
@@ -29,7 +33,7 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, tol: Tolerance, *, rev
     rule = "exact comparison" if exact else _rule(tol, want.dtype)
     count, flat = _mismatches(got.reshape(-1), want.reshape(-1), None if exact else tol)
     if count == 0:
-        return None
+        return None if exact or not tol.bias else _biased(name, got.reshape(-1), want.reshape(-1), tol, reveal)
     where = ", ".join(str(i) for i in np.unravel_index(flat, want.shape))
     if not reveal:
         return SECRET_WRONG
@@ -46,6 +50,27 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, tol: Tolerance, *, rev
     said = f"{broken}; {count} of {want.size} elements differ" if broken else \
         f"; {count} of {want.size} elements differ ({rule})"
     return f"{name}[{where}] = {g_text}{hint} but expected {w_text}{said}"
+
+
+def _biased(name: str, got: np.ndarray, want: np.ndarray, tol: Tolerance, reveal: bool) -> str | None:
+    """A sentence when the outputs, each within its bound, err on average by more than `tol.bias`
+    ulps of their type toward (negative) or away from (positive) zero; None when they do not, or
+    when fewer than BIAS_MIN_ELEMENTS elements are nonzero and finite (too few to tell)."""
+    total, count = 0.0, 0
+    for start in range(0, want.size, CHUNK):
+        w, g = want[start:start + CHUNK].astype(np.float64), got[start:start + CHUNK].astype(np.float64)
+        keep = np.isfinite(w) & np.isfinite(g) & (w != 0)
+        w, g = w[keep], g[keep]
+        error = (g - w) * np.sign(w) / spacing(np.abs(w), want.dtype)
+        total += float(np.clip(error, -tol.ulps, tol.ulps).sum())
+        count += w.size
+    if count < BIAS_MIN_ELEMENTS or abs(total / count) <= tol.bias:
+        return None
+    if not reveal:
+        return SECRET_WRONG
+    return (f"{name}: every element is within its bound, but on average they err by {total / count:+.3f} ulps of "
+            f"{want.dtype.name} (negative: toward zero) over {count} elements, beyond the ±{tol.bias:g} allowed: "
+            "a systematic rounding, e.g. toward zero instead of to nearest even")
 
 
 def _broken_bound(got: float, want: float, tol: Tolerance, dtype: np.dtype) -> str | None:

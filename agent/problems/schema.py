@@ -109,6 +109,10 @@ class Tolerance:
     rtol: float = 0.0
     atol: float = 0.0
     ulps: float = 0.0
+    # With `ulps`: the largest mean signed error, in ulps toward |want|, of a large low-precision
+    # output (agent.judging.verify.BIAS_MIN_ELEMENTS): catches a systematic rounding (toward zero
+    # instead of to nearest even, about -0.5) that every element's bound lets through. 0: none.
+    bias: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -282,20 +286,22 @@ def parse_tolerance(raw: Any) -> Tolerance:
         raise ProblemError("check: must be {exact: true}, {rtol: .., atol: ..} or {ulps: .., atol: ..}")
     if raw.get("exact"):
         return Tolerance(exact=True)
-    unknown = set(raw) - {"rtol", "atol", "ulps", "exact"}
+    unknown = set(raw) - {"rtol", "atol", "ulps", "exact", "bias"}
     if unknown:
         raise ProblemError(f"check: unknown key(s) {', '.join(sorted(unknown))}")
     if "rtol" not in raw and "ulps" not in raw:
         raise ProblemError("check: needs numeric rtol and atol, ulps (and atol), or exact: true")
     try:
-        rtol, atol, ulps = (float(raw.get(key, 0.0)) for key in ("rtol", "atol", "ulps"))
+        rtol, atol, ulps, bias = (float(raw.get(key, 0.0)) for key in ("rtol", "atol", "ulps", "bias"))
         if "rtol" in raw:
             float(raw["atol"])  # an rtol comes with its atol
     except (KeyError, TypeError, ValueError) as exc:
         raise ProblemError("check: needs numeric rtol and atol, ulps (and atol), or exact: true") from exc
-    if rtol < 0 or atol < 0 or ulps < 0:
+    if rtol < 0 or atol < 0 or ulps < 0 or bias < 0:
         raise ProblemError("check: tolerances cannot be negative")
-    return Tolerance(rtol=rtol, atol=atol, ulps=ulps)
+    if "bias" in raw and not ulps:
+        raise ProblemError("check: bias (a mean error in ulps) needs ulps")
+    return Tolerance(rtol=rtol, atol=atol, ulps=ulps, bias=bias)
 
 
 def parse_forbidden(raw: Any) -> tuple[Forbidden, ...]:

@@ -13,8 +13,9 @@ def generate(params, rng):
         values = (np.arange(-n, n + 1) * step).astype(ml_dtypes.bfloat16)  # exact: step is a power of two
         return values[rng.integers(0, 2 * n + 1, size=shape, dtype=np.int16)]
 
-    # q: multiples of 2^-6 in [-2, 2]; the cache: multiples of 2^-7 in [-1, 1]. A score q.k is a sum of
-    # 576 products, integer multiples of 2^-13 of at most 2^14 units: every partial sum is below 2^24
+    # q: multiples of 2^-7 in [-2, 2] (k / 128, |k| <= 256: 9 bits with the sign, so no int8 or fp8
+    # score kernel holds q); the cache: multiples of 2^-6 in [-1, 1]. A score q.k is a sum of 576
+    # products, integer multiples of 2^-13 of at most 2^14 units: every partial sum is below 2^24
     # units, exact in float32 in any order. The scores spread over about +-2.2 at scale 0.135.
     # Lengths come in pairs that add up to PAGE * P + 1 (each uniform in 1 .. PAGE * P), so the batch
     # holds B (PAGE * P + 1) / 2 tokens on every draw (half a token less with B odd): the work that
@@ -31,8 +32,8 @@ def generate(params, rng):
     # the pool are dealt out in a random order, as an allocator that has run a while leaves them.
     table = rng.permutation(B * P).astype(np.int32).reshape(B, P)
     return {
-        "q": grid((B, H, DK), 2.0**-6, 2.0),
-        "kv_cache": grid((B * P, PAGE, DK), 2.0**-7, 1.0),
+        "q": grid((B, H, DK), 2.0**-7, 2.0),
+        "kv_cache": grid((B * P, PAGE, DK), 2.0**-6, 1.0),
         "block_table": table,
         "seq_lens": lengths,
     }

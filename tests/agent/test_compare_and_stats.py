@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from agent.judging.stats import geometric_mean, summarize
-from agent.judging.verify import compare
+from agent.judging.verify import SECRET_WRONG, compare
 from agent.problems.bundle import Tolerance
+from agent.problems.schema import ProblemError, parse_tolerance
 
 # ---- compare -------------------------------------------------------------------------------------
 
@@ -95,6 +96,36 @@ def test_compare_exact_floats_allow_no_rounding():
 
 
 # ---- statistics ----------------------------------------------------------------------------------
+
+def bf16_truncated(x: np.ndarray) -> np.ndarray:
+    """float32 to bfloat16 by dropping the low 16 bits: rounding toward zero."""
+    return (x.astype(np.float32).view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32).astype(ml_dtypes.bfloat16)
+
+
+def test_a_bias_rule_refuses_bfloat16_rounded_toward_zero_that_every_element_bound_lets_through():
+    exact = np.random.default_rng(3).standard_normal(8192).astype(np.float32)
+    want = exact.astype(ml_dtypes.bfloat16)  # to nearest even, as the judge rounds the reference
+    rule = Tolerance(ulps=1, bias=0.25)
+    truncated = bf16_truncated(exact)
+    assert compare("out", truncated, want, Tolerance(ulps=1)) is None  # each element is within an ulp
+    message = compare("out", truncated, want, rule)
+    assert message is not None and "toward zero" in message and "8192 elements" in message
+    assert compare("out", truncated, want, rule, reveal=False) == SECRET_WRONG
+    assert compare("out", want.copy(), want, rule) is None
+    # An honest kernel's float32 value, a little off each way, rounds either side of the reference's.
+    noisy = (exact * (1 + np.float32(2.0**-10) * np.sign(np.sin(np.arange(8192))))).astype(ml_dtypes.bfloat16)
+    assert compare("out", noisy, want, rule) is None
+    # Too few elements to tell: the bias is not judged.
+    assert compare("out", truncated[:4000], want[:4000], rule) is None
+
+
+def test_a_bias_needs_ulps_and_cannot_be_negative():
+    assert parse_tolerance({"ulps": 2, "bias": 0.25}) == Tolerance(ulps=2, bias=0.25)
+    with pytest.raises(ProblemError, match="needs ulps"):
+        parse_tolerance({"rtol": 1e-3, "atol": 0, "bias": 0.25})
+    with pytest.raises(ProblemError, match="negative"):
+        parse_tolerance({"ulps": 1, "bias": -1})
+
 
 def test_summarize_reports_runs_mean_median_spread_and_throughput():
     stats = summarize([1.0, 2.0, 3.0, 4.0], flops=2e6, nbytes=4e6)

@@ -164,6 +164,53 @@ def test_the_interpreter_multiplies_bf16_tiles_as_numbers() -> None:
     assert errors["as-shipped"] > 1.0  # what the fix is for: without it an honest GEMM is wrong
 
 
+def test_the_interpreter_rounds_float32_to_bfloat16_to_nearest_even_as_the_gpu_does() -> None:
+    """Triton 3.9's interpreter truncates float32 to bfloat16 (`.to(tl.bfloat16)`); the GPU and the
+    reference round to nearest even, and a `bias` rule refuses truncation. An explicit "rtz" stays."""
+    pytest.importorskip("triton")
+    kernel = textwrap.dedent('''
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def convert(x, y, z, n, BLOCK: tl.constexpr):
+            i = tl.arange(0, BLOCK)
+            v = tl.load(x + i, mask=i < n)
+            tl.store(y + i, v.to(tl.bfloat16), mask=i < n)
+            tl.store(z + i, v.to(tl.bfloat16, fp_downcast_rounding="rtz"), mask=i < n)
+
+        def solution(x, y, z, n):
+            convert[(1,)](x, y, z, n, BLOCK=triton.next_power_of_2(n))
+    ''')
+    script = textwrap.dedent("""
+        import sys, ml_dtypes, numpy as np
+        from agent.languages.triton.submission import prepare_environment, load_module
+        prepare_environment(interpreted=True)
+        from agent.languages.triton import interpreter_fixes
+        from agent.languages.triton.tensors import DeviceBuffer
+        if sys.argv[1] == "fixed":
+            interpreter_fixes.apply()
+        module = load_module(sys.argv[2], interpreted=True)
+        x = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
+        x[:6] = [np.nan, np.inf, -np.inf, 3.4e38, 1 + 2.0**-8, 1 + 3 * 2.0**-8]  # the last two: ties to even
+        y, z = np.zeros(1000, ml_dtypes.bfloat16), np.zeros(1000, ml_dtypes.bfloat16)
+        module.solution(*[DeviceBuffer(n, a.ctypes.data, t, a.shape, "cpu")
+                          for n, a, t in (("x", x, "float"), ("y", y, "bfloat16"), ("z", z, "bfloat16"))], 1000)
+        nearest = (y.view(np.uint16) == x.astype(ml_dtypes.bfloat16).view(np.uint16)) | np.isnan(x)
+        truncated = z.view(np.uint16)[1:] == (x.view(np.uint32)[1:] >> 16).astype(np.uint16)
+        print(int(nearest.sum()), int(truncated.sum()), bool(np.isnan(y[0].astype(np.float32))))
+    """)
+    counts = {}
+    for which in ("fixed", "as-shipped"):
+        run = subprocess.run([sys.executable, "-c", script, which, kernel], capture_output=True, text=True,
+                             timeout=300, cwd=PROBLEMS_DIR.parent)
+        assert run.returncode == 0, run.stderr[-2000:]
+        counts[which] = run.stdout.split()[-3:]
+    assert counts["fixed"] == ["1000", "999", "True"]
+    assert int(counts["as-shipped"][0]) < 700  # what the fix is for: about half were rounded down
+    assert counts["as-shipped"][1] == "999"
+
+
 # ---- jobs through the judge --------------------------------------------------------------------
 
 def _run(judge_run_job: Any, slug: str, file: str, mode: str = "check", **kwargs: Any) -> tuple[dict, list]:
