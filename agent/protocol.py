@@ -19,8 +19,8 @@ cli/protocol.py, which tests/cli/test_protocol_copy.py holds equal to this modul
 How to add an event type: docs/adding-an-event-type.md.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: TypedDict reads NotRequired from evaluated annotations only
+# (Python 3.11), and the tests read each payload's required and optional keys.
 import itertools
 import math
 from typing import Any, NotRequired, TypedDict

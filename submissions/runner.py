@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 
-from agent.protocol import CANCELLED, FINISHED
+from agent.protocol import CANCELLED, FINISHED, RESULT, STATUS
 from core import clock
 from fleets.agent_client import AgentBusy, AgentClient, AgentError, AgentJobNotFound, AgentRejectedJob
 from fleets.backends import CapacityError, ProvisionError, get_backend
@@ -272,11 +272,11 @@ class Runner:
         for raw in sorted(events, key=lambda e: int(e["seq"])):
             payload: dict[str, Any] = redact(raw["payload"], seed) if isinstance(raw.get("payload"), dict) else {}
             kind = str(raw.get("type", "UNKNOWN"))[:32]
-            if kind == "RESULT":
-                result = (payload, EventIn("RESULT", {}, _parse_at(raw.get("at")), attempt, int(raw["seq"])))
+            if kind == RESULT:
+                result = (payload, EventIn(RESULT, {}, _parse_at(raw.get("at")), attempt, int(raw["seq"])))
                 break
             items.append(EventIn(kind, payload, _parse_at(raw.get("at")), attempt, int(raw["seq"])))
-            if kind == "STATUS" and payload.get("status") in AGENT_STATUSES:
+            if kind == STATUS and payload.get("status") in AGENT_STATUSES:
                 status = payload["status"]
         with transaction.atomic():
             locked = self._locked()
