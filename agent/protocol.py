@@ -37,7 +37,7 @@ __all__ = [
     "EVENT_TYPES", "FINAL_STATUSES", "FINISHED", "FLOPS_TYPES", "HEARTBEAT", "INTERPRETED_CASE_BYTES",
     "MAX_ID_CHARS", "MAX_SOURCE_BYTES", "MODES", "PROTOCOL_VERSION", "QUEUED", "RANKED_RESULT", "RESULT", "RUNNING",
     "STAGES", "STATUS", "SUCCESS_STATUSES", "TEST_RESULT", "AgentReady", "BenchmarkResultPayload",
-    "CompileResultPayload", "ErrorReply", "Event", "EventsReply", "Floor", "Health", "HeartbeatPayload",
+    "CaseTiming", "CompileResultPayload", "ErrorReply", "Event", "EventsReply", "Floor", "Health", "HeartbeatPayload",
     "JobDescription", "JobLine", "JobRequest", "JobsReply", "Peaks", "RankedResultPayload", "ResourceLimits",
     "ResultPayload", "StatusPayload", "TestResultPayload", "cut_text", "event_problems", "floor", "flops_type_of",
     "geometric_floor", "json_safe", "measure_peaks",
@@ -118,35 +118,30 @@ class TestResultPayload(TypedDict):
     seed: int  # the draw of the inputs
 
 
-class BenchmarkResultPayload(TypedDict):
+class CaseTiming(TypedDict):
+    """What a timed case reports, benchmark and ranked alike (agent.judging.bench)."""
     case: str
     index: int
     total: int
     runs: int
     mean_ms: float
     median_ms: float
-    std_ms: float
-    min_ms: float
-    max_ms: float
-    rel_stderr: float
     ci95_ms: list[float]  # the mean's 95 % interval
     gflops: float | None
     gbps: float | None
     flush_bytes: int  # what was written between runs to evict the caches
 
 
-class RankedResultPayload(TypedDict):
-    """A ranked case's timing: the inputs are secret, so no single run's figures (min, max, spread)."""
-    case: str
-    index: int
-    total: int
-    runs: int
-    mean_ms: float
-    median_ms: float
-    ci95_ms: list[float]
-    gflops: float | None
-    gbps: float | None
-    flush_bytes: int
+class BenchmarkResultPayload(CaseTiming):
+    """A public benchmark case: its inputs are the problem's, so its single runs may be told too."""
+    std_ms: float
+    min_ms: float
+    max_ms: float
+    rel_stderr: float
+
+
+class RankedResultPayload(CaseTiming):
+    """A ranked case: the inputs are secret, so no single run's figures (min, max, spread)."""
     reference_mean_ms: float | None  # the problem's own solution, timed in the same pairs; None without one
     reference_ci95_ms: NotRequired[list[float]]
     speedup: float | None
