@@ -1,0 +1,91 @@
+"""The check rules of the fused-epilogue, fused-norm and backward problems, derived in their
+problem.yaml: each bound recomputed from every case the problem judges (tests, benchmarks, ranked),
+and float32 kernels written the ways people write them run on the generator's inputs (or on every
+value an intermediate can take) and judged by the judge's comparison."""
+
+from __future__ import annotations
+
+import math
+
+import ml_dtypes
+import numpy as np
+
+from agent.judging.verify import compare
+from agent.problems.bundle import Case, Problem
+from tests.agent.conftest import load_problem
+
+U = 2.0**-24  # float32's unit roundoff
+F32 = np.float32
+BF16 = ml_dtypes.bfloat16
+
+
+def every_case(problem: Problem) -> list[Case]:
+    return [*problem.tests, *problem.benchmarks, *problem.ranked]
+
+
+def passes(problem: Problem, case: Case, inputs: dict[str, np.ndarray], got: dict[str, np.ndarray]) -> bool:
+    want = problem.expected(case, inputs)
+    return all(compare(name, np.asarray(got[name]).astype(want[name].dtype), want[name], problem.tolerance) is None
+               for name in want)
+
+
+def all_bfloat16_within(limit: float) -> np.ndarray:
+    """Every finite bfloat16 value of magnitude at most `limit`, as float32."""
+    values = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(BF16).astype(F32)
+    return np.sort(values[np.isfinite(values) & (np.abs(values) <= limit)])
+
+
+# ---- gemm-bias-gelu-bf16 -------------------------------------------------------------------------
+
+def gelu_tanh_form(x: np.ndarray, tanh_ulps: int) -> np.ndarray:
+    """0.5 x (1 + tanhf(y)) in float32, tanhf moved `tanh_ulps` ulps towards +1 (a 2-ulp tanhf's worst
+    case where 1 + t cancels: the result moves away from zero for x < 0)."""
+    y = F32(0.7978845608028654) * (x + F32(0.044715) * x * x * x)
+    t = np.tanh(y)
+    for _ in range(tanh_ulps):
+        t = np.nextafter(t, F32(1))
+    return F32(0.5) * x * (F32(1) + t)
+
+
+def gelu_sigmoid_form(x: np.ndarray) -> np.ndarray:
+    y = F32(0.7978845608028654) * (x + F32(0.044715) * x * x * x)
+    with np.errstate(over="ignore"):
+        return x / (F32(1) + np.exp(F32(-2) * y))
+
+
+def test_gemm_bias_gelu_pre_activation_is_exact_and_the_bound_covers_every_case() -> None:
+    problem = load_problem("gemm-bias-gelu-bf16")
+    tol = problem.tolerance
+    largest = 0
+    for case in every_case(problem):
+        K = case.params["K"]
+        a, b = problem.module.grid_bits(K)
+        assert a == 8 and 0 <= b <= 8, case.name  # A keeps 8 bits; the bias's 2^-8 grid is a multiple of 2^-(a+b)
+        assert a + b + math.ceil(math.log2(K + 1)) <= 24, case.name
+        largest = max(largest, K)
+    assert tol.ulps == 1
+    assert 2 * ((largest + 1) * U + 1e-6) <= tol.atol
+
+
+def test_gemm_bias_gelu_float32_forms_pass_at_every_pre_activation_and_wrong_orders_fail() -> None:
+    problem = load_problem("gemm-bias-gelu-bf16")
+    # Every bfloat16 pre-activation up to the largest |x| the cases reach (K + 1 <= 8193), as A B with
+    # A = 1 and K = 1: the kernel's float32 x is exact, so this is every GELU input it can see on this grid.
+    x = all_bfloat16_within(8193).reshape(1, -1)
+    case = Case("every-x", ("host",), {"M": 1, "N": x.shape[1], "K": 1})
+    inputs = {"A": np.ones((1, 1), dtype=BF16), "B": x.astype(BF16), "bias": np.zeros(x.shape[1], dtype=BF16)}
+    for tanh_ulps in (0, 2):
+        assert passes(problem, case, inputs, {"C": gelu_tanh_form(x, tanh_ulps)})
+    assert passes(problem, case, inputs, {"C": gelu_sigmoid_form(x)})
+    # Off the bfloat16 grid too: float32 pre-activations between the bfloat16 values.
+    dense = np.linspace(-12, 12, 200001, dtype=F32).reshape(1, -1)
+    exact = 0.5 * dense.astype(np.float64) * (1 + np.tanh(math.sqrt(2 / math.pi) * (dense + 0.044715 * dense.astype(np.float64) ** 3)))
+    want = exact.astype(BF16)
+    for got in (gelu_tanh_form(dense, 2), gelu_sigmoid_form(dense)):
+        assert compare("C", got.astype(BF16), want, problem.tolerance) is None
+    # The bias added after the GELU fails on the generator's inputs.
+    real = next(c for c in problem.tests if c.name == "127x129x65")
+    drawn = problem.generate(real, np.random.default_rng(3))
+    ab = drawn["A"].astype(F32) @ drawn["B"].astype(F32)
+    assert passes(problem, real, drawn, {"C": gelu_tanh_form(ab + drawn["bias"].astype(F32), 0)})
+    assert not passes(problem, real, drawn, {"C": gelu_tanh_form(ab, 0) + drawn["bias"].astype(F32)})
