@@ -89,3 +89,35 @@ def test_gemm_bias_gelu_float32_forms_pass_at_every_pre_activation_and_wrong_ord
     ab = drawn["A"].astype(F32) @ drawn["B"].astype(F32)
     assert passes(problem, real, drawn, {"C": gelu_tanh_form(ab + drawn["bias"].astype(F32), 0)})
     assert not passes(problem, real, drawn, {"C": gelu_tanh_form(ab, 0) + drawn["bias"].astype(F32)})
+
+
+# ---- gemm-w8a8-scaled ----------------------------------------------------------------------------
+
+def w8a8_epilogue(acc: np.ndarray, sa: np.ndarray, sb: np.ndarray, scales_first: bool) -> np.ndarray:
+    """The float32 epilogue of an exact int32 sum, both ways kernels order it."""
+    a32 = acc.astype(F32)  # one rounding above 2^24
+    if scales_first:
+        return a32 * (sa[:, None] * sb[None, :]).astype(F32)
+    return (a32 * sa[:, None]).astype(F32) * sb[None, :]
+
+
+def test_w8a8_int32_sum_fits_and_three_float32_roundings_stay_within_one_bfloat16_ulp() -> None:
+    problem = load_problem("gemm-w8a8-scaled")
+    assert problem.tolerance.ulps == 1 and problem.tolerance.atol == 0
+    assert max(case.params["K"] for case in every_case(problem)) * 127**2 < 2**31
+    assert (1 + U) ** 3 - 1 < 0.5 * 2.0**-9  # far below half a bfloat16 ulp: the roundings land on neighbours
+    case = next(c for c in problem.tests if c.name == "16x72x3000")
+    inputs = problem.generate(case, np.random.default_rng(5))
+    # Saturated rows and columns: sums of 127^2 K > 2^24, which float32 rounds on conversion.
+    inputs["A"][:4] = 127
+    inputs["B"][:4] = 127
+    inputs["B"][4:8] = -127
+    acc = inputs["A"].astype(np.int64) @ inputs["B"].astype(np.int64).T
+    assert np.abs(acc).max() > 2**24
+    for scales_first in (False, True):
+        got = w8a8_epilogue(acc, inputs["a_scale"], inputs["b_scale"], scales_first)
+        assert passes(problem, case, inputs, {"C": got})
+    # Dequantizing to bfloat16 before a float32-accumulated product fails.
+    a = (inputs["A"].astype(F32) * inputs["a_scale"][:, None]).astype(BF16).astype(F32)
+    b = (inputs["B"].astype(F32) * inputs["b_scale"][:, None]).astype(BF16).astype(F32)
+    assert not passes(problem, case, inputs, {"C": a @ b.T})
