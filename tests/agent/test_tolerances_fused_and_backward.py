@@ -56,7 +56,7 @@ def gelu_sigmoid_form(x: np.ndarray) -> np.ndarray:
 def test_gemm_bias_gelu_pre_activation_is_exact_and_the_bound_covers_every_case() -> None:
     problem = load_problem("gemm-bias-gelu-bf16")
     tol = problem.tolerance
-    largest = 0
+    largest: float = 0
     for case in every_case(problem):
         K = case.params["K"]
         a, b = problem.module.grid_bits(K)
@@ -79,7 +79,8 @@ def test_gemm_bias_gelu_float32_forms_pass_at_every_pre_activation_and_wrong_ord
     assert passes(problem, case, inputs, {"C": gelu_sigmoid_form(x)})
     # Off the bfloat16 grid too: float32 pre-activations between the bfloat16 values.
     dense = np.linspace(-12, 12, 200001, dtype=F32).reshape(1, -1)
-    exact = 0.5 * dense.astype(np.float64) * (1 + np.tanh(math.sqrt(2 / math.pi) * (dense + 0.044715 * dense.astype(np.float64) ** 3)))
+    d64 = dense.astype(np.float64)
+    exact = 0.5 * d64 * (1 + np.tanh(math.sqrt(2 / math.pi) * (d64 + 0.044715 * d64**3)))
     want = exact.astype(BF16)
     for got in (gelu_tanh_form(dense, 2), gelu_sigmoid_form(dense)):
         assert compare("C", got.astype(BF16), want, problem.tolerance) is None
@@ -121,3 +122,54 @@ def test_w8a8_int32_sum_fits_and_three_float32_roundings_stay_within_one_bfloat1
     a = (inputs["A"].astype(F32) * inputs["a_scale"][:, None]).astype(BF16).astype(F32)
     b = (inputs["B"].astype(F32) * inputs["b_scale"][:, None]).astype(BF16).astype(F32)
     assert not passes(problem, case, inputs, {"C": a @ b.T})
+
+
+# ---- add-rmsnorm-fp8-quant -----------------------------------------------------------------------
+
+FNUZ = ml_dtypes.float8_e4m3fnuz
+
+
+def add_rmsnorm_quant_float32(inputs: dict[str, np.ndarray], *, left_to_right: bool, reciprocal: bool,
+                              fp8_max: float = 240.0, eps_inside: bool = True) -> dict[str, np.ndarray]:
+    """The kernel in float32: a left-to-right sum of squares (the worst order for positive terms) or
+    NumPy's pairwise one; q by dividing by the scale or multiplying by its reciprocal."""
+    h = (inputs["x"].astype(F32) + inputs["residual"].astype(F32)).astype(BF16)
+    v, w = h.astype(F32), inputs["weight"].astype(F32)
+    cols = v.shape[1]
+    squares = np.cumsum(v * v, axis=1, dtype=F32)[:, -1] if left_to_right else (v * v).sum(axis=1, dtype=F32)
+    if eps_inside:
+        rstd = F32(1) / np.sqrt(squares / F32(cols) + F32(1e-5))
+    else:
+        rstd = F32(1) / (np.sqrt(squares / F32(cols)) + F32(1e-5))
+    y = v * w * rstd[:, None]
+    scale = (np.abs(y).max(axis=1) / F32(fp8_max)).astype(F32)
+    ratio = y * (F32(1) / scale)[:, None] if reciprocal else y / scale[:, None]
+    return {"residual_out": h, "q": np.clip(ratio, -240, 240).astype(FNUZ), "scale": scale}
+
+
+def test_add_rmsnorm_fp8_quant_bound_holds_on_every_case() -> None:
+    problem = load_problem("add-rmsnorm-fp8-quant")
+    tol = problem.tolerance
+    largest = max(case.params["cols"] for case in every_case(problem))
+    assert largest <= 8192
+    # The scale: the sum's (cols - 1) u, halved by the square root, and 8 more roundings; twice that.
+    assert 2 * ((largest - 1) * U / 2 + 8 * U) <= tol.rtol
+    assert tol.ulps == 1 and tol.atol == 0
+    assert tol.rtol < 0.25 * 2.0**-8  # a quarter of a bfloat16 ulp at most: residual_out stays exact
+
+
+def test_add_rmsnorm_fp8_quant_float32_kernels_pass_and_the_ocp_maximum_fails() -> None:
+    problem = load_problem("add-rmsnorm-fp8-quant")
+    for name in ("64x4097", "1000x128"):
+        case = next(c for c in problem.tests if c.name == name)
+        inputs = problem.generate(case, np.random.default_rng(9))
+        exact_sum = inputs["x"].astype(np.float64) + inputs["residual"].astype(np.float64)
+        assert np.array_equal((inputs["x"].astype(F32) + inputs["residual"].astype(F32)).astype(np.float64), exact_sum)
+        for left_to_right in (False, True):
+            for reciprocal in (False, True):
+                got = add_rmsnorm_quant_float32(inputs, left_to_right=left_to_right, reciprocal=reciprocal)
+                assert passes(problem, case, inputs, got), (name, left_to_right, reciprocal)
+        assert not passes(problem, case, inputs, add_rmsnorm_quant_float32(inputs, left_to_right=False,
+                                                                           reciprocal=False, fp8_max=448.0))
+        assert not passes(problem, case, inputs, add_rmsnorm_quant_float32(inputs, left_to_right=False,
+                                                                           reciprocal=False, eps_inside=False))
