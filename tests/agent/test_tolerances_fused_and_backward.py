@@ -173,3 +173,58 @@ def test_add_rmsnorm_fp8_quant_float32_kernels_pass_and_the_ocp_maximum_fails() 
                                                                            reciprocal=False, fp8_max=448.0))
         assert not passes(problem, case, inputs, add_rmsnorm_quant_float32(inputs, left_to_right=False,
                                                                            reciprocal=False, eps_inside=False))
+
+
+# ---- rmsnorm-bwd-bf16 ----------------------------------------------------------------------------
+
+def rmsnorm_bwd_float32(inputs: dict[str, np.ndarray], *, sequential: bool, bf16_dweight: bool = False,
+                        rstd_in_sum: bool = True) -> dict[str, np.ndarray]:
+    """The kernel in float32: row sums and column sums left to right (sequential) or NumPy's pairwise
+    ones, columns walked backwards in the sequential case (a different order from the reference's)."""
+    g, x, w = inputs["dy"].astype(F32), inputs["x"].astype(F32), inputs["weight"].astype(F32)
+    rstd = inputs["rstd"][:, None]
+    xhat = x * rstd
+    terms = w * g * (xhat if rstd_in_sum else x)
+    row_sum = np.cumsum(terms, axis=1, dtype=F32)[:, -1] if sequential else terms.sum(axis=1, dtype=F32)
+    dx = rstd * (w * g - xhat * (row_sum / F32(x.shape[1]))[:, None])
+    column_terms = (g * xhat)[::-1]
+    if bf16_dweight:
+        acc = np.zeros(x.shape[1], dtype=BF16)
+        for row in column_terms:
+            acc = (acc.astype(F32) + row).astype(BF16)
+        dweight = acc.astype(F32)
+    else:
+        dweight = np.cumsum(column_terms, axis=0, dtype=F32)[-1] if sequential else column_terms.sum(axis=0, dtype=F32)
+    return {"dx": dx, "dweight": dweight}
+
+
+def test_rmsnorm_bwd_bound_holds_on_every_case() -> None:
+    problem = load_problem("rmsnorm-bwd-bf16")
+    tol = problem.tolerance
+    cols = max(case.params["cols"] for case in every_case(problem))
+    rows = max(case.params["rows"] for case in every_case(problem))
+    assert 2 * 13.5 * (cols + 9) * U <= tol.atol
+    assert 2 * (rows + 3) * U <= tol.rtol
+    assert tol.rtol <= 0.51 * 2.0**-8  # about half a bfloat16 ulp more for dx, at most
+    assert tol.ulps == 1
+    case = next(c for c in problem.tests if c.name == "17x1000")
+    inputs = problem.generate(case, np.random.default_rng(4))
+    xhat = inputs["x"].astype(np.float64) * inputs["rstd"].astype(np.float64)[:, None]
+    assert np.abs(xhat).max() <= 3 and inputs["rstd"].max() <= 1 and np.abs(inputs["dy"].astype(F32)).max() <= 1
+    column_terms = inputs["dy"].astype(np.float64) * xhat
+    assert np.all((column_terms >= 0).all(axis=0) | (column_terms <= 0).all(axis=0))  # one sign per column
+
+
+def test_rmsnorm_bwd_float32_kernels_pass_and_the_bugs_fail() -> None:
+    problem = load_problem("rmsnorm-bwd-bf16")
+    for name in ("64x4097", "1000x128"):
+        case = next(c for c in problem.tests if c.name == name)
+        inputs = problem.generate(case, np.random.default_rng(8))
+        for sequential in (False, True):
+            assert passes(problem, case, inputs, rmsnorm_bwd_float32(inputs, sequential=sequential)), name
+    case = next(c for c in problem.tests if c.name == "1000x128")
+    inputs = problem.generate(case, np.random.default_rng(8))
+    assert not passes(problem, case, inputs, rmsnorm_bwd_float32(inputs, sequential=True, bf16_dweight=True))
+    case = next(c for c in problem.tests if c.name == "3x7")
+    inputs = problem.generate(case, np.random.default_rng(8))
+    assert not passes(problem, case, inputs, rmsnorm_bwd_float32(inputs, sequential=False, rstd_in_sum=False))
