@@ -211,6 +211,79 @@ def test_the_interpreter_rounds_float32_to_bfloat16_to_nearest_even_as_the_gpu_d
     assert counts["as-shipped"][1] == "999"
 
 
+def test_the_interpreter_rounds_to_bf16_and_fp8_as_the_gpu_does() -> None:
+    """Triton 3.9's interpreter truncates float32 to bfloat16 and loses the carry of an fp8 rounding
+    (63.25 became 32); the fix rounds to nearest even (and saturates fp8), as ml_dtypes and the GPU do."""
+    pytest.importorskip("triton")
+    kernel = textwrap.dedent('''
+        import triton
+        import triton.language as tl
+        @triton.jit
+        def k(x, b, q, n, B: tl.constexpr):
+            i = tl.arange(0, B)
+            v = tl.load(x + i, mask=i < n)
+            tl.store(b + i, v.to(tl.bfloat16), mask=i < n)
+            tl.store(q + i, v.to(q.dtype.element_ty), mask=i < n)
+        def solution(x, b, q, n):
+            k[(1,)](x, b, q, n, B=triton.next_power_of_2(n))
+    ''')
+    script = textwrap.dedent("""
+        import ml_dtypes, numpy as np, sys
+        from agent.languages.triton.submission import prepare_environment, load_module
+        prepare_environment(interpreted=True)
+        from agent.languages.triton import interpreter_fixes
+        from agent.languages.triton.tensors import DeviceBuffer
+        if sys.argv[1] == "fixed":
+            interpreter_fixes.apply()
+        module = load_module(sys.argv[2], interpreted=True)
+        rng = np.random.default_rng(0)
+        x = np.concatenate([rng.uniform(-300, 300, 2000), rng.uniform(-1, 1, 2000), [63.25, 1 + 2**-8]])
+        x = x.astype(np.float32)
+        b = np.zeros(x.shape, ml_dtypes.bfloat16)
+        q = np.zeros(x.shape, ml_dtypes.float8_e4m3fnuz)
+        module.solution(DeviceBuffer("x", x.ctypes.data, "float", x.shape, "cpu"),
+                        DeviceBuffer("b", b.ctypes.data, "bfloat16", b.shape, "cpu"),
+                        DeviceBuffer("q", q.ctypes.data, "fp8_e4m3fnuz", q.shape, "cpu"), x.size)
+        want_b, want_q = x.astype(ml_dtypes.bfloat16), np.clip(x, -240, 240).astype(ml_dtypes.float8_e4m3fnuz)
+        print(int((b.view(np.uint16) != want_b.view(np.uint16)).sum()),
+              int((q.view(np.uint8) != want_q.view(np.uint8)).sum()))
+    """)
+    differ = {}
+    for which in ("fixed", "as-shipped"):
+        run = subprocess.run([sys.executable, "-c", script, which, kernel], capture_output=True, text=True,
+                             timeout=300, cwd=PROBLEMS_DIR.parent)
+        assert run.returncode == 0, run.stderr[-2000:]
+        differ[which] = [int(n) for n in run.stdout.split()[-2:]]
+    assert differ["fixed"] == [0, 0]
+    assert differ["as-shipped"][0] > 100 and differ["as-shipped"][1] > 10  # what the fix is for
+
+
+def test_the_interpreter_fix_rounds_like_ml_dtypes_on_every_fp8_value_and_tie() -> None:
+    """The child has NumPy but not ml_dtypes: the fix's own rounding, checked here against ml_dtypes on
+    every value of each fp8 format, every midpoint (the ties), zeros, saturation and float32 bit patterns."""
+    import ml_dtypes
+    import numpy as np
+
+    from agent.languages.triton.interpreter_fixes import FP8_FORMATS, bf16_bits, fp8_bits
+
+    rng = np.random.default_rng(1)
+    patterns = np.concatenate([np.arange(1 << 18, dtype=np.uint32) << 13,
+                               rng.integers(0, 2**32, 200_000, dtype=np.uint64).astype(np.uint32)])
+    x32 = patterns.view(np.float32)
+    finite = np.isfinite(x32)
+    with np.errstate(invalid="ignore"):
+        assert np.array_equal(bf16_bits(x32, np)[finite], x32[finite].astype(ml_dtypes.bfloat16).view(np.uint16))
+    for name, (_, _, _, largest, _) in FP8_FORMATS.items():
+        kind = getattr(ml_dtypes, "float8_" + name)
+        every = np.arange(256, dtype=np.uint8).view(kind).astype(np.float64)
+        every = np.sort(every[np.isfinite(every)])
+        values = np.concatenate([every, (every[1:] + every[:-1]) / 2, [0.0, -0.0],
+                                 rng.uniform(-largest, largest, 20_000) * 10.0 ** rng.integers(-4, 1, 20_000)])
+        assert np.array_equal(fp8_bits(values, name, np), values.astype(kind).view(np.uint8)), name
+        assert list(fp8_bits(np.array([3 * largest, -3 * largest]), name, np).view(kind).astype(float)) == [
+            largest, -largest]
+
+
 # ---- jobs through the judge --------------------------------------------------------------------
 
 def _run(judge_run_job: Any, slug: str, file: str, mode: str = "check", **kwargs: Any) -> tuple[dict, list]:

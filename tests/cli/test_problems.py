@@ -42,7 +42,7 @@ def test_the_filters_combine_and_rows_say_types_and_solvers(owner: Any, other_us
         assert run(monkeypatch, api, *argv, "--type", "int8") == 0
         listed = json.loads(capsys.readouterr().out)
         assert [(p["slug"], p["data types"], p["solved by"], "gemm" in p["tags"]) for p in listed] == [
-            ("gemm-int8", "int8, int32", 0, True)]
+            ("gemm-int8", "int8, int32", 0, True), ("gemm-w8a8-scaled", "int8, float, bfloat16", 0, True)]
 
     assert run(monkeypatch, api, "problems") == 0
     assert len(rows(capsys.readouterr().out)) > 30

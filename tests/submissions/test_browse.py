@@ -40,10 +40,10 @@ def test_filters_combine_tag_and_type_and_difficulty() -> None:
     assert slugs(tag="gemm", type="fp8_e4m3fnuz") == ["gemm-fp8", "gemm-fp8-blockwise"]
     assert slugs(tag="gemm", type="fp8_e4m3fnuz", difficulty="hard") == ["gemm-fp8-blockwise"]
     assert slugs(tag="gemm", type="bfloat16", difficulty="hard") == ["gemm-fp8-blockwise", "moe-grouped-gemm"]
-    assert set(slugs(type="int8")) == {"gemm-int8"}
+    assert set(slugs(type="int8")) == {"gemm-int8", "gemm-w8a8-scaled"}
     bf16_gemms = slugs(tag="gemm", type="bfloat16")
     assert set(bf16_gemms) == {"gemm-bf16", "gemm-bf16-nt", "gemm-batched-bf16", "moe-grouped-gemm",
-                               "gemm-fp8-blockwise"}
+                               "gemm-fp8-blockwise", "gemm-bias-gelu-bf16", "gemm-w8a8-scaled"}
     assert all(Problem.objects.get(slug=s).difficulty == "easy" for s in slugs(difficulty="easy"))
     assert len(slugs()) == Problem.objects.filter(is_active=True).count()
 
@@ -106,4 +106,4 @@ def test_solved_counts_distinct_users_whose_submission_passed_the_tests(
 def test_loading_a_bundle_again_keeps_its_labels(problem_bundles: list[Any]) -> None:
     bundle = next(b for b in problem_bundles if b.slug == "gemm-int8")
     assert problem_store(bundle) == "unchanged"
-    assert slugs(type="int8") == ["gemm-int8"]
+    assert slugs(type="int8") == ["gemm-int8", "gemm-w8a8-scaled"]

@@ -34,7 +34,7 @@ def test_filters_combine_and_each_problem_says_its_types_and_solvers(owner: Any,
     assert all("int32" in p["data_types"] for p in listed(api, type="int32"))
     # Empty values mean "any"; case and spaces are forgiven.
     assert len(listed(api, tag="", type="", difficulty="")) == len(listed(api))
-    assert [p["slug"] for p in listed(api, tag=" GEMM ", type="INT8")] == ["gemm-int8"]
+    assert [p["slug"] for p in listed(api, tag=" GEMM ", type="INT8")] == ["gemm-int8", "gemm-w8a8-scaled"]
     # The detail says it too.
     detail = api.get("/api/v1/problems/gemm-fp8-blockwise").json()
     assert detail["solved_by"] == 2
