@@ -46,6 +46,16 @@ def test_an_unmasked_element_past_the_end_names_the_buffer_and_how_far() -> None
         two_buffers().check("read", np.array([4110], dtype=np.uint64), None, 4)
 
 
+def test_a_tile_across_two_buffers_is_checked_element_by_element() -> None:
+    """The lowest and highest addresses lie in different buffers: each element is looked up, and one
+    in the gap between them is refused with the buffer it ran past."""
+    two_buffers().check("read", np.array([4096, 8192, 8196], dtype=np.uint64), None, 2)
+    with pytest.raises(OutOfBounds, match=r"read of buffer 'a' .* at byte 20, 2 elements past the end"):
+        two_buffers().check("read", np.array([4096, 4116, 8192], dtype=np.uint64), None, 2)
+    with pytest.raises(OutOfBounds, match="buffer 'c'"):  # the highest runs past the last buffer
+        two_buffers().check("write", np.array([4096, 8200], dtype=np.uint64), np.array([True, True]), 2)
+
+
 def test_an_access_before_every_buffer_names_the_first() -> None:
     with pytest.raises(OutOfBounds, match=r"write of buffer 'a' .* 4 bytes before its start"):
         two_buffers().check("write", np.array([4092], dtype=np.uint64), None, 4)
@@ -162,6 +172,49 @@ def test_the_interpreter_multiplies_bf16_tiles_as_numbers() -> None:
         errors[which] = float(run.stdout.split()[-1])
     assert errors["fixed"] < 0.02
     assert errors["as-shipped"] > 1.0  # what the fix is for: without it an honest GEMM is wrong
+
+
+def test_the_fixed_interpreter_multiplies_every_float_tile_and_drops_only_dead_overflow_checks() -> None:
+    """tl.dot through BLAS for fp32, fp16 and fp8 tiles gives the float32 sum of the exact products;
+    the integer overflow checks (dropped without debug anyway) are off, integer arithmetic unchanged."""
+    pytest.importorskip("triton")
+    script = textwrap.dedent("""
+        import ml_dtypes, numpy as np
+        from agent.languages.triton.submission import prepare_environment
+        prepare_environment(interpreted=True)
+        import triton, triton.language as tl
+        from triton.runtime import interpreter
+        from agent.languages.triton import interpreter_fixes
+        from agent.languages.triton.tensors import DeviceBuffer
+        interpreter_fixes.apply()
+        assert interpreter.interpreter_builder.options.sanitize_overflow is False
+        assert interpreter.interpreter_builder.options.debug is False
+
+        @triton.jit
+        def dot(a, b, c, i, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+            m, n, k = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+            acc = tl.dot(tl.load(a + m[:, None] * K + k[None, :]), tl.load(b + k[:, None] * N + n[None, :]),
+                         input_precision="ieee")
+            tl.store(c + m[:, None] * N + n[None, :], acc)
+            tl.store(i + m, (m * 1000003 + 2147483000).to(tl.int32))  # wraps in int32, as on the GPU
+
+        rng = np.random.default_rng(0)
+        for name, dtype in (("float", np.float32), ("half", np.float16), ("fp8_e4m3fnuz", ml_dtypes.float8_e4m3fnuz)):
+            a = rng.uniform(-1, 1, (16, 32)).astype(dtype)
+            b = rng.uniform(-1, 1, (32, 16)).astype(dtype)
+            c = np.zeros((16, 16), np.float32)
+            i = np.zeros(16, np.int32)
+            bufs = [DeviceBuffer(n, x.ctypes.data, t, x.shape, "cpu")
+                    for n, x, t in (("a", a, name), ("b", b, name), ("c", c, "float"), ("i", i, "int"))]
+            dot[(1,)](*bufs, M=16, N=16, K=32)
+            want = a.astype(np.float64) @ b.astype(np.float64)
+            assert np.abs(c - want).max() < 1e-5, (name, np.abs(c - want).max())
+            assert (i == (np.arange(16) * 1000003 + 2147483000).astype(np.int32)).all()
+        print("ok")
+    """)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                         cwd=PROBLEMS_DIR.parent)
+    assert run.returncode == 0 and run.stdout.split()[-1] == "ok", run.stderr[-2000:]
 
 
 # ---- jobs through the judge --------------------------------------------------------------------

@@ -1,13 +1,23 @@
-"""Where Triton 3.9's interpreter computes something other than the GPU, corrected before a check.
+"""Where Triton 3.9's interpreter computes something other than the GPU, or spends time on nothing,
+corrected before a check.
 
 - `tl.dot` of bfloat16 tiles: the interpreter keeps bfloat16 as its uint16 bit patterns and hands
   them to `np.matmul` as integers (fp8 is converted to fp16 first, bfloat16 is not), so an honest
   bf16 GEMM came out as 7.8e8 where 0.3 was due. The operands are widened to float32 here, which is
   exact, and the products summed in float32 as the matrix cores do.
+- `tl.dot` with a float32 accumulator: the interpreter calls `np.matmul(a, b, dtype=float32)`, and
+  a matmul given a `dtype` takes NumPy's element loop, not BLAS. Floating operands are widened to
+  the accumulator's type first (exact: fp16, bf16 and fp8 values are float32 values) and multiplied
+  by BLAS: the same products summed in float32, as the matrix cores do, in another order.
+- Integer overflow checks: every `+`, `-` and `*` of integer tensors also computes the result in
+  int64 and compares it with the type's range, for a `device_assert` that the interpreter drops
+  unless the kernel runs in debug mode (`options.debug`, never set here; the GPU's compile drops
+  the check the same way). The check computes nothing the kernel uses, so it is switched off.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 
@@ -16,7 +26,10 @@ def apply() -> None:
     import triton.language as tl
     from triton.runtime import interpreter
 
-    builder_class = type(interpreter.interpreter_builder)
+    builder = interpreter.interpreter_builder
+    builder_class = type(builder)
+    if not builder.options.debug:
+        builder.options = dataclasses.replace(builder.options, sanitize_overflow=False)
     if getattr(builder_class, "_hipjudge_fixed", False):
         return
     original_dot = builder_class.create_dot
@@ -24,6 +37,10 @@ def apply() -> None:
     def create_dot(self: Any, a: Any, b: Any, d: Any, *args: Any) -> Any:
         if tl.bfloat16 in (a.dtype.scalar, b.dtype.scalar):
             a, b = (_widened(x, interpreter, tl, np) for x in (a, b))
+        accumulator = d.data.dtype
+        if accumulator in (np.float32, np.float64) and a.dtype.scalar.is_floating() and b.dtype.scalar.is_floating():
+            a_data, b_data = (_as_float(x, interpreter, tl, np).astype(accumulator, copy=False) for x in (a, b))
+            return interpreter.TensorHandle(np.matmul(a_data, b_data) + d.data, d.dtype.scalar)
         return original_dot(self, a, b, d, *args)
 
     builder_class.create_dot = create_dot
@@ -35,3 +52,12 @@ def _widened(handle: Any, interpreter: Any, tl: Any, np: Any) -> Any:
         return handle
     data = interpreter._convert_float(handle.data, tl.bfloat16, tl.float32, None).view(np.float32)
     return interpreter.TensorHandle(data, tl.float32)
+
+
+def _as_float(handle: Any, interpreter: Any, tl: Any, np: Any) -> Any:
+    """The tile's values as a NumPy float array (fp8 held as its bytes: converted as the
+    interpreter's own dot does, to fp16, which holds every fp8 value)."""
+    scalar = handle.dtype.scalar
+    if scalar.primitive_bitwidth == 8:
+        return interpreter._convert_float(handle.data, scalar, tl.float16, None).view(np.float16)
+    return handle.data
