@@ -282,3 +282,25 @@ def test_a_kernel_only_mi300x_compiles_is_compiled_with_sm90s_refusal_in_its_rep
     targets = {t["target"]: t for t in result["summary"]["compile_report"]["targets"]}
     assert targets["gfx942"]["kernels"][0]["mfma_instructions"] > 0
     assert targets["sm_90"]["kernels"] == [] and "fp8e4b8" in targets["sm_90"]["launcher_error"]
+
+
+@pytest.mark.parametrize("target", ["fp8e4b8", "fp8e5b16", "fp8e4nv", "fp8e5", "bf16"])
+def test_narrowing_rounds_to_nearest_even_as_the_gpu(target: str) -> None:
+    """The interpreter's own fp8 rounding turns 15.99 into 8 (no carry into the exponent) and its
+    bfloat16 truncates; float_rounding matches ml_dtypes' round-to-nearest-even bit for bit."""
+    pytest.importorskip("triton")
+    import ml_dtypes
+    import triton.language as tl
+
+    from agent.languages.triton.float_rounding import narrowed
+
+    dtype = {"fp8e4b8": ml_dtypes.float8_e4m3fnuz, "fp8e5b16": ml_dtypes.float8_e5m2fnuz,
+             "fp8e4nv": ml_dtypes.float8_e4m3fn, "fp8e5": ml_dtypes.float8_e5m2, "bf16": ml_dtypes.bfloat16}[target]
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.standard_normal(20000) * np.exp2(rng.integers(-24, 12, 20000)),
+                        [0.0, -0.0, 1.0625, 15.99, 2.0**-10, 3 * 2.0**-11]]).astype(np.float32)
+    x = x[np.abs(x) <= float(ml_dtypes.finfo(dtype).max)]
+    want = x.astype(dtype).view(np.uint8 if np.dtype(dtype).itemsize == 1 else np.uint16)
+    assert np.array_equal(narrowed(x, getattr(tl, {"fp8e4b8": "float8e4b8", "fp8e5b16": "float8e5b16",
+                                                   "fp8e4nv": "float8e4nv", "fp8e5": "float8e5",
+                                                   "bf16": "bfloat16"}[target])), want)

@@ -9,6 +9,9 @@ corrected before a check.
   a matmul given a `dtype` takes NumPy's element loop, not BLAS. Floating operands are widened to
   the accumulator's type first (exact: fp16, bf16 and fp8 values are float32 values) and multiplied
   by BLAS: the same products summed in float32, as the matrix cores do, in another order.
+- Narrowing to bfloat16 and fp8 (`x.to(tl.bfloat16)`, `.to(tl.float8e4b8)`): the interpreter
+  truncates to bfloat16 and rounds fp8 without carrying into the exponent; `float_rounding` rounds
+  to nearest even, as the GPU converts.
 - Integer overflow checks: every `+`, `-` and `*` of integer tensors also computes the result in
   int64 and compares it with the type's range, for a `device_assert` that the interpreter drops
   unless the kernel runs in debug mode (`options.debug`, never set here; the GPU's compile drops
@@ -44,6 +47,7 @@ def apply() -> None:
         return original_dot(self, a, b, d, *args)
 
     builder_class.create_dot = create_dot
+    _round_narrowing(builder_class, interpreter, tl, np)
     builder_class._hipjudge_fixed = True
 
 
@@ -61,3 +65,31 @@ def _as_float(handle: Any, interpreter: Any, tl: Any, np: Any) -> Any:
     if scalar.primitive_bitwidth == 8:
         return interpreter._convert_float(handle.data, scalar, tl.float16, None).view(np.float16)
     return handle.data
+
+
+def _round_narrowing(builder_class: Any, interpreter: Any, tl: Any, np: Any) -> None:
+    from triton._C.libtriton import ir
+
+    from agent.languages.triton.float_rounding import NARROW_TARGETS, as_float64, narrowed
+
+    original_cast, original_fp_to_fp = builder_class.cast_impl, builder_class.create_fp_to_fp
+
+    def rounded(src: Any, dst_type: Any, toward_zero: bool) -> Any:
+        target = dst_type.scalar
+        if str(target) not in NARROW_TARGETS or str(src.dtype.scalar) == str(target):
+            return None
+        values = as_float64(src.data, src.dtype.scalar)
+        if values is None:
+            return None
+        return interpreter.TensorHandle(narrowed(values, target, toward_zero=toward_zero), target)
+
+    def cast_impl(self: Any, src: Any, dst_type: Any) -> Any:
+        result = rounded(src, dst_type, False)
+        return original_cast(self, src, dst_type) if result is None else result
+
+    def create_fp_to_fp(self: Any, src: Any, dst_type: Any, rounding_mode: Any) -> Any:
+        result = rounded(src, dst_type, rounding_mode == ir.ROUNDING_MODE.RTZ)
+        return original_fp_to_fp(self, src, dst_type, rounding_mode) if result is None else result
+
+    builder_class.cast_impl = cast_impl
+    builder_class.create_fp_to_fp = create_fp_to_fp
