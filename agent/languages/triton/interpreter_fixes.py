@@ -12,6 +12,12 @@ corrected before a check.
 - Narrowing to bfloat16 and fp8 (`x.to(tl.bfloat16)`, `.to(tl.float8e4b8)`): the interpreter
   truncates to bfloat16 and rounds fp8 without carrying into the exponent; `float_rounding` rounds
   to nearest even, as the GPU converts.
+- A call of one @triton.jit function from another (`tl.sum`, `tl.cumsum`, `tl.max` are such
+  functions of triton.language.standard) patches triton.language again at every call: a scan of
+  every member of three modules with `inspect.getmembers`, a few milliseconds each time, most of a
+  reduction's cost. The patches are the same each time and are never undone; the call here
+  patches only when one of them is no longer in place (a kernel's launch restores what it
+  patched when it ends).
 - Integer overflow checks: every `+`, `-` and `*` of integer tensors also computes the result in
   int64 and compares it with the type's range, for a `device_assert` that the interpreter drops
   unless the kernel runs in debug mode (`options.debug`, never set here; the GPU's compile drops
@@ -48,6 +54,7 @@ def apply() -> None:
 
     builder_class.create_dot = create_dot
     _round_narrowing(builder_class, interpreter, tl, np)
+    _patch_once_per_device_call(interpreter)
     builder_class._hipjudge_fixed = True
 
 
@@ -93,3 +100,26 @@ def _round_narrowing(builder_class: Any, interpreter: Any, tl: Any, np: Any) -> 
 
     builder_class.cast_impl = cast_impl
     builder_class.create_fp_to_fp = create_fp_to_fp
+
+
+def _patch_once_per_device_call(interpreter: Any) -> None:
+    function_class = interpreter.InterpretedFunction
+    in_place: dict[int, list[tuple[object, str, object]]] = {}  # fn.__globals__ -> the patches it made
+
+    def patched(fn: Any) -> None:
+        key = id(fn.__globals__)
+        done = in_place.get(key)
+        if done is not None and all(getattr(obj, name, None) is value for obj, name, value in done):
+            return
+        scope = interpreter._patch_lang(fn)
+        in_place[key] = [(obj, name, getattr(obj, name, None)) for obj, name, _ in scope._changes]
+
+    def device_call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        patched(self.fn)
+        fn = self.rewrite()
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            raise interpreter.InterpreterError(repr(exc)) from exc
+
+    function_class.__call__ = device_call
