@@ -12,26 +12,27 @@ def ordered_key(v):
 
 @triton.jit
 def select(x, values, indices, cols, k, BLOCK: tl.constexpr):
-    # One program per row. Radix select, 8 bits at a time from the top: a histogram of the next
+    # One program per row. Radix select, 11, 11 then 10 bits from the top: a histogram of the next
     # digit among the keys that match the digits chosen so far finds the digit of the k-th largest
     # key. Then the row is swept once more, taking every key above it and the first `remaining`
     # equal to it (the lowest indices), compacted in index order into the row's k outputs.
     row = tl.program_id(0)
     base = x + row.to(tl.int64) * cols
     offs = tl.arange(0, BLOCK)
-    bins = tl.arange(0, 256)
+    bins = tl.arange(0, 2048)
     prefix = tl.zeros((), dtype=tl.uint32)
     remaining = k
-    for step in tl.static_range(4):
-        shift: tl.constexpr = 24 - 8 * step
-        hist = tl.zeros((256,), dtype=tl.int32)
+    for step in tl.static_range(3):
+        upper: tl.constexpr = 32 - 11 * step  # the bits above this digit are chosen already
+        shift: tl.constexpr = upper - 11 if step < 2 else 0
+        hist = tl.zeros((2048,), dtype=tl.int32)
         for start in range(0, cols, BLOCK):
             i = start + offs
             match = i < cols
             key = ordered_key(tl.load(base + i, mask=match, other=0.0))
             if step > 0:
-                match = match & ((key >> (shift + 8)) == (prefix >> (shift + 8)))
-            hist += tl.histogram(((key >> shift) & 255).to(tl.int32), 256, mask=match)
+                match = match & ((key >> upper) == (prefix >> upper))
+            hist += tl.histogram(((key >> shift) & ((1 << (upper - shift)) - 1)).to(tl.int32), 2048, mask=match)
         at_or_above = tl.cumsum(hist, axis=0, reverse=True)
         digit = tl.max(tl.where(at_or_above >= remaining, bins, 0), axis=0)
         remaining -= tl.sum(tl.where(bins > digit, hist, 0), axis=0)
