@@ -12,7 +12,7 @@ def attention(q, k, v, o, S, H, Hkv, qk_scale, D: tl.constexpr, BLOCK_M: tl.cons
     pass
 
 
-def solution(Q, K, V, O, B, S, H, Hkv, D):
+def solution(Q, K, V, O, B, S, H, Hkv, D):  # noqa: E741 - the problem names its output O
     # Q, O: B x S x H x D; K, V: B x S x Hkv x D; bfloat16. D is 64 or 128.
     BLOCK_M, BLOCK_N = 64, 64
     qk_scale = 1.4426950408889634 / D ** 0.5
