@@ -23,8 +23,8 @@ def select(x, values, indices, cols, k, BLOCK: tl.constexpr):
     prefix = tl.zeros((), dtype=tl.uint32)
     remaining = k
     for step in tl.static_range(3):
-        upper: tl.constexpr = 32 - 11 * step  # the bits above this digit are chosen already
-        shift: tl.constexpr = upper - 11 if step < 2 else 0
+        upper = 32 - 11 * step  # the bits above this digit are chosen already (a constexpr)
+        shift = upper - 11 if step < 2 else 0
         hist = tl.zeros((2048,), dtype=tl.int32)
         for start in range(0, cols, BLOCK):
             i = start + offs
