@@ -53,7 +53,8 @@ def test_the_local_pool_lists_hip_cuda_and_triton_as_checks_on_the_cpu_with_thei
 
 
 def test_a_triton_check_is_taken_where_the_problem_has_a_triton_template_only(owner: Any, api_as: Any,
-                                                                            settings: Any) -> None:
+                                                                            settings: Any,
+                                                                            problem_without_triton: str) -> None:
     settings.HIPJUDGE_QUOTA_CONCURRENT = 3
     client = api_as(owner)
     source = (ROOT / "problems" / "vector-add" / "solutions" / "triton.py").read_text()

@@ -1,46 +1,36 @@
 import triton
 import triton.language as tl
 
+RADIX_BITS = 4
+
 
 @triton.jit
-def radix_sort(keys, perm_a, perm_b, n, BLOCK: tl.constexpr, RADIX_BITS: tl.constexpr, PASSES: tl.constexpr):
-    # A least-significant-digit radix sort of the input positions by key, RADIX_BITS a pass, in one
-    # program (its running counts are its own; a barrier orders the passes). First one sweep counts
-    # every pass's digits (bin = pass * RADIX + digit: their order does not matter), and a scan of
-    # each pass's counts gives its digits' first slots. Then pass after pass, the positions in the
-    # previous pass's order (perm_a and perm_b in turn; the identity first) go each to the slot of
-    # its digit after the ones before it: those of earlier blocks (a running count per digit) and
-    # of its own block (a scan of the one-hot block), so the pass is stable.
-    RADIX: tl.constexpr = 1 << RADIX_BITS
-    lanes = tl.arange(0, PASSES)
+def radix_pass(keys, src, dst, n, shift, FIRST: tl.constexpr, BLOCK: tl.constexpr, RADIX: tl.constexpr):
+    # One stable counting-sort pass on the digit (key >> shift) & (RADIX - 1), over a permutation of
+    # the input positions (src: the order after the previous pass; the identity on the first): a
+    # count of each digit, their exclusive scan, then the positions in src's order, each to the slot
+    # of its digit after the ones before it: those of earlier blocks (a running count per digit) and
+    # of its own block (a scan of the one-hot block). One program: the running counts are its own.
     digits = tl.arange(0, RADIX)
-    counts = tl.zeros((PASSES * RADIX,), dtype=tl.int32)
+    counts = tl.zeros((RADIX,), dtype=tl.int32)
     for start in range(0, n, BLOCK):
         i = start + tl.arange(0, BLOCK)
-        key = tl.load(keys + i, mask=i < n, other=0)
-        bins = ((key[:, None] >> (lanes[None, :] * RADIX_BITS)) & (RADIX - 1)).to(tl.int32) + lanes[None, :] * RADIX
-        live = (i[:, None] < n) & (lanes[None, :] >= 0)
-        counts += tl.histogram(tl.reshape(bins, (BLOCK * PASSES,)), PASSES * RADIX,
-                               mask=tl.reshape(live, (BLOCK * PASSES,)))
-    per_pass = tl.reshape(counts, (PASSES, RADIX))
-    firsts = tl.cumsum(per_pass, axis=1) - per_pass
-    for step in tl.static_range(PASSES):
-        src = perm_b if step % 2 == 0 else perm_a  # the pass before wrote it (unused by the first)
-        dst = perm_a if step % 2 == 0 else perm_b
-        seen = tl.sum(tl.where(lanes[:, None] == step, firsts, 0), axis=0)
-        for start in range(0, n, BLOCK):
-            i = start + tl.arange(0, BLOCK)
-            live = i < n
-            if step == 0:
-                p = i.to(tl.uint32)
-            else:
-                p = tl.load(src + i, mask=live, other=0)
-            d = ((tl.load(keys + p, mask=live, other=0) >> (step * RADIX_BITS)) & (RADIX - 1)).to(tl.int32)
-            one_hot = ((d[:, None] == digits[None, :]) & live[:, None]).to(tl.int32)  # BLOCK x RADIX
-            before = tl.cumsum(one_hot, axis=0) - one_hot
-            tl.store(dst + tl.sum(one_hot * (before + seen[None, :]), axis=1), p, mask=live)
-            seen += tl.sum(one_hot, axis=0)
-        tl.debug_barrier()  # this pass's slots are written before the next pass reads them
+        d = ((tl.load(keys + i, mask=i < n, other=0) >> shift) & (RADIX - 1)).to(tl.int32)
+        counts += tl.histogram(d, RADIX, mask=i < n)
+    seen = tl.cumsum(counts, axis=0) - counts
+    for start in range(0, n, BLOCK):
+        i = start + tl.arange(0, BLOCK)
+        live = i < n
+        if FIRST:
+            p = i.to(tl.uint32)
+        else:
+            p = tl.load(src + i, mask=live, other=0)
+        d = ((tl.load(keys + p, mask=live, other=0) >> shift) & (RADIX - 1)).to(tl.int32)
+        one_hot = ((d[:, None] == digits[None, :]) & live[:, None]).to(tl.int32)  # BLOCK x RADIX
+        before = tl.cumsum(one_hot, axis=0) - one_hot
+        slot = tl.sum(one_hot * (before + seen[None, :]), axis=1)
+        tl.store(dst + slot, p, mask=live)
+        seen += tl.sum(one_hot, axis=0)
 
 
 @triton.jit
@@ -55,8 +45,11 @@ def gather(keys, values, out_keys, out_values, n, BLOCK: tl.constexpr):
 
 
 def solution(keys, values, out_keys, out_values, n):
-    # 8 passes of 4 bits: perm_b = out_values is written by the odd passes, so the last (the 8th)
-    # leaves the order there.
-    radix_sort[(1,)](keys, out_keys, out_values, n, BLOCK=4096, RADIX_BITS=4, PASSES=8, num_warps=8)
+    # LSD radix sort of the positions, 4 bits a pass: 8 passes, out_keys and out_values holding the
+    # permutation in turn (the 8th lands in out_values); then the keys and values are gathered.
+    buffers = (out_keys, out_values)
+    for step in range(32 // RADIX_BITS):
+        radix_pass[(1,)](keys, buffers[(step + 1) % 2], buffers[step % 2], n, step * RADIX_BITS, FIRST=step == 0,
+                         BLOCK=4096, RADIX=1 << RADIX_BITS, num_warps=8)
     BLOCK = 4096
     gather[(triton.cdiv(n, BLOCK),)](keys, values, out_keys, out_values, n, BLOCK=BLOCK)
