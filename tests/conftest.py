@@ -174,8 +174,8 @@ def problems_loaded(db: Any, problem_bundles: list[Any]) -> None:
 
 @pytest.fixture
 def problem_without_triton(problems_loaded: None, problem_bundles: list[Any]) -> str:
-    """radix-sort stored without its Triton template and solution (every catalogue problem takes
-    Triton): the slug of a problem that does not offer it."""
+    """radix-sort stored without a Triton template and solution (it has none today; stripped here so
+    that the tests keep a problem without Triton if it gets one): the slug of such a problem."""
     import dataclasses
 
     from submissions.catalogue import problem_store
