@@ -173,6 +173,20 @@ def problems_loaded(db: Any, problem_bundles: list[Any]) -> None:
 
 
 @pytest.fixture
+def problem_without_triton(problems_loaded: None, problem_bundles: list[Any]) -> str:
+    """radix-sort stored without a Triton template and solution (it has none today; stripped here so
+    that the tests keep a problem without Triton if it gets one): the slug of such a problem."""
+    import dataclasses
+
+    from submissions.catalogue import problem_store
+
+    bundle = next(b for b in problem_bundles if b.slug == "radix-sort")
+    problem_store(dataclasses.replace(bundle, templates={k: v for k, v in bundle.templates.items() if k != "triton"},
+                                      baselines={k: v for k, v in bundle.baselines.items() if k != "triton"}))
+    return bundle.slug
+
+
+@pytest.fixture
 def local_pool(db: Any) -> Any:
     from fleets.services import pool_ensure
 

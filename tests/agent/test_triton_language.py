@@ -4,6 +4,7 @@ judge (the compile in the sandbox and its report, the check in Triton's interpre
 from __future__ import annotations
 
 import ast
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -19,6 +20,7 @@ from agent.languages.triton.bounds import BufferMap, OutOfBounds, Region
 from agent.languages.triton.compile import split_report, summary_text
 from agent.languages.triton.report import REPORT_MARKER, amdgcn_resources, listing_chunks
 from agent.languages.triton.tensors import DeviceBuffer, launcher_args
+from agent.problems.bundle import load_problem_dir
 from tests.agent.conftest import PROBLEMS_DIR, load_problem, problem_dirs
 
 TRITON_SLUGS = [d.name for d in problem_dirs() if (d / "templates" / "triton.py").is_file()]
@@ -46,6 +48,16 @@ def test_an_unmasked_element_past_the_end_names_the_buffer_and_how_far() -> None
         two_buffers().check("read", np.array([4110], dtype=np.uint64), None, 4)
 
 
+def test_a_tile_across_two_buffers_is_checked_element_by_element() -> None:
+    """The lowest and highest addresses lie in different buffers: each element is looked up, and one
+    in the gap between them is refused with the buffer it ran past."""
+    two_buffers().check("read", np.array([4096, 8192, 8196], dtype=np.uint64), None, 2)
+    with pytest.raises(OutOfBounds, match=r"read of buffer 'a' .* at byte 20, 2 elements past the end"):
+        two_buffers().check("read", np.array([4096, 4116, 8192], dtype=np.uint64), None, 2)
+    with pytest.raises(OutOfBounds, match="buffer 'c'"):  # the highest runs past the last buffer
+        two_buffers().check("write", np.array([4096, 8200], dtype=np.uint64), np.array([True, True]), 2)
+
+
 def test_an_access_before_every_buffer_names_the_first() -> None:
     with pytest.raises(OutOfBounds, match=r"write of buffer 'a' .* 4 bytes before its start"):
         two_buffers().check("write", np.array([4092], dtype=np.uint64), None, 4)
@@ -71,11 +83,14 @@ def test_the_problem_states_the_triton_contract() -> None:
         "A: *bf16 (read-only)", "B: *bf16 (read-only)", "C: *bf16", "M: int"]
 
 
-def test_a_problem_without_a_triton_template_does_not_offer_it() -> None:
-    without = [d.name for d in problem_dirs() if d.name not in TRITON_SLUGS]
-    if not without:
-        pytest.skip("every problem offers triton")
-    assert "triton" not in load_problem(without[0]).languages
+def test_a_problem_without_a_triton_template_does_not_offer_it(tmp_path: Any) -> None:
+    """Every problem of the catalogue has one today: a copy of one without it offers the rest."""
+    copy = tmp_path / "vector-add"
+    shutil.copytree(PROBLEMS_DIR / "vector-add", copy)
+    (copy / "templates" / "triton.py").unlink()
+    languages = load_problem_dir(copy).languages
+    assert "triton" not in languages and "cpp" in languages
+    assert "triton" in load_problem("vector-add").languages
 
 
 def test_a_triton_benchmark_is_refused_on_an_agent_without_a_gpu(judge_config: AgentConfig) -> None:
@@ -258,30 +273,47 @@ def test_the_interpreter_rounds_to_bf16_and_fp8_as_the_gpu_does() -> None:
     assert differ["as-shipped"][0] > 100 and differ["as-shipped"][1] > 10  # what the fix is for
 
 
-def test_the_interpreter_fix_rounds_like_ml_dtypes_on_every_fp8_value_and_tie() -> None:
-    """The child has NumPy but not ml_dtypes: the fix's own rounding, checked here against ml_dtypes on
-    every value of each fp8 format, every midpoint (the ties), zeros, saturation and float32 bit patterns."""
-    import ml_dtypes
-    import numpy as np
+def test_the_fixed_interpreter_multiplies_every_float_tile_and_drops_only_dead_overflow_checks() -> None:
+    """tl.dot through BLAS for fp32, fp16 and fp8 tiles gives the float32 sum of the exact products;
+    the integer overflow checks (dropped without debug anyway) are off, integer arithmetic unchanged."""
+    pytest.importorskip("triton")
+    script = textwrap.dedent("""
+        import ml_dtypes, numpy as np
+        from agent.languages.triton.submission import prepare_environment
+        prepare_environment(interpreted=True)
+        import triton, triton.language as tl
+        from triton.runtime import interpreter
+        from agent.languages.triton import interpreter_fixes
+        from agent.languages.triton.tensors import DeviceBuffer
+        interpreter_fixes.apply()
+        assert interpreter.interpreter_builder.options.sanitize_overflow is False
+        assert interpreter.interpreter_builder.options.debug is False
 
-    from agent.languages.triton.interpreter_fixes import FP8_FORMATS, bf16_bits, fp8_bits
+        @triton.jit
+        def dot(a, b, c, i, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+            m, n, k = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+            acc = tl.dot(tl.load(a + m[:, None] * K + k[None, :]), tl.load(b + k[:, None] * N + n[None, :]),
+                         input_precision="ieee")
+            tl.store(c + m[:, None] * N + n[None, :], acc)
+            tl.store(i + m, (m * 1000003 + 2147483000).to(tl.int32))  # wraps in int32, as on the GPU
 
-    rng = np.random.default_rng(1)
-    patterns = np.concatenate([np.arange(1 << 18, dtype=np.uint32) << 13,
-                               rng.integers(0, 2**32, 200_000, dtype=np.uint64).astype(np.uint32)])
-    x32 = patterns.view(np.float32)
-    finite = np.isfinite(x32)
-    with np.errstate(invalid="ignore"):
-        assert np.array_equal(bf16_bits(x32, np)[finite], x32[finite].astype(ml_dtypes.bfloat16).view(np.uint16))
-    for name, (_, _, _, largest, _) in FP8_FORMATS.items():
-        kind = getattr(ml_dtypes, "float8_" + name)
-        every = np.arange(256, dtype=np.uint8).view(kind).astype(np.float64)
-        every = np.sort(every[np.isfinite(every)])
-        values = np.concatenate([every, (every[1:] + every[:-1]) / 2, [0.0, -0.0],
-                                 rng.uniform(-largest, largest, 20_000) * 10.0 ** rng.integers(-4, 1, 20_000)])
-        assert np.array_equal(fp8_bits(values, name, np), values.astype(kind).view(np.uint8)), name
-        assert list(fp8_bits(np.array([3 * largest, -3 * largest]), name, np).view(kind).astype(float)) == [
-            largest, -largest]
+        rng = np.random.default_rng(0)
+        for name, dtype in (("float", np.float32), ("half", np.float16), ("fp8_e4m3fnuz", ml_dtypes.float8_e4m3fnuz)):
+            a = rng.uniform(-1, 1, (16, 32)).astype(dtype)
+            b = rng.uniform(-1, 1, (32, 16)).astype(dtype)
+            c = np.zeros((16, 16), np.float32)
+            i = np.zeros(16, np.int32)
+            bufs = [DeviceBuffer(n, x.ctypes.data, t, x.shape, "cpu")
+                    for n, x, t in (("a", a, name), ("b", b, name), ("c", c, "float"), ("i", i, "int"))]
+            dot[(1,)](*bufs, M=16, N=16, K=32)
+            want = a.astype(np.float64) @ b.astype(np.float64)
+            assert np.abs(c - want).max() < 1e-5, (name, np.abs(c - want).max())
+            assert (i == (np.arange(16) * 1000003 + 2147483000).astype(np.int32)).all()
+        print("ok")
+    """)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                         cwd=PROBLEMS_DIR.parent)
+    assert run.returncode == 0 and run.stdout.split()[-1] == "ok", run.stderr[-2000:]
 
 
 # ---- jobs through the judge --------------------------------------------------------------------
@@ -349,3 +381,25 @@ def test_a_kernel_only_mi300x_compiles_is_compiled_with_sm90s_refusal_in_its_rep
     targets = {t["target"]: t for t in result["summary"]["compile_report"]["targets"]}
     assert targets["gfx942"]["kernels"][0]["mfma_instructions"] > 0
     assert targets["sm_90"]["kernels"] == [] and "fp8e4b8" in targets["sm_90"]["launcher_error"]
+
+
+@pytest.mark.parametrize("target", ["fp8e4b8", "fp8e5b16", "fp8e4nv", "fp8e5", "bf16"])
+def test_narrowing_rounds_to_nearest_even_as_the_gpu(target: str) -> None:
+    """The interpreter's own fp8 rounding turns 15.99 into 8 (no carry into the exponent) and its
+    bfloat16 truncates; float_rounding matches ml_dtypes' round-to-nearest-even bit for bit."""
+    pytest.importorskip("triton")
+    import ml_dtypes
+    import triton.language as tl
+
+    from agent.languages.triton.float_rounding import narrowed
+
+    dtype = {"fp8e4b8": ml_dtypes.float8_e4m3fnuz, "fp8e5b16": ml_dtypes.float8_e5m2fnuz,
+             "fp8e4nv": ml_dtypes.float8_e4m3fn, "fp8e5": ml_dtypes.float8_e5m2, "bf16": ml_dtypes.bfloat16}[target]
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.standard_normal(20000) * np.exp2(rng.integers(-24, 12, 20000)),
+                        [0.0, -0.0, 1.0625, 15.99, 2.0**-10, 3 * 2.0**-11]]).astype(np.float32)
+    x = x[np.abs(x) <= float(ml_dtypes.finfo(dtype).max)]
+    want = x.astype(dtype).view(np.uint8 if np.dtype(dtype).itemsize == 1 else np.uint16)
+    assert np.array_equal(narrowed(x, getattr(tl, {"fp8e4b8": "float8e4b8", "fp8e5b16": "float8e5b16",
+                                                   "fp8e4nv": "float8e4nv", "fp8e5": "float8e5",
+                                                   "bf16": "bfloat16"}[target])), want)

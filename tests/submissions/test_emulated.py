@@ -44,7 +44,7 @@ def test_the_local_pool_lists_hip_cuda_and_triton_as_checks_on_the_cpu_with_thei
     note = pool["emulated_note"]
     assert note.startswith("Check on CPU (emulated): ")
     for limit in ("Check only", "256 MiB of buffers", "120 s for them all", "no timing", "no leaderboard",
-                  "LDS bank conflicts", "races and the GPU memory model", "Triton's interpreter", "32 MiB"):
+                  "LDS bank conflicts", "races and the GPU memory model", "Triton's interpreter", "12 MiB"):
         assert limit in note
     # What the emulated device compiles, and as which GPU: half and bfloat16 do compile there.
     for fact in ("MI300X (gfx942)", "H100 (sm_90)", "half, bfloat16 and fp8 types and matrix instructions"):
@@ -53,7 +53,8 @@ def test_the_local_pool_lists_hip_cuda_and_triton_as_checks_on_the_cpu_with_thei
 
 
 def test_a_triton_check_is_taken_where_the_problem_has_a_triton_template_only(owner: Any, api_as: Any,
-                                                                            settings: Any) -> None:
+                                                                            settings: Any,
+                                                                            problem_without_triton: str) -> None:
     settings.HIPJUDGE_QUOTA_CONCURRENT = 3
     client = api_as(owner)
     source = (ROOT / "problems" / "vector-add" / "solutions" / "triton.py").read_text()

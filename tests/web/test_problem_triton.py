@@ -18,14 +18,15 @@ def test_a_problem_with_a_triton_template_shows_its_contract(client_as: Any, own
     assert "BLOCK_M" in page  # the starter, highlighted as Python
 
 
-def test_a_problem_without_one_shows_no_triton(client_as: Any, owner: Any) -> None:
-    page = client_as(owner).get("/problems/radix-sort/").content.decode()
+def test_a_problem_without_one_shows_no_triton(client_as: Any, owner: Any, problem_without_triton: str) -> None:
+    page = client_as(owner).get(f"/problems/{problem_without_triton}/").content.decode()
     assert 'data-testid="triton-contract"' not in page
     assert "<th>triton</th>" not in page
 
 
-def test_the_problem_api_lists_the_triton_signature_only_where_offered(api_as: Any, owner: Any) -> None:
+def test_the_problem_api_lists_the_triton_signature_only_where_offered(api_as: Any, owner: Any,
+                                                                     problem_without_triton: str) -> None:
     offered = api_as(owner).get("/api/v1/problems/vector-add").json()
     assert offered["signatures"]["triton"] == "def solution(a, b, c, n)"
     assert offered["parameters"][0]["c_types"]["triton"] == "fp32"
-    assert "triton" not in api_as(owner).get("/api/v1/problems/radix-sort").json()["signatures"]
+    assert "triton" not in api_as(owner).get(f"/api/v1/problems/{problem_without_triton}").json()["signatures"]

@@ -48,6 +48,15 @@ class BufferMap:
             ptrs = ptrs[np.broadcast_to(np.asarray(mask, dtype=bool), np.shape(addresses)).ravel()]
         if ptrs.size == 0:
             return
+        if self._within_one(int(ptrs.min()), int(ptrs.max()), width):
+            return  # the usual tile: every element between the lowest and highest lies in one buffer
+        self._check_each(what, ptrs, width)
+
+    def _within_one(self, low: int, high: int, width: int) -> bool:
+        index = int(np.searchsorted(self._starts, np.uint64(low), side="right")) - 1
+        return index >= 0 and high + width <= int(self._ends[index])
+
+    def _check_each(self, what: str, ptrs: np.ndarray, width: int) -> None:
         index = np.searchsorted(self._starts, ptrs, side="right").astype(np.int64) - 1
         inside = index >= 0
         safe = np.where(inside, index, 0)

@@ -19,6 +19,6 @@ def matmul(a, b, c, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK
 
 
 def solution(A, B, C, M, N, K):
-    BLOCK_M, BLOCK_N, BLOCK_K = 128, 128, 32
+    BLOCK_M, BLOCK_N, BLOCK_K = 128, 128, 64
     grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))
     matmul[grid](A, B, C, M, N, K, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, num_warps=8)
