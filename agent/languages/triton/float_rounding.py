@@ -43,8 +43,8 @@ def narrowed(values: np.ndarray, target: Any, *, toward_zero: bool = False) -> n
     scale = np.where(normal, np.ldexp(1.0, exponent), 2.0 ** emin)
     mant_code = (np.where(normal, r / scale - 1.0, r / scale) * 2.0 ** mant).astype(np.int64)
     code = (exp_code << mant) | mant_code
-    if not no_inf and not toward_zero:
-        code = np.where(overflow, ((1 << exp_bits) - 1) << mant, code)
+    if not no_inf:  # an overflow rounds to infinity, and infinity stays infinity even towards zero
+        code = np.where((overflow & ~toward_zero) | np.isinf(x), ((1 << exp_bits) - 1) << mant, code)
     code = code | (sign.astype(np.int64) << (bits - 1))
     if fnuz:
         code = np.where(code == 1 << (bits - 1), 0, code)  # no negative zero: that pattern is NaN
