@@ -35,7 +35,7 @@ def solved_counts(*, problem_ids: Iterable[Any]) -> dict[Any, int]:
                 .values_list("problem_id", "users"))
 
 
-def ranked_pool_ids(*, problem_id: Any) -> QuerySet[Submission]:
+def ranked_pool_ids(*, problem_id: Any) -> QuerySet[Submission, Any]:
     """The pools where the problem has ranked results (shown or not), as a subquery of pool ids."""
     return Submission.objects.filter(problem_id=problem_id, entry__ranked_score_ms__isnull=False).values("pool_id")
 
