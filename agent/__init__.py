@@ -3,5 +3,4 @@
 This package never imports Django: it is shipped as is to GPU VMs (standard library, NumPy, PyYAML).
 """
 
-PROTOCOL_VERSION = 1
 __version__ = "0.1.0"

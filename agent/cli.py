@@ -1,8 +1,10 @@
-"""`python -m agent serve | run | health`: the agent's command line.
+"""`python -m agent serve | run | jobs | health`: the agent's command line.
 
 `serve` is what the platform starts on a VM (or on 127.0.0.1 for the local pool); it prints one
 line `agent listening on http://HOST:PORT` once it accepts requests, so the parent can wait for it.
 `run` judges one file from the terminal through the same job machinery, with a readable report.
+`jobs` judges the job requests read from stdin and prints their events as JSON lines (agent.job_lines):
+how another process on this machine (`manage.py problem check`) runs the judge.
 """
 
 from __future__ import annotations
@@ -74,6 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the events as JSON lines instead of a report")
     common(run)
 
+    jobs = commands.add_parser("jobs", help="judge job requests read from stdin (JSON lines), print events as "
+                                            "JSON lines (protocol v1, agent.job_lines)")
+    common(jobs)
+
     health = commands.add_parser("health", help="print what this machine offers, as JSON")
     common(health)
     return parser
@@ -84,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     keep_freed_memory()  # jobs reuse their arrays' memory instead of faulting in fresh pages
-    return {"serve": cmd_serve, "run": cmd_run, "health": cmd_health}[args.command](args)
+    return {"serve": cmd_serve, "run": cmd_run, "jobs": cmd_jobs, "health": cmd_health}[args.command](args)
 
 
 def _config(args: argparse.Namespace, device: str) -> Any:
@@ -254,6 +260,16 @@ def _follow(manager: JobManager, job_id: str, *, as_json: bool) -> list[dict]:
 
 def _exit_code(result: dict | None) -> int:
     return EXIT_OK if result and result.get("status") in SUCCESS_STATUSES else EXIT_VERDICT
+
+
+# ---- jobs ----------------------------------------------------------------------------------------
+def cmd_jobs(args: argparse.Namespace) -> int:
+    from agent.job_lines import main_jobs
+
+    config = _config(args, args.device)
+    if config is None:
+        return EXIT_NO_SANDBOX
+    return main_jobs(config)
 
 
 # ---- health ----------------------------------------------------------------------------------

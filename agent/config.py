@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent import PROTOCOL_VERSION, __version__
+from agent import __version__
 from agent.judging.compile_cache import DEFAULT_MAX_BYTES, remove_legacy_entries
 from agent.judging.compiler import newest_hip_arch, toolchain_versions
+from agent.protocol import PROTOCOL_VERSION
 from agent.sandbox.modes import Sandbox, detect_sandbox
 
 DEVICES = ("host", "hip", "cuda")
@@ -105,8 +106,8 @@ def build_config(*, workdir: Path, device: str = "auto", arch: str | None = None
 
 
 def health_info(config: AgentConfig) -> dict[str, Any]:
-    """What /v1/health reports. Builds the emulator's runtime on first use (a few seconds, once
-    per g++ and emulator version): `emulated` lists only languages it can really check."""
+    """What /v1/health reports (agent.protocol.Health). Builds the emulator's runtime on first use (a
+    few seconds, once per g++ and emulator version): `emulated` lists only languages it can really check."""
     from agent.emulator.toolchain import health_fields
 
     return {

@@ -19,9 +19,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from agent import PROTOCOL_VERSION, __version__
+from agent import __version__
 from agent.judging.jobs import AgentBusy, JobManager
-from agent.protocol import ACTIVE_STATES
+from agent.protocol import ACTIVE_STATES, PROTOCOL_VERSION
 from agent.self_stop import SilenceWatch
 
 MAX_BODY_BYTES = 2 * 1024 * 1024

@@ -10,6 +10,8 @@ import unicodedata
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from cli.protocol import BENCHMARK_RESULT, COMPILE_RESULT, RANKED_RESULT, RESULT, STATUS, TEST_RESULT
+
 # Escape sequences (CSI, OSC and other ESC-introduced ones) and then any control character left:
 # a status_reason or compiler output must not move the cursor, retitle the window, rewrite what is
 # already on screen or make the terminal answer back. JSON output escapes them already.
@@ -205,27 +207,27 @@ class Printer:
             return
         kind, p = event["type"], event.get("payload") or {}
         text = None
-        if kind == "STATUS":
+        if kind == STATUS:
             if p.get("status") != self._status:  # the platform and the agent may both announce one
                 text = f"· {p.get('status')}"
             self._status = p.get("status")
         elif kind == "VM":
             text = f"  VM {str(p.get('vm', ''))[:8]} ({p.get('vm_start')}) on pool {p.get('pool')}"
-        elif kind == "COMPILE_RESULT":
+        elif kind == COMPILE_RESULT:
             text = f"  compile {'ok' if p.get('ok') else 'FAILED'} in {p.get('seconds') or 0:.2f} s" + (
                 " (cached)" if p.get("cached") else "")
             if p.get("output") and (not p.get("ok") or p.get("report")):  # a compile report's summary is its output
                 text += "\n" + "\n".join(f"    {line}" for line in str(p["output"]).splitlines()[:40])
-        elif kind == "TEST_RESULT":
+        elif kind == TEST_RESULT:
             passed = bool(p.get("passed"))
             text = (f"  {'✓' if passed else '✗'} test {int(p.get('index') or 0) + 1} of {p.get('total')} "
                     f"{'passed' if passed else 'FAILED'}: {p.get('case')}")
             if p.get("message"):
                 text += f": {p['message']}"
-        elif kind == "BENCHMARK_RESULT":
+        elif kind == BENCHMARK_RESULT:
             text = (f"  bench {int(p.get('index') or 0) + 1}/{p.get('total')} {p.get('case')}: {p.get('runs')} runs, "
                     f"mean {ms(p.get('mean_ms'))} ms, {p.get('gflops') or 0:.2f} GFLOPS")
-        elif kind == "RANKED_RESULT":
+        elif kind == RANKED_RESULT:
             text = (f"  ranked {int(p.get('index') or 0) + 1}/{p.get('total')} {p.get('case')}: {p.get('runs')} runs, "
                     f"mean {ms(p.get('mean_ms'))} ms, 95% {interval(p.get('ci95_ms'))} ms, "
                     f"speedup {times(p.get('speedup'))}")
@@ -235,7 +237,7 @@ class Printer:
             text = f"record confirmation: judging #{p.get('judging')} on a new secret seed"
         elif kind == "REJUDGE":
             text = f"rejudge #{p.get('judging')}: {p.get('reason')}"
-        elif kind == "RESULT":
+        elif kind == RESULT:
             text = f"{p.get('status')}: {p.get('reason', '')}"
             ranked = (p.get("summary") or {}).get("ranked")
             if p.get("score_ms") is not None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from cli.errors import BadResponse
+from cli.protocol import BENCHMARK_RESULT, COMPILE_RESULT, RANKED_RESULT, RESULT, STATUS, TEST_RESULT
 
 # Plain classes, not dataclasses: importing dataclasses (inspect, ast, ...) would add milliseconds
 # to every CLI start (bench/turnaround.py times it).
@@ -141,12 +142,12 @@ LEADERBOARD = {"problem": str, "pool": str, "rows": [{"rank": int, "user": ANY, 
 EVENT = {"seq": int, "type": str, "payload?": dict}
 _CASE = {"index?": int, "total?": int, "mean_ms?": NUMBER, "gflops?": NUMBER}
 PAYLOADS: dict[str, Any] = {
-    "STATUS": {"status?": str},
-    "COMPILE_RESULT": {"seconds?": NUMBER},
-    "TEST_RESULT": {"index?": int, "total?": int},
-    "BENCHMARK_RESULT": _CASE,
-    "RANKED_RESULT": _CASE,
-    "RESULT": {"status?": str, "score_ms?": NUMBER, "summary?": {"ranked?": {"score_ms?": NUMBER}}},
+    STATUS: {"status?": str},
+    COMPILE_RESULT: {"seconds?": NUMBER},
+    TEST_RESULT: {"index?": int, "total?": int},
+    BENCHMARK_RESULT: _CASE,
+    RANKED_RESULT: _CASE,
+    RESULT: {"status?": str, "score_ms?": NUMBER, "summary?": {"ranked?": {"score_ms?": NUMBER}}},
 }
 
 

@@ -23,6 +23,7 @@ from cli import shapes
 from cli.api import ApiError, BadResponse, ConnectionFailed, DeadlinePassed
 from cli.codes import EXIT_PENDING, exit_code_for
 from cli.output import Printer, clean, ms, tests_said
+from cli.protocol import BENCHMARK_RESULT, COMPILE_RESULT, RANKED_RESULT, RESULT, STATUS, TEST_RESULT
 
 WATCH_RECONNECTS = 20
 TICK_S = 0.25
@@ -44,7 +45,7 @@ class View:
         self.compile: dict[str, Any] | None = None
         self.tests: list[dict[str, Any]] = []
         self.tests_total = 0
-        self.cases: dict[str, list[dict[str, Any]]] = {"BENCHMARK_RESULT": [], "RANKED_RESULT": []}
+        self.cases: dict[str, list[dict[str, Any]]] = {BENCHMARK_RESULT: [], RANKED_RESULT: []}
         self.drawn = 0  # lines of the live block on screen
         self.frozen = False  # the live block is left as it is: what follows is printed under it
         self.timer_shown = False  # the plain view's in-place timer line is on screen
@@ -54,7 +55,7 @@ class View:
     def event(self, event: dict[str, Any]) -> None:
         with self.lock:
             self._learn(event)
-            if self.live and event["type"] != "RESULT":
+            if self.live and event["type"] != RESULT:
                 self.frozen = False  # (after a RESULT, a rejudge's events start a new block under it)
                 self._draw()
             else:
@@ -83,16 +84,16 @@ class View:
 
     def _learn(self, event: dict[str, Any]) -> None:
         kind, payload = event["type"], event.get("payload") or {}
-        if kind == "STATUS" and payload.get("status") != self.status:
+        if kind == STATUS and payload.get("status") != self.status:
             self.status, self.since = str(payload.get("status")), time.monotonic()
             if self.status == "IN_QUEUE":  # queued again: a new attempt starts from nothing
                 self.compile, self.tests, self.tests_total = None, [], 0
                 self.cases = {k: [] for k in self.cases}
         elif kind == "VM":
             self.vm = f"{payload.get('vm_start', '')} on pool {payload.get('pool', '')}".lower().replace("_", " ")
-        elif kind == "COMPILE_RESULT":
+        elif kind == COMPILE_RESULT:
             self.compile = payload
-        elif kind == "TEST_RESULT":
+        elif kind == TEST_RESULT:
             self.tests.append(payload)
             self.tests_total = max(self.tests_total, int(payload.get("total") or 0))
         elif kind in self.cases:
@@ -135,7 +136,7 @@ class View:
             marks = "".join("✓" if t.get("passed") else "✗" for t in self.tests)
             marks += "·" * max(0, self.tests_total - len(self.tests))
             lines.append(f"  tests    {marks}  {tests_said(self.tests, self.tests_total or len(self.tests))}")
-        for kind, label in (("BENCHMARK_RESULT", "bench"), ("RANKED_RESULT", "ranked")):
+        for kind, label in ((BENCHMARK_RESULT, "bench"), (RANKED_RESULT, "ranked")):
             done = self.cases[kind]
             if done:
                 total = max(int(c.get("total") or 0) for c in done)
@@ -226,7 +227,7 @@ def _until_result(client: Any, out: Printer, view: View, submission_id: str, mod
                 after = event["seq"]
                 view.event(event)
                 # Only the last RESULT ends it: a rejudge follows an earlier one in the same stream.
-                final = str((event.get("payload") or {}).get("status") or "") if event["type"] == "RESULT" else None
+                final = str((event.get("payload") or {}).get("status") or "") if event["type"] == RESULT else None
         except DeadlinePassed:
             raise
         except ConnectionFailed as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import http.client
 import json
 import socket
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
@@ -59,8 +60,9 @@ class AgentClient:
     def health(self) -> dict[str, Any]:
         return self._request("GET", "/v1/health")
 
-    def submit(self, job: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
-        """POST the job; returns (created, job description). Raises AgentBusy / AgentRejectedJob."""
+    def submit(self, job: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
+        """POST the job (agent.protocol.JobRequest); returns (created, job description). Raises
+        AgentBusy / AgentRejectedJob."""
         status, body = self._call("POST", "/v1/jobs", job)
         if status in (200, 202):
             return status == 202, body

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.protocol import BENCHMARK_RESULT, COMPILE_RESULT, RANKED_RESULT, TEST_RESULT
 from submissions.models import Submission
 
-CASE_EVENTS = {"TEST_RESULT": "tests", "BENCHMARK_RESULT": "benchmarks", "RANKED_RESULT": "ranked"}
+CASE_EVENTS = {TEST_RESULT: "tests", BENCHMARK_RESULT: "benchmarks", RANKED_RESULT: "ranked"}
 
 
 def submission_results(*, submission: Submission) -> dict[str, Any]:
@@ -14,9 +15,9 @@ def submission_results(*, submission: Submission) -> dict[str, Any]:
     "ranked": [...]}."""
     results: dict[str, Any] = {"compile": None, "tests": [], "benchmarks": [], "ranked": []}
     events = submission.events.filter(
-        attempt=submission.attempt, type__in=["COMPILE_RESULT", *CASE_EVENTS]).order_by("seq")
+        attempt=submission.attempt, type__in=[COMPILE_RESULT, *CASE_EVENTS]).order_by("seq")
     for event in events.only("type", "payload"):
-        if event.type == "COMPILE_RESULT":
+        if event.type == COMPILE_RESULT:
             results["compile"] = event.payload
         else:
             results[CASE_EVENTS[event.type]].append(event.payload)
@@ -36,7 +37,7 @@ def compile_report(*, results: dict[str, Any]) -> dict[str, Any] | None:
 
 def amdgcn_listing(*, submission: Submission) -> str | None:
     """The AMDGCN listing its compile reported, whole (it travels in chunks); None without one."""
-    event = submission.events.filter(attempt=submission.attempt, type="COMPILE_RESULT").order_by("-seq").first()
+    event = submission.events.filter(attempt=submission.attempt, type=COMPILE_RESULT).order_by("-seq").first()
     report = (event.payload or {}).get("report") if event is not None else None
     chunks = report.get("amdgcn_listing") if isinstance(report, dict) else None
     if not isinstance(chunks, list) or not chunks:

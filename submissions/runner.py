@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 
-from agent.protocol import CANCELLED, FINISHED
+from agent.protocol import CANCELLED, FINISHED, RESULT, STATUS, JobRequest
 from core import clock
 from fleets.agent_client import AgentBusy, AgentClient, AgentError, AgentJobNotFound, AgentRejectedJob
 from fleets.backends import CapacityError, ProvisionError, get_backend
@@ -80,8 +80,8 @@ def job_limits() -> dict[str, float]:
     return {"case_budget_s": budget} if budget > 0 else {}
 
 
-def job_payload(submission: Submission) -> dict[str, Any]:
-    payload = {
+def job_payload(submission: Submission) -> JobRequest:
+    payload: JobRequest = {
         "id": submission.job_id,
         "problem": submission.problem_version.bundle,
         "language": submission.language,
@@ -91,8 +91,9 @@ def job_payload(submission: Submission) -> dict[str, Any]:
         "seed": None,
         "cache_scope": compile_cache_scope(user_id=submission.user_id),
     }
-    if submission.mode == Mode.LEADERBOARD:
-        payload["ranked_seed"] = ranked_seed_of(submission)
+    ranked_seed = ranked_seed_of(submission)
+    if submission.mode == Mode.LEADERBOARD and ranked_seed is not None:  # without one, the agent refuses the job
+        payload["ranked_seed"] = ranked_seed
     return payload
 
 
@@ -272,11 +273,11 @@ class Runner:
         for raw in sorted(events, key=lambda e: int(e["seq"])):
             payload: dict[str, Any] = redact(raw["payload"], seed) if isinstance(raw.get("payload"), dict) else {}
             kind = str(raw.get("type", "UNKNOWN"))[:32]
-            if kind == "RESULT":
-                result = (payload, EventIn("RESULT", {}, _parse_at(raw.get("at")), attempt, int(raw["seq"])))
+            if kind == RESULT:
+                result = (payload, EventIn(RESULT, {}, _parse_at(raw.get("at")), attempt, int(raw["seq"])))
                 break
             items.append(EventIn(kind, payload, _parse_at(raw.get("at")), attempt, int(raw["seq"])))
-            if kind == "STATUS" and payload.get("status") in AGENT_STATUSES:
+            if kind == STATUS and payload.get("status") in AGENT_STATUSES:
                 status = payload["status"]
         with transaction.atomic():
             locked = self._locked()

@@ -24,7 +24,7 @@ ALLOWED = {
     "billing": {"core", "fleets", "submissions"},
     "limits": {"core", "fleets", "billing", "submissions"},
     "ops": {"core", "fleets", "billing", "submissions"},
-    "web": {"core", "accounts", "fleets", "submissions", "leaderboard", "billing", "limits"},
+    "web": {"core", "accounts", "fleets", "submissions", "leaderboard", "billing", "limits", "agent"},
     "agent": set(),
     "cli": set(),
 }
@@ -203,6 +203,32 @@ def test_the_agent_surface_loads_no_numpy() -> None:
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+# What importing agent.protocol may load of the agent: the modules whose constants it shares (the
+# resource limits a request carries: a dataclass of the standard library), none of the judge, the
+# harness, the devices or the sandbox's processes. The judge runs in an agent process of its own.
+PROTOCOL_LOADS = {"agent", "agent.protocol", "agent.problems", "agent.problems.roofline", "agent.sandbox",
+                  "agent.sandbox.resources", "agent.emulator", "agent.emulator.budget", "agent.emulator.target",
+                  "agent.languages", "agent.languages.triton", "agent.languages.triton.budget"}
+
+
+def test_importing_the_protocol_loads_no_judge() -> None:
+    code = "import sys, agent.protocol; print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] == 'agent')))"
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    loaded = set(result.stdout.split())
+    assert "agent.protocol" in loaded
+    assert loaded - PROTOCOL_LOADS == set()
+
+
+def test_the_protocol_lends_nothing_of_the_judge() -> None:
+    """No module-level __getattr__: what protocol.py offers is what it defines or imports."""
+    import agent.protocol
+
+    assert not hasattr(agent.protocol, "__getattr__")
+    assert {"judge", "JobSpec", "AgentConfig", "build_config", "SandboxUnavailable"}.isdisjoint(dir(agent.protocol))
+    assert set(agent.protocol.__all__) <= set(dir(agent.protocol))
 
 
 def drawn_graph() -> dict[str, set[str]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.protocol import BENCHMARK_RESULT, COMPILE_RESULT, RANKED_RESULT, STATUS, TEST_RESULT
 from submissions.models import FAILED_STATUSES, Mode, Submission, SubmissionEvent
 
 STAGE_LABELS = {"IN_QUEUE": "Queued", "PROVISIONING": "Starting a VM", "COMPILING": "Compiling",
@@ -81,7 +82,7 @@ def submission_progress(*, submission: Submission, events: list[SubmissionEvent]
     reached: list[str] = []
     for event in events:
         payload = event.payload or {}
-        if event.type == "STATUS" and payload.get("status") in stages:
+        if event.type == STATUS and payload.get("status") in stages:
             if payload["status"] == "IN_QUEUE":
                 reached, progress.tests, progress.benchmarks, progress.compile = [], [], [], None
                 progress.mismatch, progress.ranked = None, []
@@ -90,17 +91,17 @@ def submission_progress(*, submission: Submission, events: list[SubmissionEvent]
                 progress.provisioning_since = event.at
         elif event.type == "VM":
             progress.vm_start = payload.get("vm_start", "")
-        elif event.type == "COMPILE_RESULT":
+        elif event.type == COMPILE_RESULT:
             progress.compile = payload
-        elif event.type == "TEST_RESULT":
+        elif event.type == TEST_RESULT:
             progress.tests.append(payload)
             if not payload.get("passed") and progress.mismatch is None:
                 progress.mismatch = payload
             progress.tests_total = max(progress.tests_total, int(payload.get("total") or 0))
-        elif event.type == "BENCHMARK_RESULT":
+        elif event.type == BENCHMARK_RESULT:
             progress.benchmarks.append(payload)
             progress.benchmarks_total = max(progress.benchmarks_total, int(payload.get("total") or 0))
-        elif event.type == "RANKED_RESULT":
+        elif event.type == RANKED_RESULT:
             progress.ranked.append(payload)
             progress.ranked_total = max(progress.ranked_total, int(payload.get("total") or 0))
     progress.vm_start = progress.vm_start or submission.vm_start

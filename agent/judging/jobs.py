@@ -20,8 +20,13 @@ from agent.protocol import (
     ACTIVE_STATES,
     CANCELLED,
     FINISHED,
+    HEARTBEAT,
     QUEUED,
+    RESULT,
     RUNNING,
+    STATUS,
+    HeartbeatPayload,
+    ResultPayload,
     json_safe,
 )
 
@@ -213,12 +218,12 @@ class JobManager:
         except Exception as exc:  # the judge reports user errors itself; this is an agent bug
             print(f"job {job.id}: judge crashed\n{traceback.format_exc()}", file=sys.stderr, flush=True)
             reason = f"The agent failed while judging ({type(exc).__name__}: {exc})."
-            self._append(job, "RESULT", _final("ERROR", reason))
+            self._append(job, RESULT, _final("ERROR", reason))
         if job.result is None:
             if job.cancel.is_set():
-                self._append(job, "RESULT", _final("CANCELLED", "The job was cancelled."))
+                self._append(job, RESULT, _final("CANCELLED", "The job was cancelled."))
             else:
-                self._append(job, "RESULT", _final("ERROR", "The judge ended without a result."))
+                self._append(job, RESULT, _final("ERROR", "The judge ended without a result."))
 
     def _heartbeat(self, job: Job) -> None:
         # Bounded by the job: ends when it is done, and cancels it after max_job_seconds.
@@ -228,7 +233,8 @@ class JobManager:
                 print(f"job {job.id}: over {self._max_job_seconds:.0f} s, cancelling", file=sys.stderr,
                       flush=True)
                 job.cancel.set()
-            self._append(job, "HEARTBEAT", {"elapsed_s": round(elapsed, 1), "status": job.status})
+            beat: HeartbeatPayload = {"elapsed_s": round(elapsed, 1), "status": job.status}
+            self._append(job, HEARTBEAT, dict(beat))
             if elapsed > self._max_job_seconds + 60:  # the judge ignores cancel: stop beating
                 return
 
@@ -241,9 +247,9 @@ class JobManager:
                 return
             job.events.append({"seq": job.last_seq + 1, "type": event_type, "payload": payload,
                                "at": utc_now_iso()})
-            if event_type == "STATUS" and isinstance(payload.get("status"), str):
+            if event_type == STATUS and isinstance(payload.get("status"), str):
                 job.status = payload["status"]
-            elif event_type == "RESULT":
+            elif event_type == RESULT:
                 job.result = payload
                 job.status = str(payload.get("status", "ERROR"))
                 job.state = CANCELLED if job.status == "CANCELLED" else FINISHED
@@ -263,4 +269,5 @@ class JobManager:
 
 
 def _final(status: str, reason: str) -> dict:
-    return {"status": status, "reason": reason, "score_ms": None, "summary": {}}
+    result: ResultPayload = {"status": status, "reason": reason, "score_ms": None, "summary": {}}
+    return dict(result)

@@ -26,7 +26,16 @@ from agent.judging.phase import JobContext, Phase, PhaseResult
 from agent.judging.stats import geometric_mean
 from agent.languages.triton.budget import INTERPRETED_CASE_BYTES
 from agent.problems.bundle import LANGUAGE_DEVICE_CLASS, LANGUAGES, Problem, ProblemError, problem_from_bundle
-from agent.protocol import MAX_ID_CHARS, MAX_SOURCE_BYTES, MODES
+from agent.protocol import (
+    COMPILE_RESULT,
+    MAX_ID_CHARS,
+    MAX_SOURCE_BYTES,
+    MODES,
+    RESULT,
+    STATUS,
+    CompileResultPayload,
+    ResultPayload,
+)
 from agent.sandbox.boxfs import fresh_box, remove_tree, sealed_memfd
 from agent.sandbox.resources import ResourceLimits
 from agent.sandbox.toolchain import CompileRejected, Toolchain
@@ -138,7 +147,9 @@ def judge(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.Even
         for fd in fds:
             os.close(fd)
         remove_tree(job_dir)
-    emit("RESULT", {"status": status, "reason": reason, "score_ms": summary.get("score_ms"), "summary": summary})
+    result: ResultPayload = {"status": status, "reason": reason, "score_ms": summary.get("score_ms"),
+                             "summary": summary}
+    emit(RESULT, dict(result))
 
 
 def _toolchain(spec: JobSpec, device: str | None, config: AgentConfig) -> Toolchain | None:
@@ -162,7 +173,7 @@ def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.
     if device is None and spec.mode != "compile":
         return "ERROR", (f"this agent runs on the {config.device} device and cannot run {spec.language} "
                          "kernels; only mode 'compile' is possible here"), summary
-    emit("STATUS", {"status": "COMPILING"})
+    emit(STATUS, {"status": "COMPILING"})
     chosen = _toolchain(spec, device, config)
     arch = None if chosen is not None else config.arch_for(spec.language)
     summary["arch"] = arch
@@ -175,11 +186,14 @@ def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.
     except CompileRejected as exc:
         if cancel.is_set():
             return "CANCELLED", "the job was cancelled", summary
-        emit("COMPILE_RESULT", {"ok": False, "output": str(exc), "cached": False, "seconds": 0.0})
+        refused: CompileResultPayload = {"ok": False, "output": str(exc), "cached": False, "seconds": 0.0}
+        emit(COMPILE_RESULT, dict(refused))
         return "COMPILE_ERROR", str(exc), summary
-    emit("COMPILE_RESULT", {"ok": compiled.ok, "output": compiled.output, "cached": compiled.cached,
-                            "seconds": round(compiled.seconds, 3),
-                            **({"report": compiled.report} if compiled.report is not None else {})})
+    said: CompileResultPayload = {"ok": compiled.ok, "output": compiled.output, "cached": compiled.cached,
+                                  "seconds": round(compiled.seconds, 3)}
+    if compiled.report is not None:
+        said["report"] = compiled.report
+    emit(COMPILE_RESULT, dict(said))
     summary["compile"] = {"cached": compiled.cached, "seconds": round(compiled.seconds, 3)}
     if compiled.report is not None:  # the listing stays in COMPILE_RESULT: the summary is kept small
         summary["compile_report"] = {k: v for k, v in compiled.report.items() if k != "amdgcn_listing"}
@@ -223,11 +237,13 @@ def _phases(spec: JobSpec, job: JobContext, emit: Emit, summary: dict[str, Any],
     kinds = [("test", "CHECKING")] + ([("bench", "BENCHMARKING")] if timed else [])
     skipped = 0
     for kind, stage in kinds:
-        emit("STATUS", {"status": stage})
+        emit(STATUS, {"status": stage})
         if job.kind == "emulated" or job.interpreted:
             cases, over_budget = emulated_cases(spec.problem, INTERPRETED_CASE_BYTES if job.interpreted
                                                 else EMULATED_CASE_BYTES)
             skipped = len(over_budget)
+            if over_budget:  # named, for the problem author's check (submissions/authoring/check.py)
+                summary["over_budget"] = [case.name for case in over_budget]
         else:
             cases = spec.problem.cases(kind, job.device_class)
         started = time.monotonic()
@@ -258,7 +274,7 @@ def _ranked(spec: JobSpec, job: JobContext, emit: Emit, summary: dict[str, Any],
     """The ranked pass: its verdict is the job's, its result goes in summary.ranked."""
     from agent.judging.ranked import RankedPhase, failed_summary, ranked_summary
 
-    emit("STATUS", {"status": "RANKING"})
+    emit(STATUS, {"status": "RANKING"})
     started = time.monotonic()
     assert spec.ranked_seed is not None
     try:

@@ -31,6 +31,7 @@ from agent.judging.expected import PendingExpected, job_over
 from agent.judging.timing_checks import overhead_bound
 from agent.judging.verify import check_outputs, modified_inputs
 from agent.problems.bundle import Case, Problem
+from agent.protocol import BENCHMARK_RESULT, TEST_RESULT
 from agent.sandbox.core import DEFAULT_RAM_BYTES
 from agent.sandbox.modes import Outcome, Sandbox, SandboxUnavailable
 from agent.sandbox.resources import MIB, ProcessLimits, ResourceLimits
@@ -292,7 +293,7 @@ class Phase:
         payload = {"case": case.name, "index": index, "total": len(self.cases), "passed": message is None,
                    "message": message, "seconds": round(timing.ms / 1e3, 6), "seed": self.job.test_seed}
         self.result.cases.append(payload)
-        self.job.emit("TEST_RESULT", payload)
+        self.job.emit(TEST_RESULT, payload)
         if message:
             self._fail("WRONG_ANSWER", f"test '{case.name}' failed: {message}")
 
@@ -304,7 +305,7 @@ class Phase:
                           peaks=(_env_float("HIPJUDGE_PEAK_GBPS"), _env_float("HIPJUDGE_PEAK_GFLOPS")))
         payload = {"case": case.name, "index": index, "total": len(self.cases), **bench.run(self._rng)}
         self.result.cases.append(payload)
-        self.job.emit("BENCHMARK_RESULT", payload)
+        self.job.emit(BENCHMARK_RESULT, payload)
 
     def _limit_passed(self) -> bool:
         return self._child is None or self._child.limit_passed()

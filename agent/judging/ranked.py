@@ -42,6 +42,7 @@ from agent.judging.phase import JobContext, Phase, PhaseResult, buffer_specs, ca
 from agent.judging.stats import geometric_mean, geometric_mean_interval
 from agent.judging.verify import check_outputs, compare, modified_inputs
 from agent.problems.bundle import Case, Tolerance
+from agent.protocol import RANKED_RESULT
 
 # Timed runs per ranked case, each on fresh inputs and verified. Fixed, not stopped by a precision
 # rule or a budget: how many runs there were must not depend on the kernel's pace. 20: the speedup
@@ -183,7 +184,7 @@ class RankedPhase(Phase):
         if self.reference is not None:
             self.reference.end_case()
         self.result.cases.append(payload)
-        self.job.emit("RANKED_RESULT", payload)
+        self.job.emit(RANKED_RESULT, payload)
 
     def _twice(self, index: int, caller: Caller, inputs: dict[str, np.ndarray]) -> None:
         """The determinism check: two calls on the same inputs, the first checked against the reference."""

@@ -1,5 +1,7 @@
-"""`problem check`: a bundle's own solutions through the agent's real judging pipeline (JobSpec ->
-judge(): compiler, sandbox, harness, verification), on every device this machine has.
+"""`problem check`: a bundle's own solutions through the agent's real judging pipeline (compiler,
+sandbox, harness, verification), on every device this machine has. The judge runs in an agent
+process of its own (submissions.authoring.local_agent: `python -m agent jobs`), one job request per
+run, as a pool's agent gets them.
 
 - host: solutions/cpp.cpp (which accumulates in float32, as an honest kernel does) is ACCEPTED in
   benchmark mode (its tests and timed benchmarks verified) and CHECKED under the other seeds, each a
@@ -21,18 +23,15 @@ Every run is a Row; a Row whose `got` differs from `expected` is a surprise.
 
 from __future__ import annotations
 
-import importlib.util
-import shutil
-import threading
 import time
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from agent.problems import HIP_ARCHS, Problem, ProblemError, load_problem_dir
-from agent.protocol import CEILINGS, AgentConfig, JobSpec, build_config, emulated_cases, emulator_runtime, judge
+from agent.protocol import CEILINGS, JobRequest, ResultPayload
+from submissions.authoring.local_agent import LocalAgent
 
 DEFAULT_SEEDS = (1, 2, 3)
 CACHE_SCOPE = "problem-check"  # one scope: a solution unchanged since the last check is not compiled again
@@ -72,25 +71,19 @@ class Row:
         return self.got != self.expected
 
 
-def agent_config(workdir: Path, device: str = "auto") -> AgentConfig:
-    """An agent like the pool's, in `workdir` (its compile cache kept there between checks).
-    Raises agent.protocol.SandboxUnavailable when no sandbox works here."""
-    return build_config(workdir=workdir, device=device)
-
-
-def available_devices(config: AgentConfig) -> tuple[str, ...]:
-    """The devices of DEVICES this machine can check on."""
+def available_devices(agent: LocalAgent) -> tuple[str, ...]:
+    """The devices of DEVICES this machine can check on, from what its agent says it has."""
+    health = agent.health
     found = {"host"}
     for language in GPU_FILES:
-        if config.device == language:
+        if health["device"] == language:
             found.add(language)
-        elif emulator_runtime(config.build_dir) is not None:
+        elif language in health["emulated"]:
             found.add("emulated")
-    if shutil.which("hipcc") and config.device != "hip":
-        found.add("hipcc")
-    if shutil.which("nvcc") and config.device != "cuda":
-        found.add("nvcc")
-    if importlib.util.find_spec("triton") is not None:
+    for device, language in (("hipcc", "hip"), ("nvcc", "cuda")):
+        if health["toolchains"].get(language) and health["device"] != language:
+            found.add(device)
+    if health["triton"]:
         found.add("triton")
     return tuple(d for d in DEVICES if d in found)
 
@@ -122,31 +115,28 @@ def plan(devices: Iterable[str], seeds: Sequence[int] = DEFAULT_SEEDS) -> list[R
     return runs
 
 
-def judge_source(config: AgentConfig, problem: Problem, source: str, language: str, mode: str,
-                 limits: dict[str, float], seed: int | None = None) -> tuple[dict[str, Any], list[str]]:
-    """One job through the agent's judge, as the agent's server runs it: (the RESULT's payload,
-    the kinds of every event in order)."""
-    body = {"id": f"check-{uuid.uuid4().hex}", "problem": problem.to_bundle(), "language": language,
-            "source": source, "mode": mode, "limits": limits, "seed": seed, "cache_scope": CACHE_SCOPE}
-    spec = JobSpec.from_request(body, config)
-    events: list[tuple[str, dict[str, Any]]] = []
-    judge(spec, config, lambda kind, data: events.append((kind, data)), threading.Event())
-    result = next(data for kind, data in reversed(events) if kind == "RESULT")
-    return result, [kind for kind, _ in events]
+def judge_source(agent: LocalAgent, problem: Problem, source: str, language: str, mode: str,
+                 limits: dict[str, float], seed: int | None = None) -> tuple[ResultPayload, list[str]]:
+    """One job through the agent's judge, as a pool's agent runs it: (the RESULT's payload, the
+    types of every event in order)."""
+    request: JobRequest = {"id": f"check-{uuid.uuid4().hex}", "problem": problem.to_bundle(), "language": language,
+                           "source": source, "mode": mode, "limits": limits, "seed": seed,
+                           "cache_scope": CACHE_SCOPE}
+    return agent.judge(request)
 
 
-def _too_new(problem: Problem, config: AgentConfig) -> str | None:
+def _too_new(problem: Problem, agent: LocalAgent) -> str | None:
     """Why hipcc cannot compile this problem's HIP sources here, if it cannot."""
-    needed, known = problem.requires.get("hip_arch"), config.arch_for("hip")
+    needed, known = problem.requires.get("hip_arch"), agent.ready["compile_arch"].get("hip")
     if needed and known in HIP_ARCHS and HIP_ARCHS.index(needed) > HIP_ARCHS.index(known):
         return f"needs {needed}; this hipcc knows {known}"
     return None
 
 
-def run_one(config: AgentConfig, problem: Problem, folder: Path, run: Run) -> Row:
+def run_one(agent: LocalAgent, problem: Problem, folder: Path, run: Run) -> Row:
     name = run.file.removeprefix("solutions/")
     label = name if run.seed is None else f"{name} seed={run.seed}"
-    if run.device == "hipcc" and (why := _too_new(problem, config)):
+    if run.device == "hipcc" and (why := _too_new(problem, agent)):
         return Row(problem.slug, "hipcc", label, "skipped", "skipped", 0.0, why)
     path = folder / run.file
     if not path.is_file():
@@ -154,7 +144,7 @@ def run_one(config: AgentConfig, problem: Problem, folder: Path, run: Run) -> Ro
     device = run.device
     started = time.monotonic()
     limits = BENCH_LIMITS if run.mode == "benchmark" else LIMITS
-    result, _ = judge_source(config, problem, path.read_text(), run.language, run.mode, limits, run.seed)
+    result, _ = judge_source(agent, problem, path.read_text(), run.language, run.mode, limits, run.seed)
     seconds = time.monotonic() - started
     got, detail = result["status"], result["reason"]
     if got in run.expected.split(" or "):
@@ -163,15 +153,15 @@ def run_one(config: AgentConfig, problem: Problem, folder: Path, run: Run) -> Ro
     if run.device in ("hipcc", "nvcc") and summary.get("arch"):
         device = f"{run.device} {summary['arch']}"
     if run.device == "emulated":
-        _, over = emulated_cases(problem)
+        over = summary.get("over_budget") or []
         if summary.get("device") != "emulated":
             got = f"{got} on {summary.get('device')}"
         elif over:
-            got, detail = f"{got}, {len(over)} skipped", f"over the emulator's size budget: {[c.name for c in over]}"
+            got, detail = f"{got}, {len(over)} skipped", f"over the emulator's size budget: {over}"
     return Row(problem.slug, device, label, run.expected, got, round(seconds, 2), detail)
 
 
-def check_problem(folder: Path, config: AgentConfig, devices: Iterable[str],
+def check_problem(folder: Path, agent: LocalAgent, devices: Iterable[str],
                   seeds: Sequence[int] = DEFAULT_SEEDS) -> list[Row]:
     """Every run of plan() for the bundle in `folder`; a bundle that does not load is one row."""
     folder = Path(folder)
@@ -181,7 +171,7 @@ def check_problem(folder: Path, config: AgentConfig, devices: Iterable[str],
     except ProblemError as exc:
         return [Row(folder.name, "-", "problem.yaml", "loads", "invalid", round(time.monotonic() - started, 2),
                     str(exc))]
-    return [run_one(config, problem, folder, run) for run in plan(devices, seeds) if run.language in problem.languages]
+    return [run_one(agent, problem, folder, run) for run in plan(devices, seeds) if run.language in problem.languages]
 
 
 def format_table(rows: Sequence[Row]) -> str:

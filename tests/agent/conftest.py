@@ -24,6 +24,7 @@ import pytest
 from agent.config import AgentConfig, build_config
 from agent.judging.judge import JobSpec, judge
 from agent.problems.bundle import Problem, load_problem_dir
+from agent.protocol import event_problems
 from agent.sandbox.modes import SandboxUnavailable, detect_sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,6 +89,8 @@ def run_job(problem: Problem, source: str, language: str = "cpp", mode: str = "b
     results = [e for e in events if e.kind == "RESULT"]
     assert len(results) == 1, [e.kind for e in events]
     assert events[-1].kind == "RESULT", [e.kind for e in events]
+    # Every job the agent's tests judge speaks protocol v1: known event types, each payload its type's keys.
+    assert [problem for e in events for problem in event_problems(e.kind, e.data)] == []
     return results[0].data, events
 
 

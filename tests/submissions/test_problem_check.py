@@ -3,7 +3,7 @@ its cpp solution ACCEPTED on the host and CHECKED under more seeds, its wrong.cp
 each, its cpp starter compiling, its hip and cuda solutions CHECKED on the emulated device within
 the emulator's budget, and where it offers Triton its triton.py CHECKED in Triton's interpreter, its
 wrong.py refused and its template compiled, each through the agent's real judge (compiler, bubblewrap
-sandbox, harness).
+sandbox, harness) in an agent process of its own (`python -m agent jobs`), one per pytest-xdist worker.
 
 One test per problem, so pytest-xdist spreads the catalogue over its workers and a failure names the
 problem. The hip and cuda sources' compiles with hipcc and nvcc stay in
@@ -12,14 +12,14 @@ tests/agent/test_problem_catalogue.py, where all of them share one translation u
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from agent.config import AgentConfig, build_config
-from agent.emulator.toolchain import emulator_runtime
 from agent.sandbox.modes import SandboxUnavailable, detect_sandbox
 from submissions.authoring.check import available_devices, check_problem, format_table
+from submissions.authoring.local_agent import LocalAgent
 
 PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
 SLUGS = sorted(d.name for d in PROBLEMS.iterdir() if (d / "problem.yaml").is_file())
@@ -30,22 +30,24 @@ pytestmark = [pytest.mark.integration, pytest.mark.db_agnostic, pytest.mark.time
 
 
 @pytest.fixture(scope="session")
-def checking_agent(tmp_path_factory: pytest.TempPathFactory, shared_agent_builds: Path) -> AgentConfig:
+def checking_agent(tmp_path_factory: pytest.TempPathFactory, shared_agent_builds: Path) -> Iterator[LocalAgent]:
     """A host agent with the real bubblewrap sandbox; one per pytest-xdist worker (a session fixture
-    groups no tests), its emulator runtime the run's shared build."""
+    groups no tests), its emulator runtime the run's shared build (the process inherits
+    HIPJUDGE_AGENT_BUILD_DIR)."""
     try:
-        sandbox = detect_sandbox(preferred="bwrap")
+        detect_sandbox(preferred="bwrap")
     except SandboxUnavailable as exc:
         pytest.skip(f"bubblewrap is not usable on this machine: {exc}")
-    config = build_config(workdir=tmp_path_factory.mktemp("problem-check"), device="host", allow_insecure=True)
-    config.sandbox = sandbox  # HIPJUDGE_SANDBOX must not swap the sandbox under test
-    if emulator_runtime(config.build_dir) is None:
-        pytest.skip("the emulator's runtime does not build here (g++ missing?)")
-    return config
+    # HIPJUDGE_SANDBOX=bwrap: the environment must not swap the sandbox under test.
+    workdir = tmp_path_factory.mktemp("problem-check")
+    with LocalAgent(workdir, device="host", env={"HIPJUDGE_SANDBOX": "bwrap"}) as agent:
+        if "emulated" not in available_devices(agent):
+            pytest.skip("the emulator's runtime does not build here (g++ missing?)")
+        yield agent
 
 
 @pytest.mark.parametrize("slug", SLUGS)
-def test_problem_check_finds_no_surprise(slug: str, checking_agent: AgentConfig) -> None:
+def test_problem_check_finds_no_surprise(slug: str, checking_agent: LocalAgent) -> None:
     devices = set(DEVICES) & set(available_devices(checking_agent))  # triton where it is installed
     rows = check_problem(PROBLEMS / slug, checking_agent, devices)
     assert not any(row.surprise for row in rows), format_table(rows)

@@ -7,15 +7,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from agent.protocol import SandboxUnavailable
-from submissions.authoring.check import (
-    DEFAULT_SEEDS,
-    DEVICES,
-    agent_config,
-    available_devices,
-    check_problem,
-    format_table,
-)
+from submissions.authoring.check import DEFAULT_SEEDS, DEVICES, Row, available_devices, check_problem, format_table
+from submissions.authoring.local_agent import AgentUnavailable, LocalAgent
 from submissions.authoring.skeleton import AuthoringError, new_problem
 
 
@@ -60,6 +53,21 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         self.stdout.write(f"wrote {folder}/: edit it, then `manage.py problem check {slug}` (docs/authoring.md)")
 
+    def _check_with(self, agent: LocalAgent, folders: list[Path], opts: dict[str, Any]) -> list[Row]:
+        here = available_devices(agent)
+        devices = [d for d in here if opts["device"] is None or d in opts["device"]]
+        missing = sorted(set(opts["device"] or ()) - set(here))
+        if missing:
+            raise CommandError(f"this machine cannot check on {', '.join(missing)} (it has {', '.join(here)})")
+        self.stderr.write(f"checking {len(folders)} problem(s) on {', '.join(devices)}")
+        rows = []
+        for folder in folders:
+            found = check_problem(folder, agent, devices, tuple(range(1, opts["seeds"] + 1)))
+            for row in found:  # as they come: a check of the whole catalogue takes minutes
+                self.stderr.write(f"  {row.problem} {row.device} {row.solution}: {row.got} ({row.seconds:.1f} s)")
+            rows += found
+        return rows
+
     def _check(self, root: Path, opts: dict[str, Any]) -> None:
         if opts["all"] == bool(opts["slugs"]):
             raise CommandError("name the problems to check, or --all (not both)")
@@ -71,21 +79,10 @@ class Command(BaseCommand):
         if absent:
             raise CommandError(f"no such problem under {root}: {', '.join(absent)}")
         try:
-            config = agent_config(opts["workdir"] or default_workdir())
-        except SandboxUnavailable as exc:
-            raise CommandError(f"no sandbox to judge in: {exc}") from exc
-        here = available_devices(config)
-        devices = [d for d in here if opts["device"] is None or d in opts["device"]]
-        missing = sorted(set(opts["device"] or ()) - set(here))
-        if missing:
-            raise CommandError(f"this machine cannot check on {', '.join(missing)} (it has {', '.join(here)})")
-        self.stderr.write(f"checking {len(folders)} problem(s) on {', '.join(devices)}")
-        rows = []
-        for folder in folders:
-            found = check_problem(folder, config, devices, tuple(range(1, opts["seeds"] + 1)))
-            for row in found:  # as they come: a check of the whole catalogue takes minutes
-                self.stderr.write(f"  {row.problem} {row.device} {row.solution}: {row.got} ({row.seconds:.1f} s)")
-            rows += found
+            with LocalAgent(opts["workdir"] or default_workdir()) as agent:  # an agent like the pool's
+                rows = self._check_with(agent, folders, opts)
+        except AgentUnavailable as exc:
+            raise CommandError(f"the checking agent: {exc}") from exc
         self.stdout.write(format_table(rows))
         surprises = [f"{r.problem} ({r.device}, {r.solution})" for r in rows if r.surprise]
         if surprises:
