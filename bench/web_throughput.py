@@ -122,6 +122,7 @@ def seed_history(count: int) -> None:
     from django.contrib.auth.hashers import make_password
 
     from fleets.models import Pool
+    from leaderboard.models import LeaderboardEntry
     from submissions.models import Problem, Status, Submission
 
     user_model = get_user_model()
@@ -130,7 +131,7 @@ def seed_history(count: int) -> None:
     pool = Pool.objects.get(name="local")
     problems = list(Problem.objects.filter(is_active=True).exclude(current_version=None))
     rng = random.Random(7)
-    rows = []
+    rows, entries = [], []
     for _ in range(count):
         problem, user = rng.choice(problems), rng.choice(users)
         solved = rng.random() < 0.35
@@ -138,9 +139,11 @@ def seed_history(count: int) -> None:
         rows.append(Submission(user=user, problem=problem, problem_version=problem.current_version, pool=pool,
                                language="cpp", mode="leaderboard" if ranked else "benchmark", source="// past",
                                status=Status.ACCEPTED if solved else Status.WRONG_ANSWER,
-                               score_ms=rng.uniform(0.5, 5) if solved else None,
-                               ranked_score_ms=rng.uniform(0.5, 5) if ranked else None))
+                               score_ms=rng.uniform(0.5, 5) if solved else None))
+        if ranked:
+            entries.append(LeaderboardEntry(submission=rows[-1], ranked_score_ms=rng.uniform(0.5, 5)))
     Submission.objects.bulk_create(rows, batch_size=2000)
+    LeaderboardEntry.objects.bulk_create(entries, batch_size=2000)
 
 
 def main() -> int:

@@ -7,15 +7,15 @@ from accounts.apis import TokenCreateApi
 from core.schema_view import DocsView, SchemaView
 from limits.apis import PoolListApi
 from submissions import converters  # noqa: F401 - registers the `subid` converter
-from submissions.apis import (
+from submissions.sse import events_stream
+from web.api.problems import ProblemDetailApi, ProblemListApi
+from web.api.submissions import (
     MeApi,
     SubmissionAmdgcnApi,
     SubmissionCancelApi,
     SubmissionDetailApi,
     SubmissionListCreateApi,
 )
-from submissions.problem_apis import ProblemDetailApi, ProblemListApi
-from submissions.sse import events_stream
 
 urlpatterns = [
     path("submissions", SubmissionListCreateApi.as_view(), name="api-submissions"),

@@ -18,9 +18,10 @@ from django.urls import reverse
 
 from core.auth import request_user
 from core.exceptions import ApplicationError
+from leaderboard.models import Review
 from leaderboard.moderation import MAX_REASON, submission_approve, submission_invalidate, submission_restore
 from leaderboard.rejudge import RejudgeReport, submissions_rejudge
-from submissions.models import Problem, Review, Submission
+from submissions.models import Problem, Submission
 
 MODERATE, REJUDGE = "submissions.moderate_submission", "submissions.rejudge_submission"
 
@@ -70,7 +71,7 @@ class SubmissionModeration(admin.ModelAdmin):
     @admin.action(description="Approve the held ranked results", permissions=["moderate"])
     def approve(self, request: HttpRequest, queryset: QuerySet[Submission]) -> None:
         done = 0
-        for submission in queryset.filter(review__in=(Review.HELD, Review.PENDING)):
+        for submission in queryset.filter(entry__review__in=(Review.HELD, Review.PENDING)):
             submission_approve(submission_id=submission.pk, by=request_user(request))
             done += 1
         self.message_user(request, f"Approved {done} result(s); they show on their leaderboards.")
@@ -91,7 +92,7 @@ class SubmissionModeration(admin.ModelAdmin):
     @admin.action(description="Restore the selected invalidated submissions", permissions=["moderate"])
     def restore(self, request: HttpRequest, queryset: QuerySet[Submission]) -> None:
         done = 0
-        for submission in queryset.filter(invalidated_at__isnull=False):
+        for submission in queryset.filter(entry__invalidated_at__isnull=False):
             submission_restore(submission_id=submission.pk, by=request_user(request))
             done += 1
         self.message_user(request, f"Restored {done} submission(s).")

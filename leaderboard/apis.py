@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 
 from core.exceptions import NotFoundError
 from fleets.models import Pool
+from leaderboard.entries import entry_of
 from leaderboard.models import RankedCaseResult
 from leaderboard.review import SCORING
 from leaderboard.selectors import leaderboard_rows, submission_ranked, submission_standing
@@ -128,7 +129,7 @@ class JudgingOutput(serializers.Serializer):
 class RankedDetailFields(serializers.Serializer):
     """What a submission's detail adds for the leaderboard."""
 
-    public_source = serializers.BooleanField(help_text="Its owner lets anyone read the source.")
+    public_source = serializers.SerializerMethodField(help_text="Its owner lets anyone read the source.")
     withdrawn = serializers.SerializerMethodField(help_text="Its owner took it off the leaderboard.")
     rank = serializers.SerializerMethodField(help_text="Its place on the leaderboard of its problem and pool; "
                                                        "null when it is not shown there (`leaderboard` says why).")
@@ -142,8 +143,11 @@ class RankedDetailFields(serializers.Serializer):
             cache[obj.pk] = submission_standing(submission=obj)
         return cache[obj.pk]
 
+    def get_public_source(self, obj: Submission) -> bool:
+        return entry_of(obj).public_source
+
     def get_withdrawn(self, obj: Submission) -> bool:
-        return obj.withdrawn_at is not None
+        return entry_of(obj).withdrawn_at is not None
 
     def get_rank(self, obj: Submission) -> int | None:
         return self._standing(obj).rank
@@ -167,20 +171,20 @@ class RankedDetailFields(serializers.Serializer):
 class LeaderboardRowOutput(serializers.Serializer):
     rank = serializers.IntegerField()
     user = serializers.CharField(source="user.username")
-    score_ms = serializers.FloatField(source="ranked_score_ms")
+    score_ms = serializers.FloatField(source="entry.ranked_score_ms")
     ci95_ms = serializers.SerializerMethodField()
-    speedup = serializers.FloatField(source="ranked_speedup", allow_null=True)
+    speedup = serializers.FloatField(source="entry.ranked_speedup", allow_null=True)
     speedup_ci95 = serializers.SerializerMethodField(help_text="The speedup's 95 % interval [low, high].")
     speedup_note = serializers.SerializerMethodField(help_text="faster | slower | within noise")
     language = serializers.CharField()
     submitted_at = serializers.DateTimeField(source="created_at")
-    ranked_at = serializers.DateTimeField(allow_null=True)
+    ranked_at = serializers.DateTimeField(source="entry.ranked_at", allow_null=True)
     submission = serializers.SerializerMethodField(help_text="Its id, only where its owner made the source public.")
     speed_of_light = serializers.SerializerMethodField(help_text="Its score against the floor of the pool's device.")
 
     @extend_schema_field(IntervalField())
     def get_ci95_ms(self, row: Submission) -> list[float] | None:
-        return _interval(row.ranked_ci95_lo_ms, row.ranked_ci95_hi_ms)
+        return _interval(row.entry.ranked_ci95_lo_ms, row.entry.ranked_ci95_hi_ms)  # type: ignore[attr-defined]
 
     @extend_schema_field(serializers.ListField(child=serializers.FloatField(), allow_null=True))
     def get_speedup_ci95(self, row: Submission) -> list[float] | None:
@@ -194,7 +198,7 @@ class LeaderboardRowOutput(serializers.Serializer):
 
     @extend_schema_field(serializers.UUIDField(allow_null=True))
     def get_submission(self, row: Submission) -> str | None:
-        return str(row.pk) if row.public_source else None
+        return str(row.pk) if row.entry.public_source else None  # type: ignore[attr-defined]
 
     @extend_schema_field(SpeedOfLightOutput(allow_null=True))
     def get_speed_of_light(self, row: Submission) -> dict[str, Any] | None:

@@ -37,7 +37,7 @@ def user_bests(*, user_id: Any, problem_ids: list[Any] | None = None) -> dict[An
     mine = Submission.objects.filter(LISTED | _BENCHMARK, user_id=user_id)
     if problem_ids is not None:
         mine = mine.filter(problem_id__in=problem_ids)
-    score = Case(When(LISTED, then=F("ranked_score_ms")), default=F("score_ms"))
+    score = Case(When(LISTED, then=F("entry__ranked_score_ms")), default=F("score_ms"))
     rows = (mine.annotate(unranked=_RANKED, best=score)
             .annotate(place=Window(RowNumber(), partition_by=[F("problem_id"), F("pool_id")],
                                    order_by=[F("unranked").asc(), F("best").asc(), F("created_at").asc(),

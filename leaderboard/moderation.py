@@ -14,19 +14,21 @@ from django.utils import timezone
 
 from core.exceptions import ApplicationError, ConflictError, NotFoundError
 from core.logs import log_event_on_commit
+from leaderboard.entries import entry_locked
+from leaderboard.models import LeaderboardEntry, Review
 from leaderboard.records import judging_that_ranks
-from submissions.models import Judging, Mode, Review, Submission
+from submissions.models import Judging, Mode, Submission
 from submissions.services import lock_submission
 
 log = logging.getLogger(__name__)
 MAX_REASON = 500
 
 
-def _locked(submission_id: uuid.UUID | str) -> Submission:
+def _locked(submission_id: uuid.UUID | str) -> tuple[Submission, LeaderboardEntry]:
     submission = lock_submission(submission_id)
     if submission is None:
         raise NotFoundError("No such submission.")
-    return submission
+    return submission, entry_locked(submission)
 
 
 def _logged(action: str, submission: Submission, by: User, reason: str = "") -> None:
@@ -34,16 +36,16 @@ def _logged(action: str, submission: Submission, by: User, reason: str = "") -> 
                         f": {reason}" if reason else "", submission=submission.pk, user=submission.user_id)
 
 
-def _take_held_rejudge(submission: Submission) -> list[str]:
+def _take_held_rejudge(submission: Submission, entry: LeaderboardEntry) -> list[str]:
     """The held result of the submission's last judging (a rejudge, or a record's confirmation: the
     slower of the two judgings) becomes the one that shows."""
     current = Judging.objects.filter(pk=submission.judging_id).first() if submission.judging_id is not None else None
     judging = judging_that_ranks(current) if current is not None else None
     if judging is None:
         raise ConflictError("The held result of this submission's rejudge is gone.")
-    submission.ranked_score_ms, submission.ranked_speedup = judging.ranked_score_ms, judging.ranked_speedup
-    submission.ranked_ci95_lo_ms, submission.ranked_ci95_hi_ms = judging.ranked_ci95_lo_ms, judging.ranked_ci95_hi_ms
-    submission.ranked_at, submission.ranked_reason = timezone.now(), ""
+    entry.ranked_score_ms, entry.ranked_speedup = judging.ranked_score_ms, judging.ranked_speedup
+    entry.ranked_ci95_lo_ms, entry.ranked_ci95_hi_ms = judging.ranked_ci95_lo_ms, judging.ranked_ci95_hi_ms
+    entry.ranked_at, entry.ranked_reason = timezone.now(), ""
     return ["ranked_score_ms", "ranked_speedup", "ranked_ci95_lo_ms", "ranked_ci95_hi_ms", "ranked_at", "ranked_reason"]
 
 
@@ -51,14 +53,14 @@ def submission_approve(*, submission_id: uuid.UUID | str, by: User) -> Submissio
     """Staff let a result held for review onto the leaderboard (a rejudge's held result takes the
     place of the earlier one)."""
     with transaction.atomic():
-        submission = _locked(submission_id)
-        if submission.review not in (Review.HELD, Review.PENDING):
-            raise ConflictError("This submission's result is not under review.", {"review": submission.review})
+        submission, entry = _locked(submission_id)
+        if entry.review not in (Review.HELD, Review.PENDING):
+            raise ConflictError("This submission's result is not under review.", {"review": entry.review})
         fields = ["review", "reviewed_by", "reviewed_at"]
-        if submission.review == Review.PENDING:
-            fields += _take_held_rejudge(submission)
-        submission.review, submission.reviewed_by, submission.reviewed_at = Review.APPROVED, by, timezone.now()
-        submission.save(update_fields=fields)
+        if entry.review == Review.PENDING:
+            fields += _take_held_rejudge(submission, entry)
+        entry.review, entry.reviewed_by, entry.reviewed_at = Review.APPROVED, by, timezone.now()
+        entry.save(update_fields=fields)
         _logged("approved", submission, by)
     return submission
 
@@ -72,10 +74,10 @@ def submission_invalidate(*, submission_id: uuid.UUID | str, by: User, reason: s
     if len(reason) > MAX_REASON:
         raise ApplicationError(f"reason: at most {MAX_REASON} characters.", {"field": "reason"})
     with transaction.atomic():
-        submission = _locked(submission_id)
-        submission.invalidated_at, submission.invalidated_by = timezone.now(), by
-        submission.invalidated_reason = reason
-        submission.save(update_fields=["invalidated_at", "invalidated_by", "invalidated_reason"])
+        submission, entry = _locked(submission_id)
+        entry.invalidated_at, entry.invalidated_by = timezone.now(), by
+        entry.invalidated_reason = reason
+        entry.save(update_fields=["invalidated_at", "invalidated_by", "invalidated_reason"])
         _logged("invalidated", submission, by, reason)
     return submission
 
@@ -83,11 +85,11 @@ def submission_invalidate(*, submission_id: uuid.UUID | str, by: User, reason: s
 def submission_restore(*, submission_id: uuid.UUID | str, by: User) -> Submission:
     """Undo an invalidation."""
     with transaction.atomic():
-        submission = _locked(submission_id)
-        if submission.invalidated_at is None:
+        submission, entry = _locked(submission_id)
+        if entry.invalidated_at is None:
             raise ConflictError("This submission is not invalidated.")
-        submission.invalidated_at, submission.invalidated_by, submission.invalidated_reason = None, None, ""
-        submission.save(update_fields=["invalidated_at", "invalidated_by", "invalidated_reason"])
+        entry.invalidated_at, entry.invalidated_by, entry.invalidated_reason = None, None, ""
+        entry.save(update_fields=["invalidated_at", "invalidated_by", "invalidated_reason"])
         _logged("restored", submission, by)
     return submission
 
@@ -100,17 +102,18 @@ def submission_update(*, user: User, submission_id: uuid.UUID | str, withdrawn: 
         submission = lock_submission(submission_id)
         if submission is None or submission.user_id != user.pk:
             raise NotFoundError("No such submission.")
+        entry = entry_locked(submission)
         fields = []
         if withdrawn is not None:
             if submission.mode != Mode.LEADERBOARD:
                 raise ConflictError("Only leaderboard submissions can be withdrawn from the leaderboard.",
                                     {"mode": submission.mode})
-            if withdrawn != (submission.withdrawn_at is not None):
-                submission.withdrawn_at = timezone.now() if withdrawn else None
+            if withdrawn != (entry.withdrawn_at is not None):
+                entry.withdrawn_at = timezone.now() if withdrawn else None
                 fields.append("withdrawn_at")
-        if public_source is not None and public_source != submission.public_source:
-            submission.public_source = public_source
+        if public_source is not None and public_source != entry.public_source:
+            entry.public_source = public_source
             fields.append("public_source")
         if fields:
-            submission.save(update_fields=fields)
+            entry.save(update_fields=fields)
     return submission

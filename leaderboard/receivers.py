@@ -9,8 +9,8 @@ from leaderboard.standing import judging_standing_close
 from submissions.signals import judging_closed, judgings_released
 
 
-def on_judging_closed(sender: Any, submission: Any, ranked: Any, **kwargs: Any) -> list[str]:
-    return judging_standing_close(submission=submission, ranked=ranked)
+def on_judging_closed(sender: Any, submission: Any, ranked: Any, **kwargs: Any) -> None:
+    judging_standing_close(submission=submission, ranked=ranked)
 
 
 def on_judgings_released(sender: Any, submission_ids: list[Any] | None, **kwargs: Any) -> int:

@@ -64,14 +64,14 @@ def record_reasons(*, submission: Submission, ranked: RankedResult) -> list[str]
     """Why this ranked result is a record that must be confirmed; empty when it may rank at once."""
     new = Result.ranked(ranked)
     shown = listed_results(problem_id=submission.problem_id, pool_id=submission.pool_id)
-    pool_best = shown.exclude(pk=submission.pk).order_by("ranked_score_ms").values_list(
-        "ranked_score_ms", flat=True).first()
+    pool_best = shown.exclude(pk=submission.pk).order_by("entry__ranked_score_ms").values_list(
+        "entry__ranked_score_ms", flat=True).first()
     if pool_best is None:
         return [f"it would be the first ranked result of pool {submission.pool.name!r}"]
     if new.score_ms < pool_best:
         return [f"its score {new.text()} beats the pool's best {pool_best:.6g} ms"]
-    own = shown.filter(user_id=submission.user_id).order_by("ranked_score_ms").values_list(
-        "ranked_score_ms", "ranked_ci95_lo_ms", "ranked_ci95_hi_ms").first()
+    own = shown.filter(user_id=submission.user_id).order_by("entry__ranked_score_ms").values_list(
+        "entry__ranked_score_ms", "entry__ranked_ci95_lo_ms", "entry__ranked_ci95_hi_ms").first()
     if own is not None and own[0] is not None:
         best = Result.of(own[0], (own[1], own[2]) if own[1] is not None and own[2] is not None else None)
         if new.high_ms < best.low_ms:

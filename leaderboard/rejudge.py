@@ -20,6 +20,7 @@ from django.utils import timezone
 from core.exceptions import ApplicationError
 from core.queue import enqueue
 from fleets.models import VMInstance, VMState
+from leaderboard.entries import entry_of
 from submissions.judgings import judging_new
 from submissions.models import (
     ACTIVE_STATUSES,
@@ -58,7 +59,7 @@ def rejudge_targets(*, submission_ids: list[str] | None = None, username: str | 
             raise ApplicationError("submission: not a submission id.", {"field": "submission"}) from None
         qs = qs.filter(pk__in=ids)
     if username or problem:
-        qs = qs.filter(mode=Mode.LEADERBOARD, status__in=VERDICT_STATUSES, invalidated_at__isnull=True)
+        qs = qs.filter(mode=Mode.LEADERBOARD, status__in=VERDICT_STATUSES, entry__invalidated_at__isnull=True)
     if username:
         if not get_user_model().objects.filter(username=username).exists():
             raise ApplicationError(f"user: there is no user {username!r}.", {"field": "user"})
@@ -125,7 +126,7 @@ def submission_confirm_record(*, submission_id: Any, judging_id: Any) -> bool:
         judging.confirms_id, judging.avoid_vm = submission.judging_id, submission.vm_id
         judging.save(force_insert=True)
         _judge_again_locked(submission, judging, EventIn("RECORD_CONFIRMATION", {
-            "judging": judging.number, "reason": submission.ranked_reason}),
+            "judging": judging.number, "reason": entry_of(submission).ranked_reason}),
             log_reason=f"confirming the record of judging {judging.number - 1}")
     return True
 

@@ -13,9 +13,10 @@ from django.db.models import Prefetch
 
 from core.exceptions import ApplicationError
 from fleets.models import Pool
-from leaderboard.models import RankedCaseResult
+from leaderboard.entries import entry_of
+from leaderboard.models import RankedCaseResult, Review
 from leaderboard.selectors import LISTED
-from submissions.models import Judging, Problem, Review, Submission
+from submissions.models import Judging, Problem, Submission
 
 
 class Writable(Protocol):
@@ -45,25 +46,26 @@ def ranked_result_rows(*, problem: str | None = None, pool: str | None = None) -
         qs = qs.filter(pool__name=pool)
     judgings = Judging.objects.filter(ranked_score_ms__isnull=False).order_by("-number").prefetch_related(
         "ranked_cases").only("id", "submission_id", "number")
-    qs = (qs.select_related("problem", "problem_version", "pool", "user")
+    qs = (qs.select_related("problem", "problem_version", "pool", "user", "entry")
           .defer("problem_version__bundle", "problem_version__statement", "problem_version__templates")
           .prefetch_related(Prefetch("judgings", queryset=judgings, to_attr="ranked_judgings"))
           .order_by("created_at", "id"))
     for submission in qs.iterator(chunk_size=200):
         # The judging whose result shows: not a rejudge's result that still waits for review.
+        entry = entry_of(submission)
         latest = next((j for j in submission.ranked_judgings  # type: ignore[attr-defined]
-                       if not (submission.review == Review.PENDING and j.pk == submission.judging_id)), None)
-        public = submission.public_source
+                       if not (entry.review == Review.PENDING and j.pk == submission.judging_id)), None)
+        public = entry.public_source
         yield {
             "submission": str(submission.pk) if public else None,
             "problem": submission.problem.slug, "problem_version": submission.problem_version.content_hash,
             "pool": submission.pool.name, "device": submission.pool.device, "gpu": submission.pool.gpu_name,
             "user": submission.user.username, "language": submission.language,
-            "submitted_at": _time(submission.created_at), "ranked_at": _time(submission.ranked_at),
-            "score_ms": submission.ranked_score_ms,
-            "ci95_ms": [submission.ranked_ci95_lo_ms, submission.ranked_ci95_hi_ms]
-            if submission.ranked_ci95_lo_ms is not None else None,
-            "speedup": submission.ranked_speedup,
+            "submitted_at": _time(submission.created_at), "ranked_at": _time(entry.ranked_at),
+            "score_ms": entry.ranked_score_ms,
+            "ci95_ms": [entry.ranked_ci95_lo_ms, entry.ranked_ci95_hi_ms]
+            if entry.ranked_ci95_lo_ms is not None else None,
+            "speedup": entry.ranked_speedup,
             "cases": [_case(c) for c in latest.ranked_cases.all()] if latest else [],
             "public_source": public, "source": submission.source if public else None,
         }

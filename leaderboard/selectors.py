@@ -4,20 +4,40 @@ already looked up with its own scoping (submissions.selectors.submission_get and
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import F, Q, QuerySet, Window
+from django.db.models import Count, F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 
-from leaderboard.models import RankedCaseResult
+from leaderboard.entries import entry_of
+from leaderboard.models import RankedCaseResult, Review
 from leaderboard.speedup import ranked_speedups, speedup_of
-from submissions.models import ACTIVE_STATUSES, Mode, QueueClass, Review, Status, Submission
+from submissions.models import ACTIVE_STATUSES, SOLVED_STATUSES, Mode, QueueClass, Status, Submission
 
 # A ranked result shows unless it waits for review, staff invalidated it or its owner withdrew it.
 # An emulated run never ranks (the pool refuses mode leaderboard for it; this holds whatever an agent says).
-LISTED = Q(ranked_score_ms__isnull=False, invalidated_at__isnull=True, withdrawn_at__isnull=True,
-           emulated=False) & ~Q(review=Review.HELD)
+# A condition on Submission rows: the columns are their LeaderboardEntry's (a row without one is not listed).
+LISTED = Q(entry__ranked_score_ms__isnull=False, entry__invalidated_at__isnull=True, entry__withdrawn_at__isnull=True,
+           emulated=False) & ~Q(entry__review=Review.HELD)
+
+
+# Solved: a submission that passed the problem's tests (ACCEPTED or CHECKED, on any pool, any version
+# of the problem), as the list's own "solved" mark counts it, unless staff invalidated it.
+SOLVED = Q(status__in=SOLVED_STATUSES, entry__invalidated_at__isnull=True)
+
+
+def solved_counts(*, problem_ids: Iterable[Any]) -> dict[Any, int]:
+    """problem id -> how many users solved it (SOLVED); problems no one solved are absent."""
+    return dict(Submission.objects.filter(SOLVED, problem_id__in=list(problem_ids))
+                .values("problem_id").annotate(users=Count("user_id", distinct=True))
+                .values_list("problem_id", "users"))
+
+
+def ranked_pool_ids(*, problem_id: Any) -> QuerySet[Submission, Any]:
+    """The pools where the problem has ranked results (shown or not), as a subquery of pool ids."""
+    return Submission.objects.filter(problem_id=problem_id, entry__ranked_score_ms__isnull=False).values("pool_id")
 
 
 def listed_results(*, problem_id: Any, pool_id: Any) -> QuerySet[Submission]:
@@ -27,16 +47,18 @@ def listed_results(*, problem_id: Any, pool_id: Any) -> QuerySet[Submission]:
 
 def leaderboard_rows(*, problem_id: Any, pool_id: Any, limit: int = 100) -> list[Submission]:
     """Each user's best shown ranked result, fastest first; equal scores rank by who submitted first,
-    each with its `speedup_view` (leaderboard.speedup). Two queries; the position in the list is the rank."""
+    each with its `entry` and `speedup_view` (leaderboard.speedup). Two queries; the position in the list
+    is the rank."""
     best = (listed_results(problem_id=problem_id, pool_id=pool_id)
             .annotate(user_rank=Window(RowNumber(), partition_by=[F("user_id")],
-                                       order_by=[F("ranked_score_ms").asc(), F("created_at").asc(), F("id").asc()]))
+                                       order_by=[F("entry__ranked_score_ms").asc(), F("created_at").asc(),
+                                                 F("id").asc()]))
             .filter(user_rank=1)
-            .select_related("user")
-            .only("id", "ranked_score_ms", "ranked_ci95_lo_ms", "ranked_ci95_hi_ms", "ranked_speedup", "ranked_at",
-                  "created_at", "language", "public_source", "user__username", "user_id", "review", "judging_id",
-                  "problem_version_id")
-            .order_by("ranked_score_ms", "created_at", "id"))
+            .select_related("user", "entry")
+            .only("id", "entry__ranked_score_ms", "entry__ranked_ci95_lo_ms", "entry__ranked_ci95_hi_ms",
+                  "entry__ranked_speedup", "entry__ranked_at", "entry__public_source", "entry__review",
+                  "created_at", "language", "user__username", "user_id", "judging_id", "problem_version_id")
+            .order_by("entry__ranked_score_ms", "created_at", "id"))
     rows: list[Submission] = list(best[:limit])
     views = ranked_speedups(submissions=rows)
     for row in rows:
@@ -45,14 +67,15 @@ def leaderboard_rows(*, problem_id: Any, pool_id: Any, limit: int = 100) -> list
 
 
 def _ahead(submission: Submission) -> Q:
-    return Q(ranked_score_ms__lt=submission.ranked_score_ms) | Q(
-        ranked_score_ms=submission.ranked_score_ms, created_at__lt=submission.created_at)
+    score = entry_of(submission).ranked_score_ms
+    return Q(entry__ranked_score_ms__lt=score) | Q(entry__ranked_score_ms=score, created_at__lt=submission.created_at)
 
 
 def submission_listed(submission: Submission) -> bool:
     """LISTED, for a row already loaded."""
-    return (submission.ranked_score_ms is not None and submission.invalidated_at is None
-            and submission.withdrawn_at is None and not submission.emulated and submission.review != Review.HELD)
+    entry = entry_of(submission)
+    return (entry.ranked_score_ms is not None and entry.invalidated_at is None
+            and entry.withdrawn_at is None and not submission.emulated and entry.review != Review.HELD)
 
 
 def submission_rank(*, submission: Submission) -> int | None:
@@ -65,6 +88,12 @@ def submission_rank(*, submission: Submission) -> int | None:
         return None
     return 1 + listed.filter(_ahead(submission)).exclude(user_id=submission.user_id).values(
         "user_id").distinct().count()
+
+
+def public_source_submission(*, submission_id: Any) -> Submission | None:
+    """A submission whose owner made its source public, for anyone; an invalidated one stays hidden."""
+    return (Submission.objects.select_related("problem", "pool", "user")
+            .filter(pk=submission_id, entry__public_source=True, entry__invalidated_at__isnull=True).first())
 
 
 @dataclass(frozen=True)
@@ -104,44 +133,46 @@ def confirmation_running(*, submission: Submission) -> bool:
 def submission_standing(*, submission: Submission) -> Standing:
     if submission.mode != Mode.LEADERBOARD:
         return Standing("not_entered", "Only leaderboard submissions rank; this one was not submitted to it.")
-    if submission.invalidated_at is not None:
-        return Standing("invalidated", submission.invalidated_reason)
+    entry = entry_of(submission)
+    if entry.invalidated_at is not None:
+        return Standing("invalidated", entry.invalidated_reason)
     confirming = confirmation_pending(submission=submission)
-    if submission.ranked_score_ms is None:
+    if entry.ranked_score_ms is None:
         if confirming:  # the record's sentence: what it scored once, and that it ranks only when confirmed
-            return Standing("confirming", submission.ranked_reason)
+            return Standing("confirming", entry.ranked_reason)
         if submission.status in ACTIVE_STATUSES:
-            return Standing("pending", submission.ranked_reason or "The ranked pass has not finished yet.")
-        return Standing("not_ranked", submission.ranked_reason or submission.status_reason)
-    if submission.review == Review.HELD:
-        return Standing("under_review", submission.review_reason)
-    if submission.withdrawn_at is not None:
+            return Standing("pending", entry.ranked_reason or "The ranked pass has not finished yet.")
+        return Standing("not_ranked", entry.ranked_reason or submission.status_reason)
+    if entry.review == Review.HELD:
+        return Standing("under_review", entry.review_reason)
+    if entry.withdrawn_at is not None:
         return Standing("withdrawn", "Its owner withdrew it from the leaderboard.")
     rank = submission_rank(submission=submission)
     if rank is None:
         return Standing("outranked", "Another submission of the same user ranks higher; the leaderboard shows each "
                                      "user's best.")
     said = f"Rank {rank} on pool {submission.pool.name!r}."
-    if submission.review == Review.PENDING:
-        said += " " + submission.review_reason
-    if confirming and submission.ranked_reason:  # a rejudge's new record: the earlier result ranks meanwhile
-        said += " " + submission.ranked_reason
+    if entry.review == Review.PENDING:
+        said += " " + entry.review_reason
+    if confirming and entry.ranked_reason:  # a rejudge's new record: the earlier result ranks meanwhile
+        said += " " + entry.ranked_reason
     return Standing("ranked", said, rank)
 
 
 def submission_ranked(*, submission: Submission) -> dict[str, Any] | None:
     """The ranked result that counts, with the cases of the judging that produced it (one query)."""
-    if submission.ranked_score_ms is None:
+    entry = entry_of(submission)
+    if entry.ranked_score_ms is None:
         return None
     # The judging whose result shows: the latest with the shown score (its value is copied from there),
     # not a newer one whose result waits for review, nor the faster of a record's two judgings.
     cases = list(RankedCaseResult.objects.filter(judging__submission=submission,
-                                                 judging__ranked_score_ms=submission.ranked_score_ms)
+                                                 judging__ranked_score_ms=entry.ranked_score_ms)
                  .order_by("-judging__number", "index"))
     latest = cases[0].judging_id if cases else None
-    interval = None if submission.ranked_ci95_lo_ms is None or submission.ranked_ci95_hi_ms is None else [
-        submission.ranked_ci95_lo_ms, submission.ranked_ci95_hi_ms]
+    interval = None if entry.ranked_ci95_lo_ms is None or entry.ranked_ci95_hi_ms is None else [
+        entry.ranked_ci95_lo_ms, entry.ranked_ci95_hi_ms]
     shown = [c for c in cases if c.judging_id == latest]
-    return {"score_ms": submission.ranked_score_ms, "speedup": submission.ranked_speedup, "ci95_ms": interval,
-            "ranked_at": submission.ranked_at, "cases": shown,
-            "speedup_view": speedup_of(value=submission.ranked_speedup, cases=shown)}
+    return {"score_ms": entry.ranked_score_ms, "speedup": entry.ranked_speedup, "ci95_ms": interval,
+            "ranked_at": entry.ranked_at, "cases": shown,
+            "speedup_view": speedup_of(value=entry.ranked_speedup, cases=shown)}

@@ -17,6 +17,7 @@ from django.db.models.functions import RowNumber
 from agent.problems import ExprError, evaluate
 from agent.protocol import Floor, Peaks, floor, flops_type_of, geometric_floor
 from fleets.models import Pool
+from leaderboard.entries import entry_of
 from leaderboard.selectors import LISTED  # the leaderboard's own rule of what shows
 from submissions.models import ProblemVersion, Submission
 
@@ -108,7 +109,7 @@ def leaderboard_light(*, rows: list[Submission], pool: Pool) -> None:
         floors[version_id] = score_floor(definition=definition or {}, peaks=peaks, group="ranked",
                                          device_class=_device_class(pool)) if peaks else None
     for row in rows:
-        row.speed_of_light = light(floors.get(row.problem_version_id), row.ranked_score_ms)  # type: ignore[attr-defined]
+        row.speed_of_light = light(floors.get(row.problem_version_id), entry_of(row).ranked_score_ms)  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
@@ -134,19 +135,20 @@ def best_light(*, problem_ids: list[Any] | None = None) -> dict[Any, list[PoolLi
     if problem_ids is not None:
         shown = shown.filter(problem_id__in=problem_ids)
     best = (shown.annotate(place=Window(RowNumber(), partition_by=[F("problem_id"), F("pool_id")],
-                                        order_by=[F("ranked_score_ms").asc(), F("created_at").asc(), F("id").asc()]))
+                                        order_by=[F("entry__ranked_score_ms").asc(), F("created_at").asc(),
+                                                  F("id").asc()]))
             .filter(place=1)
-            .values("id", "problem_id", "ranked_score_ms", "pool__name", *(f"pool__{f}" for f in _PEAK_FIELDS),
-                    definition=F("problem_version__bundle__definition")))
+            .values("id", "problem_id", "pool__name", *(f"pool__{f}" for f in _PEAK_FIELDS),
+                    definition=F("problem_version__bundle__definition"), ranked_ms=F("entry__ranked_score_ms")))
     found: dict[Any, list[PoolLight]] = {}
     for b in best:
         pool = Pool(name=b["pool__name"], **{f: b[f"pool__{f}"] for f in _PEAK_FIELDS})
         peaks = pool.peaks
         score = score_floor(definition=b["definition"] or {}, peaks=peaks, group="ranked",
                             device_class=_device_class(pool)) if peaks else None
-        said = light(score, b["ranked_score_ms"])
+        said = light(score, b["ranked_ms"])
         if said is not None:
-            found.setdefault(b["problem_id"], []).append(PoolLight(pool=pool.name, score_ms=b["ranked_score_ms"],
+            found.setdefault(b["problem_id"], []).append(PoolLight(pool=pool.name, score_ms=b["ranked_ms"],
                                                                    submission_id=b["id"], **said))
     for pools in found.values():
         pools.sort(key=lambda p: p.pool)

@@ -88,12 +88,12 @@ def speedup_of(*, value: float | None, cases: Iterable[Any]) -> Speedup | None:
 def ranked_speedups(*, submissions: list[Any]) -> dict[Any, Speedup]:
     """The speedup of each of these ranked submissions (leaderboard rows) with the cases of the
     result that shows, in one query."""
-    from leaderboard.models import RankedCaseResult
-    from submissions.models import Review
+    from leaderboard.entries import entry_of
+    from leaderboard.models import RankedCaseResult, Review
 
     if not submissions:
         return {}
-    held = {s.pk: s.judging_id for s in submissions if s.review == Review.PENDING}
+    held = {s.pk: s.judging_id for s in submissions if entry_of(s).review == Review.PENDING}
     cases: dict[Any, dict[Any, list[Any]]] = {}
     for case in (RankedCaseResult.objects.filter(judging__submission_id__in=[s.pk for s in submissions],
                                                  judging__ranked_score_ms__isnull=False)
@@ -106,7 +106,7 @@ def ranked_speedups(*, submissions: list[Any]) -> dict[Any, Speedup]:
     for submission in submissions:
         by_judging = cases.get(submission.pk, {})
         latest = next(iter(by_judging.values()), [])  # the newest judging first (dicts keep their order)
-        view = speedup_of(value=submission.ranked_speedup, cases=latest)
+        view = speedup_of(value=entry_of(submission).ranked_speedup, cases=latest)
         if view is not None:
             views[submission.pk] = view
     return views

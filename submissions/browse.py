@@ -1,6 +1,6 @@
-"""Browsing the problem list: filters by tag, data type and difficulty (they combine), the counts a
-filter form shows beside each value, and how many users solved each problem. Each function is one
-query, whatever the number of problems."""
+"""Browsing the problem list: filters by tag, data type and difficulty (they combine) and the counts a
+filter form shows beside each value (how many users solved each problem is the leaderboard's:
+leaderboard.selectors.solved_counts). Each function is one query, whatever the number of problems."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import QuerySet
 
-from submissions.models import SOLVED_STATUSES, Problem, Submission, label_key
+from submissions.models import Problem, label_key
 from submissions.selectors import problem_list
 
 # agent.problems.schema.DIFFICULTIES (not imported: that module brings NumPy into the web process).
@@ -20,11 +19,6 @@ DIFFICULTIES = ("easy", "medium", "hard")
 # A tag (matrix-cores) or a data type (fp8_e4m3fnuz, bfloat16) as a filter takes it, lowercased.
 FILTER_VALUE_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 FILTER_VALUE_HELP = "lowercase letters, digits, dashes and underscores, up to 40"
-
-# Solved: a submission that passed the problem's tests (ACCEPTED or CHECKED, on any pool, any version
-# of the problem), as the list's own "solved" mark counts it, unless staff invalidated it.
-SOLVED = Q(status__in=SOLVED_STATUSES, invalidated_at__isnull=True)
-
 
 @dataclass(frozen=True)
 class ProblemFilters:
@@ -90,9 +84,3 @@ def problem_facets(*, filters: ProblemFilters) -> Facets:
                   difficulties=[(d, difficulties[d]) for d in DIFFICULTIES],
                   tags=[(t, tags[t]) for t in sorted(every_tag)], types=[(t, types[t]) for t in sorted(every_type)])
 
-
-def solved_counts(*, problem_ids: Iterable[Any]) -> dict[Any, int]:
-    """problem id -> how many users solved it (SOLVED); problems no one solved are absent."""
-    return dict(Submission.objects.filter(SOLVED, problem_id__in=list(problem_ids))
-                .values("problem_id").annotate(users=Count("user_id", distinct=True))
-                .values_list("problem_id", "users"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from typing import Any, cast
+from typing import Any
 
 from django.contrib.auth.models import User
 
@@ -72,11 +72,10 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def judging_close_locked(*, submission: Submission, ranked: RankedResult | None) -> list[str]:
+def judging_close_locked(*, submission: Submission, ranked: RankedResult | None) -> None:
     """Record the end of the submission's current judging (its row locked, its final status, reason,
     score and summary already set on it): the Judging row here, then `judging_closed` for what the
-    leaderboard keeps (its ranked cases, the submission's standing). Returns the submission fields
-    the caller must save."""
+    leaderboard keeps in its own rows (its ranked cases, the submission's standing)."""
     if submission.judging_id is not None:
         summary = submission.summary if isinstance(submission.summary, dict) else {}
         Judging.objects.filter(pk=submission.judging_id).update(
@@ -87,8 +86,7 @@ def judging_close_locked(*, submission: Submission, ranked: RankedResult | None)
             ranked_score_ms=ranked.score_ms if ranked else None, ranked_speedup=ranked.speedup if ranked else None,
             ranked_ci95_lo_ms=ranked.ci95_ms[0] if ranked and ranked.ci95_ms else None,
             ranked_ci95_hi_ms=ranked.ci95_ms[1] if ranked and ranked.ci95_ms else None)
-    responses = judging_closed.send(sender=Submission, submission=submission, ranked=ranked)
-    return [field for _, changed in responses for field in cast(list[str], changed)]
+    judging_closed.send(sender=Submission, submission=submission, ranked=ranked)
 
 
 def finish_outcome(*, submission: Submission, status: str, reason: str,

@@ -148,14 +148,6 @@ class QueueClass(models.TextChoices):
     REJUDGE = "rejudge", "Rejudge"
 
 
-class Review(models.TextChoices):
-    NONE = "", "Not held"
-    HELD = "held", "Under review"
-    # A rejudge's new result waits for staff while the earlier (already shown) result keeps showing.
-    PENDING = "pending", "New result under review"
-    APPROVED = "approved", "Approved"
-
-
 class Submission(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions")
@@ -188,25 +180,6 @@ class Submission(models.Model):
     # The judging in progress or last done (a rejudge adds one; the earlier ones are the history).
     judging = models.ForeignKey("Judging", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     queue_class = models.CharField(max_length=8, choices=QueueClass.choices, default=QueueClass.USER)
-    # The ranked result that counts (mode leaderboard): kept while a rejudge runs, replaced by its verdict.
-    ranked_score_ms = models.FloatField(null=True, blank=True, help_text="Geometric mean of the ranked cases' means.")
-    ranked_ci95_lo_ms = models.FloatField(null=True, blank=True)
-    ranked_ci95_hi_ms = models.FloatField(null=True, blank=True)
-    ranked_speedup = models.FloatField(null=True, blank=True, help_text="Against the problem's own solution.")
-    ranked_at = models.DateTimeField(null=True, blank=True)
-    ranked_reason = models.TextField(blank=True, help_text="Why the submission is not ranked (the judge's words).")
-    # Moderation: held for review, invalidated by staff (hidden, never deleted), withdrawn by its owner.
-    review = models.CharField(max_length=8, choices=Review.choices, default=Review.NONE, blank=True)
-    review_reason = models.TextField(blank=True)
-    reviewed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                    related_name="+")
-    reviewed_at = models.DateTimeField(null=True, blank=True)
-    invalidated_at = models.DateTimeField(null=True, blank=True)
-    invalidated_reason = models.TextField(blank=True)
-    invalidated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                       related_name="+")
-    withdrawn_at = models.DateTimeField(null=True, blank=True)
-    public_source = models.BooleanField(default=False, help_text="Its owner lets anyone read the source.")
 
     class Meta:
         ordering = ["-created_at"]
@@ -214,7 +187,7 @@ class Submission(models.Model):
             models.Index(fields=["pool", "status", "created_at"], name="submissions_fleet_i_fb6263_idx"),
             models.Index(fields=["user", "-created_at"]),
             models.Index(fields=["status", "lease_expires_at"]),
-            models.Index(fields=["problem", "pool", "ranked_score_ms"], name="submissions_problem_3479e2_idx"),
+            models.Index(fields=["problem", "pool"], name="submission_problem_pool_idx"),
         ]
         permissions = [("moderate_submission", "Can approve held results and invalidate or restore submissions"),
                        ("rejudge_submission", "Can rejudge submissions")]

@@ -120,27 +120,29 @@ def id_prefix(text: str) -> str | None:
     return "-".join(groups)
 
 
-def submission_get(*, user: User | AnonymousUser, submission_id: uuid.UUID | str) -> Submission | None:
-    """Owner, or staff; anyone else gets None (callers answer 404 so ids do not leak)."""
+def submission_get(*, user: User | AnonymousUser, submission_id: uuid.UUID | str,
+                   related: tuple[str, ...] = ()) -> Submission | None:
+    """Owner, or staff; anyone else gets None (callers answer 404 so ids do not leak). `related`: more
+    one-to-one rows to load in the same query, named by the apps that own them (leaderboard.entries.ENTRY)."""
     try:
         uuid.UUID(str(submission_id))
     except ValueError:
         return None
-    return _visible_to(user).select_related("problem", "problem_version", "pool", "vm", "user", "judging").filter(
-        pk=submission_id).first()
+    return _visible_to(user).select_related("problem", "problem_version", "pool", "vm", "user", "judging",
+                                            *related).filter(pk=submission_id).first()
 
 
 class AmbiguousId(ValueError):
     """A short id that starts several of the caller's submissions; the message lists them."""
 
 
-def submission_find(*, user: User | AnonymousUser, text: str) -> Submission | None:
+def submission_find(*, user: User | AnonymousUser, text: str, related: tuple[str, ...] = ()) -> Submission | None:
     """The submission `text` names among those the caller may see (owner, or staff): its whole id,
     or the start of it (4 to 32 hex digits, dashes allowed; the pages show 8). None when none
     matches or `text` is no such thing; AmbiguousId when several do."""
     text = str(text).strip()
     if len(text.replace("-", "")) == 32:
-        return submission_get(user=user, submission_id=text)
+        return submission_get(user=user, submission_id=text, related=related)
     prefix = id_prefix(text)
     if prefix is None:
         return None
@@ -149,7 +151,7 @@ def submission_find(*, user: User | AnonymousUser, text: str) -> Submission | No
     if len(found) > 1:
         shown = ", ".join(str(pk) for pk in found[:2]) + (" and more" if len(found) > 2 else "")
         raise AmbiguousId(f"{text!r} starts more than one submission ({shown}): give more of its id.")
-    return submission_get(user=user, submission_id=found[0]) if found else None
+    return submission_get(user=user, submission_id=found[0], related=related) if found else None
 
 
 def submission_events(*, submission: Submission, after: int = 0) -> QuerySet[SubmissionEvent]:

@@ -129,9 +129,9 @@ def finish_locked(submission: Submission, *, status: str, reason: str, score_ms:
     submission.summary = summary or {}
     submission.finished_at = clock.now()
     submission.lease_owner, submission.lease_expires_at = "", None
-    standing = judging_close_locked(submission=submission, ranked=ranked)
+    judging_close_locked(submission=submission, ranked=ranked)
     submission.save(update_fields=["status", "status_reason", "score_ms", "summary", "finished_at",
-                                   "lease_owner", "lease_expires_at", *standing])
+                                   "lease_owner", "lease_expires_at"])
     log_status(submission, status, reason=reason)
     result = event or EventIn("RESULT")
     result.type = "RESULT"

@@ -4,9 +4,9 @@ their own AppConfig.ready: submissions imports none of them."""
 from django.dispatch import Signal
 
 # A submission's current judging ended: sent by judging_close_locked with the submission's row
-# locked and its final status set (submission=, ranked= the passed RankedResult or None), inside the
-# transaction that saves it. Each receiver returns the list of Submission fields it changed on
-# `submission`, which the sender saves with its own in one UPDATE.
+# locked and its final status set on it but not yet saved (submission=, ranked= the passed
+# RankedResult or None), inside the transaction that saves it. Receivers save their own rows and
+# change nothing on `submission`.
 judging_closed = Signal()
 
 # Judgings ended and their VMs were given back (submission_ids=, None for every submission): sent by

@@ -20,14 +20,6 @@ def run(submission_id: str) -> None:
     submission_run(submission_id=submission_id)
 
 
-def confirm_record(submission_id: str, judging_id: str) -> bool:
-    """The old dotted path of leaderboard.tasks.confirm_record, for tasks queued before the move
-    (the queue stores a task by its path). Nothing queues it now: delete it a release later."""
-    from leaderboard.tasks import confirm_record as moved
-
-    return moved(submission_id, judging_id)
-
-
 def cancel_job(submission_id: str) -> None:
     submission_cancel_job(submission_id=submission_id)
 

@@ -129,6 +129,18 @@ def staff_user(make_user: Callable[..., Any]) -> Any:
 
 
 @pytest.fixture
+def client_as(client: Any) -> Callable[[Any], Any]:
+    """client_as(user) -> Django's test client logged in as the user (None: anonymous)."""
+
+    def login(user: Any) -> Any:
+        if user is not None:
+            client.force_login(user)
+        return client
+
+    return login
+
+
+@pytest.fixture
 def api_as() -> Callable[[Any], Any]:
     """api_as(user) -> a DRF APIClient authenticated with the user's token (None: anonymous)."""
     from rest_framework.test import APIClient

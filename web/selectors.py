@@ -18,10 +18,10 @@ from billing.selectors import pool_is_paid
 from fleets.models import Pool, VMInstance
 from fleets.selectors import pool_list
 from leaderboard.bests import Best, user_bests
-from leaderboard.selectors import leaderboard_rows
+from leaderboard.selectors import leaderboard_rows, ranked_pool_ids, solved_counts
 from leaderboard.speed_of_light import PoolLight, best_light, leaderboard_light
 from limits.selectors import PoolAccess, Standing, pools_offered
-from submissions.browse import ProblemFilters, problems_filtered, solved_counts
+from submissions.browse import ProblemFilters, problems_filtered
 from submissions.models import SOLVED_STATUSES, Problem, Submission
 from submissions.offers import LanguageOffer, pool_offers
 
@@ -32,7 +32,7 @@ class ProblemRow:
     attempts: int = 0
     solved: bool = False
     bests: list[Best] = field(default_factory=list)  # per pool: the ranked score where there is one
-    solved_by: int = 0  # users who solved it (submissions.browse.SOLVED)
+    solved_by: int = 0  # users who solved it (leaderboard.selectors.SOLVED)
     lights: list[PoolLight] = field(default_factory=list)  # per pool: the leaderboard best's speed of light
 
 
@@ -143,6 +143,6 @@ def leaderboard(*, problem: Problem, pool: Pool, limit: int = 100) -> list[Submi
 def leaderboard_pools(*, problem: Problem) -> list[Pool]:
     """Pools to offer on a leaderboard: enabled ones plus any that has ranked results here, the
     server's default pool first (the tab a leaderboard opens on), then by name."""
-    used = Submission.objects.filter(problem=problem, ranked_score_ms__isnull=False).values("pool_id")
+    used = ranked_pool_ids(problem_id=problem.pk)
     pools = list(Pool.objects.filter(Q(enabled=True) | Q(pk__in=used)).order_by("name"))
     return sorted(pools, key=lambda f: f.name != settings.HIPJUDGE_DEFAULT_POOL)

@@ -107,7 +107,7 @@ def test_the_answer_says_which_it_was(monkeypatch: Any, owner: Any, api_as: Any,
         error.__cause__ = cause  # as Django wraps the pool's error
         raise error
 
-    monkeypatch.setattr("submissions.problem_apis.problems_filtered", fails)
+    monkeypatch.setattr("web.api.problems.problems_filtered", fails)
     response = api_as(owner).get("/api/v1/problems")
     assert response.status_code == 503
     assert response["Retry-After"] == "5"

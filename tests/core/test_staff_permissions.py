@@ -38,7 +38,7 @@ def calls(monkeypatch: Any) -> list[str]:
     def recorder(name: str) -> Any:
         return lambda *args, **kwargs: made.append(name) or True
 
-    for target in ("fleets.admin.vm_stop_now", "fleets.admin.vm_drain", "submissions.admin.submission_cancel",
+    for target in ("fleets.admin.vm_stop_now", "fleets.admin.vm_drain", "web.admin.submission_cancel",
                    "fleets.dstack_pools.services.dstack_fleet_apply",
                    "fleets.dstack_pools.services.dstack_fleet_delete"):
         monkeypatch.setattr(target, recorder(target.rsplit(".", 1)[1]))

@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from core.queue import enqueue
 from fleets.models import VMInstance, VMState
-from submissions.models import TERMINAL_STATUSES, VERDICT_STATUSES, Review, Status, Submission
+from leaderboard.models import Review
+from submissions.models import TERMINAL_STATUSES, VERDICT_STATUSES, Status, Submission
 from submissions.sweep import submissions_sweep
 from tests.conftest import read_source
 from tests.integration.conftest import Stack, process_running, wait_for
@@ -196,21 +197,21 @@ def test_a_leaderboard_submission_is_ranked_by_the_real_agents_ranked_pass(stack
     assert submission.status == Status.ACCEPTED, submission.status_reason
     # The pool's first result is a record: the worker judges it a second time on a new seed, and it
     # ranks when both agree. On a loaded machine the two moments may not: then staff see both.
-    wait_for(lambda: Submission.objects.get(pk=submission.pk).ranked_score_ms is not None, 240,
+    wait_for(lambda: Submission.objects.get(pk=submission.pk).entry.ranked_score_ms is not None, 240,
              "the record's second judging")
     submission = wait_terminal(str(submission.pk), stack, timeout=60)
     assert submission.judgings.count() == 2, submission.status_reason
     assert submission.status == Status.ACCEPTED, submission.status_reason
-    assert submission.ranked_score_ms
-    assert submission.ranked_score_ms > 0
-    assert submission.ranked_speedup
-    if submission.review == Review.HELD:
-        assert "its record was not confirmed" in submission.review_reason, submission.review_reason
+    assert submission.entry.ranked_score_ms
+    assert submission.entry.ranked_score_ms > 0
+    assert submission.entry.ranked_speedup
+    if submission.entry.review == Review.HELD:
+        assert "its record was not confirmed" in submission.entry.review_reason, submission.entry.review_reason
         return
     detail = client.get(f"/api/v1/submissions/{submission.pk}").json()
     assert [c["case"] for c in detail["results"]["ranked"]] == ["n=3000017"]
     rows = api_as(None).get("/api/v1/problems/vector-add/leaderboard").json()["rows"]
-    assert [row["score_ms"] for row in rows] == [pytest.approx(submission.ranked_score_ms)]
+    assert [row["score_ms"] for row in rows] == [pytest.approx(submission.entry.ranked_score_ms)]
     low, high = rows[0]["ci95_ms"]
     assert low <= rows[0]["score_ms"] <= high
     assert rows[0]["speedup"] > 0
@@ -219,5 +220,5 @@ def test_a_leaderboard_submission_is_ranked_by_the_real_agents_ranked_pass(stack
     failed = wait_terminal(submit(client, tuned, mode="leaderboard"), stack, timeout=240)
     assert failed.status == Status.WRONG_ANSWER
     assert "ranked pass" in failed.status_reason
-    assert failed.ranked_score_ms is None
+    assert failed.entry.ranked_score_ms is None
     assert len(api_as(None).get("/api/v1/problems/vector-add/leaderboard").json()["rows"]) == 1

@@ -10,7 +10,8 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.test import Client
 
-from submissions.models import Judging, QueueClass, Review, Submission
+from leaderboard.models import Review
+from submissions.models import Judging, QueueClass, Submission
 from tests.support.ranked import rank, ranked
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
@@ -46,27 +47,27 @@ def test_approve_invalidate_and_restore_from_the_changelist(moderator: Client, o
     held = ranked(owner, 0.5)
     act(moderator, CHANGELIST, "approve", held)
     held.refresh_from_db()
-    assert held.review == Review.APPROVED
-    assert held.reviewed_by.username == "moderator"
+    assert held.entry.review == Review.APPROVED
+    assert held.entry.reviewed_by.username == "moderator"
 
     page = act(moderator, CHANGELIST, "invalidate", held)
     assert page.status_code == 200
     assert b'name="reason"' in page.content  # asks why first
     held.refresh_from_db()
-    assert held.invalidated_at is None
+    assert held.entry.invalidated_at is None
     again = act(moderator, CHANGELIST, "invalidate", held, confirm="Invalidate submissions", reason="")
     assert again.status_code == 200
     assert b"This field is required" in again.content
     act(moderator, CHANGELIST, "invalidate", held, confirm="Invalidate submissions", reason="patched the timer")
     held.refresh_from_db()
-    assert held.invalidated_reason == "patched the timer"
-    assert held.invalidated_by.username == "moderator"
+    assert held.entry.invalidated_reason == "patched the timer"
+    assert held.entry.invalidated_by.username == "moderator"
     assert Submission.objects.filter(pk=held.pk).exists()
 
     act(moderator, CHANGELIST, "restore", held)
     held.refresh_from_db()
-    assert held.invalidated_at is None
-    assert held.invalidated_reason == ""
+    assert held.entry.invalidated_at is None
+    assert held.entry.invalidated_reason == ""
 
 
 def test_rejudge_the_selection_a_user_or_a_problem_from_the_admin(moderator: Client, owner: Any, other_user: Any,
@@ -99,8 +100,8 @@ def test_each_action_needs_its_permission(make_user: Any, owner: Any, other_user
     act(viewer, CHANGELIST, "invalidate", held, confirm="x", reason="no")
     act(viewer, CHANGELIST, "rejudge", held, confirm="x", reason="no")
     held.refresh_from_db()
-    assert held.review == Review.HELD
-    assert held.invalidated_at is None
+    assert held.entry.review == Review.HELD
+    assert held.entry.invalidated_at is None
     assert held.judgings.count() == 2
     assert viewer.get("/admin/submissions/submission/rejudge/").status_code == 403
     assert b"Rejudge by user or problem" not in viewer.get(CHANGELIST).content
@@ -146,13 +147,13 @@ def test_the_change_page_reads_as_a_summary_with_its_review_buttons(moderator: C
     assert staff_with(make_user, "viewer").post(url.replace("change/", "approve/")).status_code == 403
     assert moderator.post(url.replace("change/", "approve/")).status_code == 302
     held.refresh_from_db()
-    assert held.review == Review.APPROVED
+    assert held.entry.review == Review.APPROVED
     refused = moderator.post(url.replace("change/", "invalidate/"), {"reason": " "}, follow=True)
     assert "Reason: say why" in refused.content.decode()
     moderator.post(url.replace("change/", "invalidate/"), {"reason": "patched the timer"})
     held.refresh_from_db()
-    assert held.invalidated_reason == "patched the timer"
+    assert held.entry.invalidated_reason == "patched the timer"
     assert "Restore" in moderator.get(url).content.decode()
     moderator.post(url.replace("change/", "restore/"))
     held.refresh_from_db()
-    assert held.invalidated_at is None
+    assert held.entry.invalidated_at is None

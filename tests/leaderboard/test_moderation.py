@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from core.exceptions import ApplicationError, ConflictError, NotFoundError
+from leaderboard.models import Review
 from leaderboard.moderation import (
     submission_approve,
     submission_invalidate,
@@ -17,7 +18,7 @@ from leaderboard.moderation import (
     submission_update,
 )
 from leaderboard.selectors import leaderboard_rows, submission_rank, submission_standing
-from submissions.models import Review, Submission
+from submissions.models import Submission
 from tests.support.ranked import ranked, submit
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
@@ -32,42 +33,43 @@ def generous_quota(settings: Any) -> None:
 
 def board(pool: Any) -> list[tuple[str, float]]:
     problem_id = Submission.objects.values_list("problem_id", flat=True).first()
-    return [(s.user.username, s.ranked_score_ms) for s in leaderboard_rows(problem_id=problem_id, pool_id=pool.pk)]
+    rows = leaderboard_rows(problem_id=problem_id, pool_id=pool.pk)
+    return [(s.user.username, s.entry.ranked_score_ms) for s in rows]
 
 
 def test_a_result_more_than_twice_the_pools_best_waits_for_review(owner: Any, other_user: Any, make_user: Any,
                                                                    local_pool: Any) -> None:
     first = ranked(owner, 2.0)
-    assert first.review == Review.NONE  # nothing to beat yet, and far from the floor
+    assert first.entry.review == Review.NONE  # nothing to beat yet, and far from the floor
     leap = ranked(other_user, 0.9)
-    assert leap.review == Review.HELD
-    assert "beats the pool's best 2 ms by 2.2x (more than 2x)" in leap.review_reason
+    assert leap.entry.review == Review.HELD
+    assert "beats the pool's best 2 ms by 2.2x (more than 2x)" in leap.entry.review_reason
     assert board(local_pool) == [("owner", 2.0)]
     standing = submission_standing(submission=leap)
     assert standing.state == "under_review"
-    assert standing.reason == leap.review_reason
+    assert standing.reason == leap.entry.review_reason
     assert submission_rank(submission=leap) is None
     # A held result does not set the bar for the next one: 1.05 is 1.9x of the shown best.
     step = ranked(make_user("third"), 1.05)
-    assert step.review == Review.NONE
+    assert step.entry.review == Review.NONE
     assert board(local_pool) == [("third", 1.05), ("owner", 2.0)]
 
 
 def test_a_result_near_the_physical_floor_waits_for_review_even_as_the_first(owner: Any, other_user: Any,
                                                                              local_pool: Any) -> None:
     near = ranked(owner, HOST_FLOOR_MS * 1.4)
-    assert near.review == Review.HELD
-    assert "within 1.5x of the physical floor 0.36" in near.review_reason
-    assert "100 GB/s" in near.review_reason
+    assert near.entry.review == Review.HELD
+    assert "within 1.5x of the physical floor 0.36" in near.entry.review_reason
+    assert "100 GB/s" in near.entry.review_reason
     clear = ranked(other_user, HOST_FLOOR_MS * 1.6)
-    assert clear.review == Review.NONE
+    assert clear.entry.review == Review.NONE
     assert board(local_pool) == [("other", pytest.approx(HOST_FLOOR_MS * 1.6))]
 
 
 def test_the_floor_comes_from_the_pools_own_peaks(owner: Any, local_pool: Any) -> None:
     local_pool.peak_gbps = 10.0  # a slow machine: the floor is 3.6 ms
     local_pool.save()
-    assert ranked(owner, 5.0).review == Review.HELD
+    assert ranked(owner, 5.0).entry.review == Review.HELD
     local_pool.peak_gbps, local_pool.peak_gflops = None, None
     local_pool.device = "cuda"  # an H100 SXM's documented peaks
     local_pool.save()
@@ -80,8 +82,8 @@ def test_staff_approval_puts_a_held_result_on_the_leaderboard(owner: Any, other_
     ranked(owner, 2.0)
     leap = ranked(other_user, 0.5)
     approved = submission_approve(submission_id=leap.pk, by=staff_user)
-    assert approved.review == Review.APPROVED
-    assert approved.reviewed_by == staff_user
+    assert approved.entry.review == Review.APPROVED
+    assert approved.entry.reviewed_by == staff_user
     assert board(local_pool) == [("other", 0.5), ("owner", 2.0)]
     assert submission_rank(submission=approved) == 1
     with pytest.raises(ConflictError, match="not under review"):
@@ -97,11 +99,11 @@ def test_invalidation_hides_without_deleting_and_tells_the_owner_why(owner: Any,
     gone = submission_invalidate(submission_id=cheat.pk, by=staff_user, reason="caches outputs keyed on inputs")
     assert board(local_pool) == [("other", 1.5)]
     assert Submission.objects.filter(pk=cheat.pk).exists()
-    assert gone.ranked_score_ms == 1.0
+    assert gone.entry.ranked_score_ms == 1.0
     standing = submission_standing(submission=gone)
     assert (standing.state, standing.reason) == ("invalidated", "caches outputs keyed on inputs")
     restored = submission_restore(submission_id=cheat.pk, by=staff_user)
-    assert restored.invalidated_at is None
+    assert restored.entry.invalidated_at is None
     assert board(local_pool)[0] == ("owner", 1.0)
     with pytest.raises(ConflictError):
         submission_restore(submission_id=cheat.pk, by=staff_user)
@@ -111,11 +113,11 @@ def test_owners_withdraw_and_return_their_submissions(owner: Any, other_user: An
     mine = ranked(owner, 1.0)
     ranked(other_user, 1.5)
     withdrawn = submission_update(user=owner, submission_id=mine.pk, withdrawn=True)
-    assert withdrawn.withdrawn_at is not None
+    assert withdrawn.entry.withdrawn_at is not None
     assert board(local_pool) == [("other", 1.5)]
     assert submission_standing(submission=withdrawn).state == "withdrawn"
     back = submission_update(user=owner, submission_id=mine.pk, withdrawn=False)
-    assert back.withdrawn_at is None
+    assert back.entry.withdrawn_at is None
     assert board(local_pool)[0] == ("owner", 1.0)
 
 
@@ -129,4 +131,4 @@ def test_only_the_owner_may_withdraw_or_publish_and_only_leaderboard_submissions
     with pytest.raises(ConflictError, match="Only leaderboard submissions"):
         submission_update(user=owner, submission_id=benchmark.pk, withdrawn=True)
     published = submission_update(user=owner, submission_id=benchmark.pk, public_source=True)
-    assert published.public_source is True
+    assert published.entry.public_source is True

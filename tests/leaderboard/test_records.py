@@ -13,9 +13,10 @@ from django.utils.module_loading import import_string
 from core.exceptions import ConflictError
 from fleets.models import VMInstance, VMState
 from fleets.services import vm_acquire
+from leaderboard.models import Review
 from leaderboard.rejudge import submission_confirm_record
 from leaderboard.selectors import submission_rank, submission_standing
-from submissions.models import Judging, Review, Status
+from submissions.models import Judging, Status
 from submissions.services import submission_cancel, submission_requeue_or_fail
 from submissions.sweep import submissions_sweep
 from tests.support.ranked import end, rank, ranked, submit
@@ -43,8 +44,8 @@ def test_a_result_slower_than_the_pools_best_ranks_at_once_from_one_judging(owne
 def test_a_record_ranks_with_the_slower_of_two_agreeing_judgings(owner: Any, pool_best: Any) -> None:
     submission = rank(submit(owner), 1.50, confirmed_at=1.52)
     assert submission.judgings.count() == 2
-    assert submission.review == Review.NONE
-    assert submission.ranked_score_ms == pytest.approx(1.52)
+    assert submission.entry.review == Review.NONE
+    assert submission.entry.ranked_score_ms == pytest.approx(1.52)
     assert submission_rank(submission=submission) == 1
 
 
@@ -52,13 +53,13 @@ def test_forged_once_the_record_waits_for_staff_with_both_results(owner: Any, po
     """The ratchet of the old hold rule: 1.9x better than the pool's best, under its 2x hold, forged on
     one judging. The second judging, on inputs the first never saw, shows the kernel's real speed."""
     submission = rank(submit(owner), 2.0 / 1.9, confirmed_at=2.1)
-    assert submission.review == Review.HELD
+    assert submission.entry.review == Review.HELD
     assert submission_rank(submission=submission) is None
     reason = submission_standing(submission=submission).reason
     assert "its record was not confirmed" in reason
     assert "1.05263 ms" in reason
     assert "2.1 ms" in reason
-    assert submission.ranked_score_ms == pytest.approx(2.1)  # what staff would approve: the slower one
+    assert submission.entry.ranked_score_ms == pytest.approx(2.1)  # what staff would approve: the slower one
 
 
 def test_a_kernel_that_fails_the_second_judging_does_not_rank(owner: Any, pool_best: Any) -> None:
@@ -67,7 +68,7 @@ def test_a_kernel_that_fails_the_second_judging_does_not_rank(owner: Any, pool_b
     first = end(submit(owner), fake_result(0.5))
     assert submission_confirm_record(submission_id=first.pk, judging_id=first.judging_id)
     first = end(first, {"status": "WRONG_ANSWER", "reason": "ranked pass: ranked case 'n=3000017': wrong result"})
-    assert first.ranked_score_ms is None
+    assert first.entry.ranked_score_ms is None
     assert submission_standing(submission=first).state == "not_ranked"
     assert submission_rank(submission=submission) == 1  # the owner's earlier result still stands
 
@@ -76,9 +77,9 @@ def test_a_confirmation_the_platform_failed_waits_for_staff_with_the_first_resul
     submission = end(submit(owner), fake_result(1.0))
     assert submission_confirm_record(submission_id=submission.pk, judging_id=submission.judging_id)
     submission = end(submission, {"status": "ERROR", "reason": "The agent could not be reached."})
-    assert submission.review == Review.HELD
-    assert submission.ranked_score_ms == pytest.approx(1.0)
-    assert "awaits a confirmation that ended without a verdict" in submission.review_reason
+    assert submission.entry.review == Review.HELD
+    assert submission.entry.ranked_score_ms == pytest.approx(1.0)
+    assert "awaits a confirmation that ended without a verdict" in submission.entry.review_reason
 
 
 def test_beating_ones_own_best_by_more_than_the_noise_is_a_record_within_it_is_not(
@@ -87,10 +88,10 @@ def test_beating_ones_own_best_by_more_than_the_noise_is_a_record_within_it_is_n
     ranked(owner, 3.0)
     within = end(submit(owner), fake_result(2.95))  # intervals of +-2 %: overlaps 3.0's
     assert within.judgings.count() == 1
-    assert within.ranked_score_ms == pytest.approx(2.95)
+    assert within.entry.ranked_score_ms == pytest.approx(2.95)
     beyond = end(submit(owner), fake_result(2.0))
-    assert beyond.ranked_score_ms is None
-    assert "beats its owner's best" in beyond.ranked_reason
+    assert beyond.entry.ranked_score_ms is None
+    assert "beats its owner's best" in beyond.entry.ranked_reason
 
 
 def test_its_owner_cannot_cancel_the_confirmation_to_keep_the_first_result(owner: Any, pool_best: Any) -> None:
@@ -116,13 +117,10 @@ def test_a_record_is_confirmed_only_once_its_vm_was_given_back_and_the_sweep_que
     assert submissions_sweep()["records"] == 0
 
 
-@pytest.mark.parametrize("path", ["leaderboard.tasks.confirm_record", "submissions.tasks.confirm_record"])
-def test_a_confirmation_queued_by_either_dotted_path_judges_the_record_again(owner: Any, pool_best: Any,
-                                                                              path: str) -> None:
-    """The queue stores a task by its dotted path: one queued before the task moved to the
-    leaderboard app still runs."""
+def test_the_queued_confirmation_judges_the_record_again(owner: Any, pool_best: Any) -> None:
+    """The queue stores a task by its dotted path: the one records_confirm_soon queues runs."""
     submission = end(submit(owner), fake_result(1.0))
-    assert import_string(path)(str(submission.pk), str(submission.judging_id))
+    assert import_string("leaderboard.tasks.confirm_record")(str(submission.pk), str(submission.judging_id))
     assert Judging.objects.filter(submission=submission, confirms_id=submission.judging_id).exists()
 
 

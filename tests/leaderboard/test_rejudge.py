@@ -17,11 +17,12 @@ from billing.services import ledger_accrue
 from core.exceptions import ApplicationError, ConflictError
 from fleets.models import VMInstance, VMState
 from fleets.services import vm_release
+from leaderboard.models import Review
 from leaderboard.moderation import submission_approve
 from leaderboard.rejudge import submission_confirm_record, submissions_rejudge
 from leaderboard.selectors import leaderboard_rows, submission_rank, submission_ranked, submission_standing
 from submissions.dispatch import submission_dispatch_next
-from submissions.models import Judging, ProblemVersion, QueueClass, Review, Status, Submission
+from submissions.models import Judging, ProblemVersion, QueueClass, Status, Submission
 from submissions.runner import submission_run
 from submissions.selectors import queue_order, queue_position, user_quota
 from submissions.services import submission_cancel
@@ -91,13 +92,13 @@ def test_a_rejudge_runs_the_current_version_with_a_new_seed_and_keeps_the_histor
     assert job["problem"] == version.bundle
     # 1.6 ms beats its own 2.0 by more than the noise: a record again, confirmed before it counts.
     assert submission.status == Status.ACCEPTED
-    assert submission.ranked_score_ms == 2.0
+    assert submission.entry.ranked_score_ms == 2.0
     assert submission_confirm_record(submission_id=submission.pk, judging_id=second.pk)
     assert submission_dispatch_next(pool=local_pool) is not None
     submission_run(submission_id=str(submission.pk))
     submission.refresh_from_db()
     assert submission.status == Status.ACCEPTED
-    assert submission.ranked_score_ms == pytest.approx(1.6)
+    assert submission.entry.ranked_score_ms == pytest.approx(1.6)
     history = list(submission.judgings.order_by("number").values_list("number", "ranked_score_ms", "status"))
     assert history == [(1, 2.0, "ACCEPTED"), (2, 2.0, "ACCEPTED"), (3, pytest.approx(1.6), "ACCEPTED"),
                        (4, pytest.approx(1.6), "ACCEPTED")]
@@ -109,9 +110,9 @@ def test_a_rejudge_that_fails_the_ranked_pass_takes_the_rank_away(owner: Any, st
     submissions_rejudge(by=staff_user, reason="new version", submission_ids=[str(submission.pk)])
     failed = end(submission, fake_agent.ranked_failure_script()[-1][1])
     assert failed.status == Status.WRONG_ANSWER
-    assert failed.ranked_score_ms is None
+    assert failed.entry.ranked_score_ms is None
     assert submission_rank(submission=failed) is None
-    assert failed.ranked_reason.startswith("ranked pass:")
+    assert failed.entry.ranked_reason.startswith("ranked pass:")
     assert Judging.objects.get(submission=failed, number=1).ranked_score_ms == 2.0  # history kept
 
 
@@ -120,9 +121,9 @@ def test_a_rejudge_ending_in_a_judge_error_holds_the_earlier_result_for_review(o
     submission = ranked(owner, 2.0)
     submissions_rejudge(by=staff_user, reason="new version", submission_ids=[str(submission.pk)])
     errored = end(submission, {"status": "ERROR", "reason": "The agent stopped answering."})
-    assert errored.ranked_score_ms == 2.0
-    assert errored.review == Review.HELD
-    assert "rejudge ended in a judge error" in errored.review_reason
+    assert errored.entry.ranked_score_ms == 2.0
+    assert errored.entry.review == Review.HELD
+    assert "rejudge ended in a judge error" in errored.entry.review_reason
     assert submission_rank(submission=errored) is None
 
 
@@ -136,11 +137,11 @@ def test_a_rejudge_whose_new_result_waits_for_review_keeps_the_author_on_the_lea
 
     def board() -> list[tuple[str, float]]:
         rows = leaderboard_rows(problem_id=submission.problem_id, pool_id=local_pool.pk)
-        return [(row.user.username, row.ranked_score_ms) for row in rows]
+        return [(row.user.username, row.entry.ranked_score_ms) for row in rows]
 
     assert board() == [("other", 2.0), ("owner", 2.5)]  # the earlier result still shows
-    assert held.review == Review.PENDING
-    assert "beats the pool's best 2 ms" in held.review_reason
+    assert held.entry.review == Review.PENDING
+    assert "beats the pool's best 2 ms" in held.entry.review_reason
     standing = submission_standing(submission=held)
     assert standing.state == "ranked"
     assert standing.rank == 2
@@ -151,8 +152,8 @@ def test_a_rejudge_whose_new_result_waits_for_review_keeps_the_author_on_the_lea
     assert {c.judging_id for c in shown["cases"]} == {first.pk}
 
     approved = submission_approve(submission_id=held.pk, by=staff_user)
-    assert approved.review == Review.APPROVED
-    assert approved.ranked_score_ms == pytest.approx(0.9)
+    assert approved.entry.review == Review.APPROVED
+    assert approved.entry.ranked_score_ms == pytest.approx(0.9)
     assert board() == [("owner", pytest.approx(0.9)), ("other", 2.0)]
     shown = submission_ranked(submission=approved)
     assert shown is not None
@@ -210,8 +211,8 @@ def test_only_staff_cancel_a_rejudge(owner: Any, staff_user: Any, local_pool: An
         submission_cancel(user=owner, submission_id=submission.pk)
     assert submission_cancel(user=staff_user, submission_id=submission.pk).status == Status.CANCELLED
     submission.refresh_from_db()
-    assert submission.ranked_score_ms == 2.0
-    assert submission.review == Review.NONE  # no verdict: kept
+    assert submission.entry.ranked_score_ms == 2.0
+    assert submission.entry.review == Review.NONE  # no verdict: kept
 
 
 @pytest.mark.integration  # the PostgreSQL pass of scripts/test.sh runs `-m integration`: the positions' SQL

@@ -225,7 +225,7 @@ def test_a_database_outage_answers_503_with_retry_after_not_500(monkeypatch: Any
     def down(*args: Any, **kwargs: Any) -> Any:
         raise OperationalError("server closed the connection unexpectedly")
 
-    monkeypatch.setattr("submissions.problem_apis.problems_filtered", down)
+    monkeypatch.setattr("web.api.problems.problems_filtered", down)
     response = api_as(owner).get("/api/v1/problems")
     assert response.status_code == 503
     assert response["Retry-After"] == "5"
@@ -249,7 +249,7 @@ def test_a_request_the_database_gave_up_on_answers_503_saying_it_was_busy(
         error.__cause__ = cause
         raise error
 
-    monkeypatch.setattr("submissions.problem_apis.problems_filtered", busy)
+    monkeypatch.setattr("web.api.problems.problems_filtered", busy)
     response = api_as(owner).get("/api/v1/problems")
     assert response.status_code == 503
     assert response["Retry-After"] == "5"

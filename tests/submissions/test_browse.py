@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from submissions.browse import ProblemFilters, problem_facets, problems_filtered, solved_counts
+from leaderboard.selectors import solved_counts
+from submissions.browse import ProblemFilters, problem_facets, problems_filtered
 from submissions.catalogue import problem_store
 from submissions.models import Problem
 from tests.submissions.browse_data import solve

@@ -11,6 +11,7 @@ import pytest
 
 from fleets.models import VMInstance, VMState
 from fleets.services import pool_ensure
+from leaderboard.models import LeaderboardEntry
 from submissions.dispatch import submission_dispatch_next
 from submissions.models import Status, Submission
 from submissions.runner import submission_run
@@ -174,6 +175,8 @@ def test_an_emulated_run_never_enters_the_leaderboard(owner: Any, other_user: An
     finish(ranked["id"], Status.ACCEPTED, "all tests passed")
     finish(emulated["id"], Status.ACCEPTED, "an agent that reported more than a check")
     # Both as if the agent had reported a ranked score: only the one judged on a real device shows.
-    Submission.objects.filter(pk__in=[ranked["id"], emulated["id"]]).update(score_ms=1.0, ranked_score_ms=1.0)
+    Submission.objects.filter(pk__in=[ranked["id"], emulated["id"]]).update(score_ms=1.0)
+    LeaderboardEntry.objects.bulk_create([LeaderboardEntry(submission_id=pk, ranked_score_ms=1.0)
+                                          for pk in (ranked["id"], emulated["id"])])
     rows = leaderboard(problem=Problem.objects.get(slug="vector-add"), pool=Pool.objects.get(name="local"))
     assert [str(s.pk) for s in rows] == [ranked["id"]]

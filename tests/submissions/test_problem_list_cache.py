@@ -12,10 +12,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from submissions import problem_apis
 from submissions.models import Problem
 from tests.submissions.browse_data import solve
 from tests.support.clock import stepped_clock
+from web.api import problems as problem_apis
 
 pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool")
 

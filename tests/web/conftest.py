@@ -34,7 +34,7 @@ def _bench(case: str, index: int, mean: float) -> dict:
 def make_submission(problems_loaded: None, local_pool: Any) -> Callable[..., Any]:
     """make_submission(user, kind) with kind accepted | ranked | wrong | compile_error | running | queued
     (ranked: an accepted leaderboard submission whose ranked pass scored `score`)."""
-    from leaderboard.models import RankedCaseResult
+    from leaderboard.models import LeaderboardEntry, RankedCaseResult
     from submissions.models import Judging, Problem, Submission
 
     def make(user: Any, kind: str = "accepted", *, score: float = 0.5, created_at: Any = None) -> Any:
@@ -74,8 +74,9 @@ def make_submission(problems_loaded: None, local_pool: Any) -> Callable[..., Any
                 fields.update(status="ACCEPTED", status_reason="all 4 tests passed", score_ms=score)
                 if kind == "ranked":
                     events += [("STATUS", {"status": "RANKING"}), ("RANKED_RESULT", ranked_case)]
-                    fields.update(ranked_score_ms=score, ranked_ci95_lo_ms=score * .98, ranked_ci95_hi_ms=score * 1.02,
-                                  ranked_speedup=1.5, ranked_at=timezone.now())
+                    LeaderboardEntry.objects.create(
+                        submission=sub, ranked_score_ms=score, ranked_ci95_lo_ms=score * .98,
+                        ranked_ci95_hi_ms=score * 1.02, ranked_speedup=1.5, ranked_at=timezone.now())
                     Judging.objects.filter(pk=judging.pk).update(ranked_passed=True, ranked_score_ms=score)
                     RankedCaseResult.objects.create(
                         judging=judging, case="n=3000017", index=0, runs=12, mean_ms=score, median_ms=score,
@@ -94,12 +95,3 @@ def make_submission(problems_loaded: None, local_pool: Any) -> Callable[..., Any
 
     return make
 
-
-@pytest.fixture
-def client_as(client: Any) -> Callable[[Any], Any]:
-    def login(user: Any) -> Any:
-        if user is not None:
-            client.force_login(user)
-        return client
-
-    return login

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
+from leaderboard.models import LeaderboardEntry, Review
 from leaderboard.moderation import submission_invalidate
-from submissions.models import Judging, Mode, Review, Submission
+from submissions.models import Judging, Mode, Submission
 from web.progress import submission_progress
 
 pytestmark = pytest.mark.usefixtures("problems_loaded")
@@ -54,7 +55,7 @@ def test_the_leaderboard_shows_score_interval_speedup_and_public_source(client_a
                                                                        other_user: Any, make_submission: Any) -> None:
     mine = make_submission(owner, "ranked", score=1.5)
     theirs = make_submission(other_user, "ranked", score=2.0)
-    Submission.objects.filter(pk=theirs.pk).update(public_source=True)
+    LeaderboardEntry.objects.filter(submission=theirs).update(public_source=True)
     page = client_as(owner).get(reverse("leaderboard", kwargs={"slug": "vector-add"})).content.decode()
     assert "± 30.00 µs" in page and "1.50×" in page and "How the score is computed" in page
     assert reverse("submission-source", kwargs={"submission_id": theirs.pk}) in page
@@ -67,7 +68,7 @@ def test_the_leaderboard_shows_score_interval_speedup_and_public_source(client_a
 def test_an_invalidated_public_source_is_hidden(client_as: Any, owner: Any, staff_user: Any,
                                                 make_submission: Any) -> None:
     submission = make_submission(owner, "ranked")
-    Submission.objects.filter(pk=submission.pk).update(public_source=True)
+    LeaderboardEntry.objects.filter(submission=submission).update(public_source=True)
     submission_invalidate(submission_id=submission.pk, by=staff_user, reason="copied")
     assert client_as(None).get(reverse("submission-source", kwargs={"submission_id": submission.pk})).status_code == 404
 
@@ -76,10 +77,11 @@ def test_the_owner_sees_review_withdrawal_and_invalidation(client_as: Any, owner
                                                            make_submission: Any) -> None:
     submission = make_submission(owner, "ranked")
     client = client_as(owner)
-    Submission.objects.filter(pk=submission.pk).update(review=Review.HELD, review_reason="Held for review: fast.")
+    LeaderboardEntry.objects.filter(submission=submission).update(review=Review.HELD,
+                                                                  review_reason="Held for review: fast.")
     assert "under review</span> Staff look at this result before the leaderboard shows it. Held for review: fast." \
         in detail(client, submission)
-    Submission.objects.filter(pk=submission.pk).update(review=Review.APPROVED)
+    LeaderboardEntry.objects.filter(submission=submission).update(review=Review.APPROVED)
     client.post(reverse("submission-leaderboard", kwargs={"submission_id": submission.pk}), {"withdrawn": "1"})
     page = detail(client, submission)
     assert "withdrawn</span>" in page and "Return to the leaderboard" in page
@@ -98,7 +100,7 @@ def test_the_owner_publishes_the_source_and_nobody_else_can(client_as: Any, owne
     assert client.post(url, {"public_source": "1"}).status_code == 404
     client = client_as(owner)
     client.post(url, {"public_source": "1"})
-    assert Submission.objects.get(pk=submission.pk).public_source
+    assert LeaderboardEntry.objects.get(submission=submission).public_source
     assert "Your source is public" in detail(client, submission)
     answer = client.post(url, {"withdrawn": "1"}, follow=True).content.decode()  # not a leaderboard submission
     assert "Only leaderboard submissions can be withdrawn" in answer

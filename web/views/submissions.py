@@ -15,11 +15,18 @@ from billing.selectors import submission_cost_parts
 from core.auth import request_user
 from core.exceptions import ApplicationError, NotFoundError
 from fleets.models import Pool
+from leaderboard.entries import ENTRY, entry_of, with_entries
 from leaderboard.moderation import submission_update
-from leaderboard.selectors import confirmation_pending, confirmation_running, submission_ranked, submission_standing
+from leaderboard.selectors import (
+    confirmation_pending,
+    confirmation_running,
+    public_source_submission,
+    submission_ranked,
+    submission_standing,
+)
 from leaderboard.speed_of_light import submission_light
 from submissions.event_visibility import event_payload
-from submissions.models import Status, Submission
+from submissions.models import Status
 from submissions.offers import EMULATED_TAG
 from submissions.results import compile_report
 from submissions.selectors import (
@@ -45,9 +52,11 @@ def submission_list_view(request: HttpRequest) -> HttpResponse:
     form = HistoryFilterForm(request.GET or None, problems=list(problem_list().values_list("slug", "title")),
                              pools=list(Pool.objects.order_by("name").values_list("name", flat=True)))
     filters = form.selector_filters() if request.GET else {}
-    page = Paginator(submission_list(user=request_user(request), filters=filters), 25).get_page(request.GET.get("page"))
-    for submission in page.object_list:  # its judging came with the row: no query each
+    page = Paginator(with_entries(submission_list(user=request_user(request), filters=filters)), 25).get_page(
+        request.GET.get("page"))
+    for submission in page.object_list:  # its judging and its leaderboard entry came with the row: no query each
         submission.ranked_pending = confirmation_pending(submission=submission)  # type: ignore[attr-defined]
+        submission.ranked_score_ms = entry_of(submission).ranked_score_ms  # type: ignore[attr-defined]
     query = request.GET.copy()
     query.pop("page", None)
     return render(request, "web/submission_list.html", {
@@ -60,7 +69,7 @@ PHASE_WORDS = {"provisioning": "cold start", "busy": "busy", "idle": "idle after
 
 
 def _context(request: HttpRequest, submission_id: str) -> dict:
-    submission = submission_get(user=request.user, submission_id=submission_id)
+    submission = submission_get(user=request.user, submission_id=submission_id, related=(ENTRY,))
     if submission is None:
         raise Http404("No such submission.")
     events = list(submission_events(submission=submission))
@@ -80,6 +89,7 @@ def _context(request: HttpRequest, submission_id: str) -> dict:
             case.speed_of_light = light.case(case, "ranked")
     return {
         "submission": submission,
+        "entry": entry_of(submission),  # its standing's fields: review, withdrawn, public source
         "progress": progress,
         "position": queue_position(submission=submission),
         "cold_start_s": cold_start_estimate(pool=submission.pool) if provisioning else None,
@@ -163,8 +173,7 @@ def submission_leaderboard_view(request: HttpRequest, submission_id: str) -> Htt
 
 def submission_source_view(request: HttpRequest, submission_id: str) -> HttpResponse:
     """A source its owner made public, for anyone (invalidated ones stay hidden)."""
-    submission = (Submission.objects.select_related("problem", "pool", "user")
-                  .filter(pk=submission_id, public_source=True, invalidated_at__isnull=True).first())
+    submission = public_source_submission(submission_id=submission_id)
     if submission is None:
         raise Http404("No such public source.")
     return render(request, "web/submission_source.html", {

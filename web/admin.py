@@ -13,9 +13,10 @@ from django.urls import URLPattern, path
 from core.auth import request_user
 from core.units import format_ms
 from leaderboard.admin_moderation import SubmissionModeration, rejudge_problems
-from submissions.admin_summary import submission_admin_summary
+from leaderboard.entries import entry_of
 from submissions.models import ACTIVE_STATUSES, Judging, Problem, ProblemVersion, Submission, SubmissionEvent
 from submissions.services import submission_cancel
+from web.admin_summary import submission_admin_summary
 
 
 @admin.register(Problem)
@@ -92,8 +93,8 @@ class JudgingInline(admin.TabularInline):
 class SubmissionAdmin(SubmissionModeration):
     list_display = ("short_id", "user", "problem", "language", "mode", "emulated", "pool", "status", "vm_start",
                     "score", "ranked_score", "review", "invalidated", "queue_class", "created_at")
-    list_filter = ("status", "review", "queue_class", "language", "mode", "emulated", "pool", "vm_start")
-    list_select_related = ("user", "problem", "pool")
+    list_filter = ("status", "entry__review", "queue_class", "language", "mode", "emulated", "pool", "vm_start")
+    list_select_related = ("user", "problem", "pool", "entry")
     search_fields = ("id", "user__username", "problem__slug")
     readonly_fields = [f.name for f in Submission._meta.fields]
     # The summary (change_form.html) reads first; what is stored, raw JSON included, is folded away.
@@ -107,7 +108,8 @@ class SubmissionAdmin(SubmissionModeration):
 
     def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
                     extra_context: dict[str, Any] | None = None) -> HttpResponse:
-        submission = (Submission.objects.select_related("problem", "problem_version", "pool", "user", "reviewed_by")
+        submission = (Submission.objects.select_related("problem", "problem_version", "pool", "user", "entry",
+                                                      "entry__reviewed_by")
                       .filter(pk=object_id).first() if self.has_view_permission(request) else None)
         extra = {**(extra_context or {}), "can_moderate": self.has_moderate_permission(request)}
         if submission is not None:
@@ -122,13 +124,17 @@ class SubmissionAdmin(SubmissionModeration):
     def score(self, submission: Submission) -> str:
         return _ms(submission.score_ms)
 
-    @admin.display(description="ranked score", ordering="ranked_score_ms")
+    @admin.display(description="ranked score", ordering="entry__ranked_score_ms")
     def ranked_score(self, submission: Submission) -> str:
-        return _ms(submission.ranked_score_ms)
+        return _ms(entry_of(submission).ranked_score_ms)
+
+    @admin.display(description="review", ordering="entry__review")
+    def review(self, submission: Submission) -> str:
+        return entry_of(submission).get_review_display()
 
     @admin.display(boolean=True, description="invalidated")
     def invalidated(self, submission: Submission) -> bool:
-        return submission.invalidated_at is not None
+        return entry_of(submission).invalidated_at is not None
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

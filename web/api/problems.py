@@ -17,20 +17,20 @@ from core.ttl_cache import TtlCache
 from leaderboard.apis import SpeedOfLightOutput
 from leaderboard.bests import BENCHMARK, RANKED, user_bests
 from leaderboard.review import SCORING
+from leaderboard.selectors import solved_counts
 from leaderboard.speed_of_light import best_light
-from submissions.apis import not_one_of
 from submissions.browse import (
     DIFFICULTIES,
     FILTER_VALUE_HELP,
     FILTER_VALUE_RE,
     ProblemFilters,
     problems_filtered,
-    solved_counts,
 )
 from submissions.selectors import (
     problem_get,
     problem_interface,
 )
+from web.api.submissions import not_one_of
 
 
 class BestOutput(serializers.Serializer):

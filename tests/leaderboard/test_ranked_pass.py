@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from fleets.models import VMInstance, VMState
-from leaderboard.models import RankedCaseResult
+from leaderboard.models import RankedCaseResult, Review
 from leaderboard.rejudge import submission_confirm_record
 from leaderboard.selectors import submission_rank, submission_standing
 from submissions.dispatch import submission_dispatch_next
-from submissions.models import Judging, Review, Status, Submission
+from submissions.models import Judging, Status, Submission
 from submissions.runner import submission_run
 from tests.support import fake_agent
 from tests.support.ranked import HOST_CASE, end, ranked, submit
@@ -61,9 +61,9 @@ def test_a_leaderboard_job_carries_a_fresh_secret_seed_and_its_record_ranks_once
     assert first.speedup == 1.2
     # The pool's first ranked result is a record: it does not rank before a second judging agrees.
     assert first.record
-    assert submission.ranked_score_ms is None
+    assert submission.entry.ranked_score_ms is None
     assert submission_rank(submission=submission) is None
-    assert submission.ranked_reason.startswith("A record (it would be the first ranked result of pool 'local')")
+    assert submission.entry.ranked_reason.startswith("A record (it would be the first ranked result of pool 'local')")
     assert submission_confirm_record(submission_id=submission.pk, judging_id=first.pk)
     assert not submission_confirm_record(submission_id=submission.pk, judging_id=first.pk)  # once
     submission.refresh_from_db()
@@ -79,9 +79,9 @@ def test_a_leaderboard_job_carries_a_fresh_secret_seed_and_its_record_ranks_once
     submission.refresh_from_db()
     assert agent.jobs[f"{submission.pk}-2"]["ranked_seed"] == second.ranked_seed
     assert submission.status == Status.ACCEPTED
-    assert submission.ranked_score_ms == pytest.approx(2.0)
-    assert submission.ranked_speedup == pytest.approx(1.5)
-    assert (submission.ranked_ci95_lo_ms, submission.ranked_ci95_hi_ms) == pytest.approx((1.96, 2.04))
+    assert submission.entry.ranked_score_ms == pytest.approx(2.0)
+    assert submission.entry.ranked_speedup == pytest.approx(1.5)
+    assert (submission.entry.ranked_ci95_lo_ms, submission.entry.ranked_ci95_hi_ms) == pytest.approx((1.96, 2.04))
     assert submission_rank(submission=submission) == 1
     assert submission_standing(submission=submission).state == "ranked"
 
@@ -104,7 +104,7 @@ def test_a_failed_ranked_pass_ranks_nothing_and_says_why(owner: Any, local_pool:
     submission = judged(owner, local_pool, agent)
     assert submission.status == Status.WRONG_ANSWER
     assert submission.status_reason.startswith("ranked pass: case 'n=3000017'")
-    assert submission.ranked_score_ms is None
+    assert submission.entry.ranked_score_ms is None
     assert submission_rank(submission=submission) is None
     standing = submission_standing(submission=submission)
     assert standing.state == "not_ranked"
@@ -128,7 +128,7 @@ def test_an_accepted_leaderboard_job_without_a_valid_ranked_result_is_a_judge_er
     submission = end(submit(owner), {"status": "ACCEPTED", "reason": "ok", "score_ms": 1.0, "summary": summary})
     assert submission.status == Status.ERROR
     assert said in submission.status_reason
-    assert submission.ranked_score_ms is None
+    assert submission.entry.ranked_score_ms is None
 
 
 def test_leaderboard_mode_needs_ranked_cases_for_the_pools_device(owner: Any, local_pool: Any,
@@ -167,7 +167,7 @@ def test_the_leaderboard_ranks_each_users_best_listed_result(owner: Any, other_u
     assert [submission_rank(submission=s) for s in (better, theirs, slow)] == [1, 2, 3]
     assert submission_rank(submission=first) is None
     assert submission_standing(submission=first).state == "outranked"
-    assert first.review == Review.NONE
+    assert first.entry.review == Review.NONE
 
 
 

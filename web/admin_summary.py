@@ -11,6 +11,8 @@ from typing import Any
 
 from billing.amounts import ZERO
 from billing.selectors import submission_cost_parts
+from leaderboard.entries import entry_of
+from leaderboard.models import LeaderboardEntry
 from leaderboard.selectors import Standing, submission_ranked, submission_standing
 from leaderboard.speed_of_light import case_floor
 from submissions.models import Submission
@@ -32,6 +34,7 @@ class CaseLight:
 @dataclass
 class AdminSummary:
     submission: Submission
+    entry: LeaderboardEntry  # its review, invalidation (leaderboard.entries: the defaults where it has none)
     ranked: dict[str, Any] | None
     standing: Standing
     cost: Decimal
@@ -78,8 +81,9 @@ def speed_of_light(*, submission: Submission, cases: list[Any], group: str) -> l
 def submission_admin_summary(*, submission: Submission) -> AdminSummary:
     ranked = submission_ranked(submission=submission)
     parts = submission_cost_parts(submission=submission)
-    summary = AdminSummary(submission=submission, ranked=ranked, standing=submission_standing(submission=submission),
-                           cost=sum(parts.values(), ZERO), cost_parts=parts)
+    summary = AdminSummary(submission=submission, entry=entry_of(submission), ranked=ranked,
+                           standing=submission_standing(submission=submission), cost=sum(parts.values(), ZERO),
+                           cost_parts=parts)
     if submission.emulated:
         return summary  # emulated times mean nothing
     if ranked and ranked["cases"]:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from leaderboard.models import LeaderboardEntry
 from submissions.models import Judging, Submission
 from tests.support.ranked import ranked
 
@@ -21,7 +22,8 @@ def test_the_judgings_table_and_the_list_format_their_figures(admin_client: Clie
     submission = ranked(owner, 2.0)
     Judging.objects.filter(submission=submission).update(score_ms=RAW, ranked_score_ms=RAW, ranked_speedup=RAW,
                                                          ranked_ci95_lo_ms=RAW * .99, ranked_ci95_hi_ms=RAW * 1.01)
-    Submission.objects.filter(pk=submission.pk).update(score_ms=RAW, ranked_score_ms=RAW)
+    Submission.objects.filter(pk=submission.pk).update(score_ms=RAW)
+    LeaderboardEntry.objects.filter(submission=submission).update(ranked_score_ms=RAW)
     html = admin_client.get(f"{CHANGELIST}{submission.pk}/change/").content.decode()
     # The judgings table (the stored fields, folded below it, are shown raw on purpose).
     page = html[html.index('id="judgings-group"'):html.index('id="events-group"')]

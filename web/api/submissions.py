@@ -1,5 +1,5 @@
-"""REST API v1 for submissions, problems and the caller's quota (/me): thin APIViews over the
-services and selectors."""
+"""REST API v1 for submissions and the caller's quota (/me): thin APIViews over the services and
+selectors of submissions, with what the leaderboard shows of each submission (its selectors)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from core.fields import StrictBooleanField, StrictCharField
 from core.parsers import LimitedJSONParser
 from core.schema import error_responses
 from leaderboard.apis import RankedDetailFields, SpeedOfLightOutput
+from leaderboard.entries import ENTRY, with_entries
 from leaderboard.moderation import submission_update
 from leaderboard.selectors import confirmation_pending
 from leaderboard.speed_of_light import submission_light
@@ -88,7 +89,7 @@ class SubmissionOutput(serializers.Serializer):
     score_ms = serializers.FloatField(allow_null=True, help_text=(
         "The public benchmark's score (geometric mean of its cases' means); for a leaderboard submission it never "
         "ranks: ranked_score_ms does."))
-    ranked_score_ms = serializers.FloatField(allow_null=True, help_text=(
+    ranked_score_ms = serializers.FloatField(source="entry.ranked_score_ms", allow_null=True, help_text=(
         "The one number that ranks (mode leaderboard), as the leaderboard shows it: a record's once a second "
         "judging confirmed it (the slower of the two). Null until then, and for a submission not ranked."))
     ranked_pending = serializers.SerializerMethodField(help_text=(
@@ -251,7 +252,7 @@ class SubmissionListCreateApi(APIView):
         qs = submission_list(user=request_user(request), filters=filters.validated_data,
                              everyone=filters.validated_data["all"] and request_user(request).is_staff)
         paginator = self.pagination_class()
-        page = paginator.paginate_queryset(qs, request, view=self) or []
+        page = paginator.paginate_queryset(with_entries(qs), request, view=self) or []
         context = {"positions": queue_positions(submissions=page),
                    "costs": submission_costs(submission_ids=[s.pk for s in page])}
         return paginator.get_paginated_response(SubmissionOutput(page, many=True, context=context).data)
@@ -312,7 +313,7 @@ class SubmissionDetailApi(APIView):
 def _found(request: Request, submission_id: Any) -> Submission:
     """The submission a whole or short id names among the caller's (404 none, 400 several)."""
     try:
-        submission = submission_find(user=request_user(request), text=str(submission_id))
+        submission = submission_find(user=request_user(request), text=str(submission_id), related=(ENTRY,))
     except AmbiguousId as exc:
         raise ApplicationError(str(exc), {"field": "submission_id"}) from None
     if submission is None:
