@@ -33,7 +33,7 @@ LANGUAGES_BY_DEVICE = {"host": ["cpp"], "hip": ["hip"], "cuda": ["cuda"]}
 EMULABLE_LANGUAGES = ["hip", "cuda", "triton"]
 # Physical peaks of a pool's device when staff set none (agent.protocol.DEFAULT_PEAKS, sources in
 # docs/speed-of-light.md): an MI300X for hip, an H100 SXM for cuda, and a workstation-class CPU for
-# host (`manage.py measure_host_peaks` measures the machine instead). A ranked time within 1.5x of
+# host (`manage.py measure_peaks` measures the machine instead). A ranked time within 1.5x of
 # the floor they give is held for review, so a default errs high: a real host rarely gets near it.
 
 

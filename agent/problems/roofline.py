@@ -51,7 +51,7 @@ MI300X = Peaks(gbps=5_300.0, gflops={"fp64": 163_400.0, "fp32": 163_400.0, "fp16
 # HBM3 3.35 TB/s; fp32 67 TFLOPS (CUDA cores; TF32 is not fp32), fp64 tensor 67 TFLOPS.
 H100_SXM = Peaks(gbps=3_350.0, gflops={"fp64": 67_000.0, "fp32": 67_000.0, "fp16": 989_400.0, "bf16": 989_400.0,
                                        "fp8": 1_978_900.0, "int8": 1_978_900.0})
-# A workstation-class CPU, erring high, for a host pool nobody measured (fleets: measure_host_peaks).
+# A workstation-class CPU, erring high, for a host pool nobody measured (`manage.py measure_peaks`).
 HOST_DEFAULT = Peaks(gbps=100.0, gflops={"fp32": 2_000.0})
 # A GPU benchmark or ranked case takes at least this long at MI300X's speed of light, or its problem
 # says why not (Case.short): below it a case times the launch and the clocks, not the kernel.
