@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from agent import PROTOCOL_VERSION
 from agent.emulator.budget import EMULATED_CASE_BYTES
 from agent.emulator.target import EMULATED_TARGETS
-from agent.languages.triton.budget import INTERPRETED_CASE_BYTES
+from agent.languages.triton.budget import INTERPRETED_CASE_BYTES, MAX_TRITON_AUTOTUNE_CONFIGS
 from agent.problems.roofline import DEFAULT_PEAKS, FLOPS_TYPES, Floor, Peaks, floor, flops_type_of, geometric_floor
 from agent.sandbox.core import SandboxUnavailable
 from agent.sandbox.resources import CEILINGS, ResourceLimits
@@ -48,7 +48,8 @@ __all__ = [
     "CANCELLED", "CEILINGS", "DEFAULT_PEAKS", "EMULATED_CASE_BYTES", "EMULATED_TARGETS", "INTERPRETED_CASE_BYTES",
     "EVENT_REASON_CHARS",
     "EVENT_TEXT_CHARS",
-    "FINISHED", "FLOPS_TYPES", "MAX_ID_CHARS", "MAX_SOURCE_BYTES", "MODES", "PROTOCOL_VERSION", "SUCCESS_STATUSES",
+    "FINISHED", "FLOPS_TYPES", "MAX_ID_CHARS", "MAX_SOURCE_BYTES", "MAX_TRITON_AUTOTUNE_CONFIGS", "MODES",
+    "PROTOCOL_VERSION", "SUCCESS_STATUSES",
     "Floor", "Peaks", "ResourceLimits", "SandboxUnavailable", "cut_text", "floor", "flops_type_of", "geometric_floor",
     "json_safe", "measure_peaks",
     "AgentConfig", "JobSpec", "build_config", "emulated_cases", "emulator_runtime", "judge",

@@ -21,6 +21,7 @@ from typing import Any
 
 from agent.judging.compile_cache import DEFAULT_MAX_BYTES, CompileCache
 from agent.judging.precheck import check_imports, precheck
+from agent.languages.triton.precompile import GpuTarget
 from agent.problems.bundle import SOURCE_SUFFIX, Problem
 from agent.sandbox.boxfs import BoxFileError, copy_out, remove_tree
 from agent.sandbox.modes import AGENT_ROOT, BOX, BoxLayout, Sandbox
@@ -47,6 +48,9 @@ class CompileResult:
     # What the compiled kernels use of the GPU (registers, LDS, occupancy, ...), where the language's
     # compiler tells (triton: agent.languages.triton.report).
     report: dict[str, Any] | None = None
+    # triton on a GPU agent: the Triton cache of every case's kernels and the launcher stub, a folder
+    # of the parent's that the run child gets read-only (agent.languages.triton.precompile)
+    triton_cache: Path | None = None
 
 
 _COMMANDS = {"cpp": "g++", "hip": "hipcc", "cuda": "nvcc"}
@@ -177,6 +181,7 @@ def compile_solution(
     cache_scope: str | None = None,
     cache_max_bytes: int = DEFAULT_MAX_BYTES,
     chosen: Toolchain | None = None,
+    triton_gpu: GpuTarget | None = None,
 ) -> CompileResult:
     """Compile into a file of the parent's beside the box (`CompileResult.library`); raises
     CompileRejected before compiling when precheck fails. `chosen` replaces the language's own
@@ -185,11 +190,12 @@ def compile_solution(
     The compiler sees a private /box (a small tmpfs): the source bound read-only, and one directory
     of the job's own bound read-write for the library it writes, which the parent then copies out
     safely (agent.sandbox.boxfs.copy_out). A build is served from the cache only within the same
-    `cache_scope` (one per user)."""
+    `cache_scope` (one per user). `triton_gpu`: a Triton file is also compiled for that GPU at every
+    case's sizes, for the run child (`CompileResult.triton_cache`)."""
     started = time.monotonic()
     if language == "triton":
         cache = CompileCache(cache_dir / "builds", cache_max_bytes) if cache_scope else None
-        return _compile_triton(problem, source, box, sandbox, limits, cancel, started, cache, cache_scope)
+        return _compile_triton(problem, source, box, sandbox, limits, cancel, started, cache, cache_scope, triton_gpu)
     precheck(problem, language, source)
     tc = chosen or toolchain(language)
     if tc is None:
@@ -257,37 +263,56 @@ def compile_solution(
 
 def _compile_triton(problem: Problem, source: str, box: Path, sandbox: Sandbox, limits: ResourceLimits,
                     cancel: threading.Event | None, started: float, cache: CompileCache | None,
-                    scope: str | None) -> CompileResult:
+                    scope: str | None, gpu: GpuTarget | None) -> CompileResult:
     """A Triton file: compiled for gfx942 and sm_90 in the sandbox for its report; the source itself
     is what the later phases load. Forbidden patterns are refused first, as for C++. The report is
-    cached per user scope like a C++ build (keyed by source, launch sizes and Triton's version)."""
+    cached per user scope like a C++ build (keyed by source, launch sizes and Triton's version). On a
+    GPU agent (`gpu`) the compile also fills a Triton cache for that GPU at every case's sizes, with
+    the launcher stub the system C compiler builds: the entry is then that cache and the report, keyed
+    by the target, its runtime library and the C compiler's version besides."""
     import json
 
     from agent.judging.phase import call_args
     from agent.languages.triton.compile import compile_triton, summary_text, triton_version
+    from agent.languages.triton.precompile import unpack_cache
 
     for rule in problem.forbidden:
         if "triton" in rule.languages and rule.search(source):
             raise CompileRejected(f"forbidden: {rule.reason}")
     cases = problem.cases("bench", "gpu") or problem.cases("test", "gpu") or list(problem.tests)
     case = cases[0]  # the report is of the first GPU benchmark's launch: its sizes pick the kernels
-    launch = {"case": case.name, "args": call_args(problem, case)}
-    library, saved = box.parent / "solution.py", box.parent / "report.json"
+    launch: dict[str, Any] = {"case": case.name, "args": call_args(problem, case)}
+    flags = [json.dumps(launch)]
+    if gpu is not None:
+        launch["precompile"] = gpu.spec(problem)
+        c_compiler = toolchain("cpp")  # Triton builds its launcher with the system's gcc
+        flags += [*gpu.cache_flags(), json.dumps(launch["precompile"]["cases"]),
+                  c_compiler.version if c_compiler else "no C compiler"]
+    library = box.parent / "solution.py"
+    saved = box.parent / ("triton-gpu.tar" if gpu is not None else "report.json")
     key = None
     if cache is not None and scope:
-        key = cache.key(scope=scope, language="triton", version=triton_version(), flags=[json.dumps(launch)],
-                        source=source)
+        key = cache.key(scope=scope, language="triton", version=triton_version(), flags=flags, source=source)
         if cache.get(key, saved):
             library.write_text(source)
-            report = json.loads(saved.read_text())
+            if gpu is None:
+                report, folder = json.loads(saved.read_text()), None
+            else:
+                report, folder = unpack_cache(saved, box.parent)
             return CompileResult(True, summary_text(report), True, time.monotonic() - started, library=library,
-                                 report=report)
+                                 report=report, triton_cache=folder)
     ok, output, built, report, timed_out = compile_triton(source=source, launch=launch, box=box, sandbox=sandbox,
-                                                          limits=limits, cancel=cancel)
-    if ok and key is not None and cache is not None:
+                                                          limits=limits, cancel=cancel,
+                                                          archive=saved if gpu is not None else None)
+    folder = None
+    if ok and gpu is not None:
+        report, folder = unpack_cache(saved, box.parent)
+    elif ok:
         saved.write_text(json.dumps(report))
+    if ok and key is not None and cache is not None:
         cache.put(key, saved)
-    return CompileResult(ok, scrub_paths(output, box), False, time.monotonic() - started, timed_out, built, report)
+    return CompileResult(ok, scrub_paths(output, box), False, time.monotonic() - started, timed_out, built, report,
+                         folder)
 
 
 EVICT_SOURCE = Path(__file__).parent.parent / "devices" / "evict.cpp"

@@ -73,6 +73,10 @@ class JobContext:
     # (agent/languages/); `interpreted`: it runs on the CPU in that language's interpreter.
     child_module: str = "agent.harness.child"
     interpreted: bool = False
+    # triton on a GPU: the precompiled Triton cache, bound read-only into the child's box (the
+    # reference child of the ranked pass gets the reference's)
+    triton_cache: Path | None = None
+    reference_triton_cache: Path | None = None
 
     @property
     def device_class(self) -> str:
