@@ -68,6 +68,7 @@ def build_launcher_stub(spec: dict[str, Any]) -> dict[str, Any]:
 
     manifest: dict[str, Any] = {"backend": spec["backend"], "arch": spec["arch"],
                                 "runtime_library": spec["runtime_library"]}
+    pin_platform_key()
     loaded = build._load_module_from_path
     build._load_module_from_path = lambda name, path: _StandIn()  # type: ignore[assignment]
     try:
@@ -99,6 +100,20 @@ def set_hip_library(path: str) -> None:
     from triton.backends.amd import driver as amd
 
     amd._get_path_to_hip_runtime_dylib = lambda: path
+
+
+def pin_platform_key() -> None:
+    """The launcher's cache key holds Triton's `platform_key()`, from `platform.architecture()`,
+    which runs `file` on the interpreter when it can: "ELF" where processes may start (the compile
+    child), "" where they may not (the run child), and the run child would miss the launcher. Both
+    children use this one, which starts nothing."""
+    import platform
+    import struct
+
+    from triton.runtime import build
+
+    key = ",".join([platform.machine(), platform.system(), f"{struct.calcsize('P') * 8}bit", "ELF"])
+    build.platform_key = lambda: key  # type: ignore[attr-defined]
 
 
 class _StandIn(types.SimpleNamespace):

@@ -5,7 +5,8 @@ a clear error naming the kernel, not as a refused `gcc` or `ptxas` deep inside T
 
 `use_precompiled` is called before Triton's driver is made: Triton's cache manager becomes
 PrecompiledCache, the launcher stub's runtime library and (NVIDIA) ptxas's version are the ones the
-compile phase keyed them with (Triton would otherwise ask `ldconfig`, `hipconfig` and `ptxas`).
+compile phase keyed them with (Triton would otherwise ask `ldconfig`, `hipconfig` and `ptxas`), and
+so is the platform's name in the launcher's key (Triton's asks `file`).
 """
 
 from __future__ import annotations
@@ -38,9 +39,10 @@ def use_precompiled(manifest: dict[str, Any]) -> None:
     """Point Triton at the precompiled cache, read-only, before its driver is made."""
     from triton import knobs
 
-    if manifest["backend"] == "hip":
-        from agent.languages.triton.precompile_child import set_hip_library
+    from agent.languages.triton.precompile_child import pin_platform_key, set_hip_library
 
+    pin_platform_key()
+    if manifest["backend"] == "hip":
         set_hip_library(str(manifest["runtime_library"]))
     else:
         os.environ["TRITON_LIBCUDA_PATH"] = str(manifest["runtime_library"])
