@@ -109,7 +109,13 @@ def test_the_agents_gpu_is_named_as_triton_names_it() -> None:
 # ---- the compile phase in the sandbox, with this machine's gcc -------------------------------------
 
 CHECK_IN_RUN_SANDBOX = textwrap.dedent("""
-    import json, os
+    import json, os, subprocess
+
+    class NoProcess:
+        def __init__(self, *args, **kwargs):
+            raise RuntimeError(f"a process was started: {args[0] if args else kwargs}")
+
+    subprocess.Popen = NoProcess  # outside the run sandbox too: nothing below may start one
     from agent.languages.triton.submission import launcher, load_module, prepare_environment
     prepare_environment(interpreted=False)
     from agent.languages.triton.precompiled import NotPrecompiled, read_manifest, use_precompiled
@@ -117,10 +123,13 @@ CHECK_IN_RUN_SANDBOX = textwrap.dedent("""
     from triton.backends.compiler import GPUTarget
     from triton.runtime import build, driver
     from agent.languages.triton.precompile_child import _StandIn
+    from agent.languages.triton import report_child
     from agent.languages.triton.report_child import ALIGNED_BASE, _TargetDriver, _record_compiles
+    report_child.MAX_KERNELS = 1 << 20  # every lookup counted
     from agent.languages.triton.tensors import launcher_args
     spec = json.load(open("/box/cases.json"))
-    driver.set_active(_TargetDriver(GPUTarget("hip", "gfx942", 64)))
+    backend, arch, warp = spec["target"]
+    driver.set_active(_TargetDriver(GPUTarget(backend, arch, warp)))
     found = _record_compiles()  # every launch a lookup (warmup: nothing is launched without a GPU)
     module = load_module(open("/box/solution.py").read(), interpreted=False)
     fn = launcher(module, [a["name"] for a in spec["cases"][0]["args"]])
@@ -131,17 +140,22 @@ CHECK_IN_RUN_SANDBOX = textwrap.dedent("""
         run(case["args"])
     print("KERNELS", len(found), flush=True)
     build._load_module_from_path = lambda name, path: print("STUB", name, flush=True) or _StandIn()
-    from triton.backends.amd.driver import HIPUtils
-    HIPUtils()
+    if backend == "hip":
+        from triton.backends.amd.driver import HIPUtils
+        HIPUtils()
+    else:
+        from triton.backends.nvidia.driver import CudaUtils
+        CudaUtils()
     if spec.get("unseen"):
         try:
             run(spec["unseen"])
         except NotPrecompiled as exc:
             print("MISS", exc, flush=True)
-    try:
-        os.fork()
-    except OSError as exc:
-        print("FORK", exc.errno, flush=True)
+    if spec.get("sandboxed"):
+        try:
+            os.fork()
+        except OSError as exc:
+            print("FORK", exc.errno, flush=True)
 """)
 
 
@@ -158,7 +172,8 @@ def _check_in_run_sandbox(config: AgentConfig, folder: Path, source: str, cases:
     work = config.jobs_dir / "check"
     work.mkdir(parents=True, exist_ok=True)
     (work / "solution.py").write_text(source)
-    (work / "cases.json").write_text(json.dumps({"cases": cases, "unseen": unseen}))
+    (work / "cases.json").write_text(json.dumps({"cases": cases, "unseen": unseen, "target": ["hip", "gfx942", 64],
+                                              "sandboxed": True}))
     box = fresh_box(work, "box")
     proc = config.sandbox.spawn(
         [config.sandbox.python, *config.sandbox.python_flags, "-c", CHECK_IN_RUN_SANDBOX], box=box,
@@ -286,9 +301,19 @@ def test_the_cuda_launcher_stub_builds_here_against_a_stand_in_libcuda(tmp_path:
                               "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
     assert run.returncode == 0, run.stderr[-3000:]
     assert list((box / CACHE_NAME).glob("*/cuda_utils*.so")), "Triton's CUDA launcher stub was not built"
-    assert list((box / CACHE_NAME).glob("*/add_kernel.cubin")) or list((box / CACHE_NAME).glob("*/*.cubin"))
+    assert list((box / CACHE_NAME).glob("*/vector_add.cubin"))
     manifest = json.loads((box / CACHE_NAME / MANIFEST).read_text())
     assert manifest["runtime_library"] == str(libcuda) and "Cuda compilation tools" in manifest["ptxas_version"]
+    # The run side: every case's sm_90 kernel and the stub found, ptxas not asked (no process at all).
+    cases = precompile_cases(problem)
+    (box / "cases.json").write_text(json.dumps({"cases": cases, "target": ["cuda", 90, 32]}))
+    check = subprocess.run([sys.executable, "-c", CHECK_IN_RUN_SANDBOX.replace("/box/", f"{box}/")],
+                           capture_output=True, text=True, timeout=540, cwd=box,
+                           env={"PATH": os.environ["PATH"], "TRITON_HOME": str(tmp_path),
+                                "TRITON_CACHE_DIR": str(box / CACHE_NAME),
+                                "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert check.returncode == 0, check.stderr[-3000:]
+    assert f"KERNELS {len(cases)}" in check.stdout and "STUB cuda_utils" in check.stdout
 
 
 @needs_gpu
