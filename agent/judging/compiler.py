@@ -272,7 +272,7 @@ def _compile_triton(problem: Problem, source: str, box: Path, sandbox: Sandbox, 
     by the target, its runtime library and the C compiler's version besides."""
     import json
 
-    from agent.judging.phase import call_args
+    from agent.judging.phase import call_args, precompile_cases
     from agent.languages.triton.compile import compile_triton, summary_text, triton_version
     from agent.languages.triton.precompile import unpack_cache
 
@@ -284,7 +284,7 @@ def _compile_triton(problem: Problem, source: str, box: Path, sandbox: Sandbox, 
     launch: dict[str, Any] = {"case": case.name, "args": call_args(problem, case)}
     flags = [json.dumps(launch)]
     if gpu is not None:
-        launch["precompile"] = gpu.spec(problem)
+        launch["precompile"] = gpu.spec(precompile_cases(problem))
         c_compiler = toolchain("cpp")  # Triton builds its launcher with the system's gcc
         flags += [*gpu.cache_flags(), json.dumps(launch["precompile"]["cases"]),
                   c_compiler.version if c_compiler else "no C compiler"]

@@ -20,6 +20,7 @@ import pytest
 
 from agent.config import AgentConfig
 from agent.judging.compiler import CompileResult, compile_solution
+from agent.judging.phase import call_args, precompile_cases
 from agent.languages.triton.precompile import (
     CACHE_NAME,
     MANIFEST,
@@ -27,7 +28,6 @@ from agent.languages.triton.precompile import (
     GpuTarget,
     gpu_target,
     pack_cache,
-    precompile_cases,
     unpack_cache,
 )
 from agent.languages.triton.precompiled import NotPrecompiled, PrecompiledCache, lookup_group
@@ -290,11 +290,9 @@ def test_the_cuda_launcher_stub_builds_here_against_a_stand_in_libcuda(tmp_path:
     box = tmp_path / "box"
     (box / CACHE_NAME).mkdir(parents=True)
     (box / "solution.py").write_text((PROBLEMS_DIR / "vector-add" / "solutions" / "triton.py").read_text())
-    from agent.judging.phase import call_args
-
     case = problem.cases("bench", "gpu")[0]
     (box / "launch.json").write_text(json.dumps({"case": case.name, "args": call_args(problem, case),
-                                                 "precompile": target.spec(problem)}))
+                                                 "precompile": target.spec(precompile_cases(problem))}))
     run = subprocess.run([sys.executable, "-m", "agent.languages.triton.report_child"], capture_output=True,
                          text=True, timeout=540, cwd=box,
                          env={"PATH": os.environ["PATH"], "HIPJUDGE_BOX": str(box), "TRITON_HOME": str(tmp_path),

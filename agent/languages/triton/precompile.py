@@ -23,12 +23,9 @@ import subprocess
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent.sandbox.resources import MIB
-
-if TYPE_CHECKING:
-    from agent.problems.bundle import Problem
 
 CACHE_NAME = "triton-cache"  # the folder's name in the compile box, the job directory and the run box
 MANIFEST = "hipjudge-gpu.json"  # in it: what the run child tells Triton (the stub's runtime library, ptxas)
@@ -60,10 +57,11 @@ class GpuTarget:
     def cache_flags(self) -> list[str]:
         return [PRECOMPILE_FORMAT, self.backend, self.arch, str(self.warp_size), self.runtime_library]
 
-    def spec(self, problem: Problem) -> dict[str, Any]:
-        """The launch.json entry the compile child precompiles from."""
+    def spec(self, cases: list[dict[str, Any]]) -> dict[str, Any]:
+        """The launch.json entry the compile child precompiles from: `cases` are every GPU case's
+        launch (agent.judging.phase.precompile_cases)."""
         return {"backend": self.backend, "arch": self.arch, "warp_size": self.warp_size, "target": self.name,
-                "runtime_library": self.runtime_library, "cases": precompile_cases(problem)}
+                "runtime_library": self.runtime_library, "cases": cases}
 
 
 def gpu_target(device: str, arch: str | None) -> GpuTarget | None:
@@ -94,18 +92,6 @@ def _libcuda_folder() -> str:
         if "libcuda.so.1" in line and "=>" in line:
             return os.path.dirname(line.split("=>")[-1].strip())
     return "/usr/lib/x86_64-linux-gnu"
-
-
-def precompile_cases(problem: Problem) -> list[dict[str, Any]]:
-    """Every GPU case's launch (tests, benchmarks, ranked), each distinct argument list once."""
-    from agent.judging.phase import call_args
-
-    found: dict[str, dict[str, Any]] = {}
-    for kind in ("test", "bench", "ranked"):
-        for case in problem.cases(kind, "gpu"):
-            args = call_args(problem, case)
-            found.setdefault(json.dumps(args, sort_keys=True), {"case": case.name, "args": args})
-    return list(found.values())
 
 
 def pack_cache(folder: Path, report: dict[str, Any], target: Path) -> None:
