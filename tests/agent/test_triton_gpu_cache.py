@@ -328,3 +328,53 @@ def test_a_triton_job_runs_on_this_gpu(slug: str, tmp_path: Path) -> None:
     source = (PROBLEMS_DIR / slug / "solutions" / "triton.py").read_text()
     result, _ = run_job(load_problem(slug), source, "triton", "benchmark", {"compile_s": 180}, config=config)
     assert result["status"] == "ACCEPTED", result["reason"]
+
+
+# ---- the run phase's side, without a GPU -----------------------------------------------------------
+
+
+def test_the_run_child_gets_the_cache_read_only_and_triton_is_pointed_at_it(tmp_path: Path) -> None:
+    """PhaseChild binds the job's Triton cache as a read-only file of the run box's layout."""
+    import threading
+
+    from agent.harness.phase_child import PhaseChild
+    from agent.judging.phase import JobContext
+    from agent.sandbox.modes import BOX, Sandbox
+
+    class Recording(Sandbox):
+        mounts_box = True
+
+        def spawn(self, argv: Any, **kwargs: Any) -> Any:
+            self.seen = kwargs
+            return None
+
+    sandbox = Recording()
+    job = JobContext(problem=load_problem("vector-add"), device="hip", sandbox=sandbox, job_dir=tmp_path,
+                     limits=ResourceLimits(), secret=b"s", emit=lambda *a: None, cancel=threading.Event(),
+                     libraries=[], child_module="agent.languages.triton.child", triton_cache=tmp_path / CACHE_NAME)
+
+    class Access:
+        arena = None
+
+    limits = ProcessLimits(wall_s=1, cpu_s=1, memory_bytes=None, file_bytes=1, nproc=1, output_bytes=1)
+    socket = type("Sock", (), {"fileno": lambda self: 5})()
+    PhaseChild(job, name="test", specs=[], limits=limits)._spawn(tmp_path / "box", socket, Access())  # type: ignore[arg-type]
+    layout = sandbox.seen["layout"]
+    assert [(name, path, writable) for name, path, writable in layout.entries()] == [
+        (CACHE_NAME, tmp_path / CACHE_NAME, False)]
+    assert sandbox.seen["env"]["TRITON_CACHE_DIR"] == f"{BOX}/{CACHE_NAME}"
+
+
+def test_autotuning_on_the_gpu_times_each_configuration_with_the_judges_events() -> None:
+    from agent.languages.triton.gpu_driver import AUTOTUNE_RUNS, _benchmarker
+
+    launches: list[int] = []
+    times = iter([5.0, 1.0, 3.0, 2.0, 4.0])
+
+    def timed_call(fn: Any) -> float:
+        fn()
+        return next(times)
+
+    do_bench = _benchmarker(timed_call)
+    assert do_bench(lambda: launches.append(1), quantiles=(0.5, 0.2, 0.8)) == [3.0, 2.0, 5.0]
+    assert len(launches) == AUTOTUNE_RUNS + 1  # one untimed launch first: the module's load is not timed
