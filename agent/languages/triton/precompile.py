@@ -22,6 +22,7 @@ import stat
 import subprocess
 import tarfile
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -73,25 +74,37 @@ def gpu_target(device: str, arch: str | None) -> GpuTarget | None:
     return None
 
 
+@cache
 def _hip_runtime() -> str:
-    for candidate in (os.environ.get("TRITON_LIBHIP_PATH"), "/opt/rocm/lib/libamdhip64.so"):
+    """The HIP runtime's file, which Triton's launcher dlopens by this path: ROCm's, else the one
+    the loader's cache knows (a distribution's ROCm)."""
+    for candidate in (os.environ.get("TRITON_LIBHIP_PATH"), "/opt/rocm/lib/libamdhip64.so",
+                      _loader_knows("libamdhip64.so")):
         if candidate and os.path.isfile(candidate):
             return os.path.realpath(candidate)
     return "/opt/rocm/lib/libamdhip64.so"
 
 
+@cache
 def _libcuda_folder() -> str:
     """Where libcuda.so.1 is, as Triton would find it (the loader's cache), asked once here."""
     if configured := os.environ.get("TRITON_LIBCUDA_PATH"):
         return configured
+    found = _loader_knows("libcuda.so.1")
+    return os.path.dirname(found) if found else "/usr/lib/x86_64-linux-gnu"
+
+
+def _loader_knows(prefix: str) -> str | None:
+    """The first library of the loader's cache (`ldconfig -p`) whose name starts with `prefix`."""
     try:
         listing = subprocess.run(["/sbin/ldconfig", "-p"], capture_output=True, text=True, timeout=20).stdout
     except (OSError, subprocess.TimeoutExpired):
-        listing = ""
+        return None
     for line in listing.splitlines():
-        if "libcuda.so.1" in line and "=>" in line:
-            return os.path.dirname(line.split("=>")[-1].strip())
-    return "/usr/lib/x86_64-linux-gnu"
+        name, _, path = line.strip().partition(" (")
+        if name.startswith(prefix) and "=>" in path:
+            return path.split("=>")[-1].strip()
+    return None
 
 
 def pack_cache(folder: Path, report: dict[str, Any], target: Path) -> None:
