@@ -17,16 +17,18 @@ import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.judging.compile_cache import DEFAULT_MAX_BYTES, CompileCache
 from agent.judging.precheck import check_imports, precheck
-from agent.languages.triton.precompile import GpuTarget
 from agent.problems.bundle import SOURCE_SUFFIX, Problem
 from agent.sandbox.boxfs import BoxFileError, copy_out, remove_tree
 from agent.sandbox.modes import AGENT_ROOT, BOX, BoxLayout, Sandbox
 from agent.sandbox.resources import MIB, ProcessLimits, ResourceLimits
-from agent.sandbox.toolchain import CompileRejected, Toolchain
+from agent.sandbox.toolchain import Toolchain
+
+if TYPE_CHECKING:
+    from agent.languages.triton.precompile import GpuTarget
 
 # The newest AMD target first. Debian's hipcc (ROCm 5.2 on clang 15) knows gfx940 at newest: gfx942
 # (MI300X) came with LLVM 17. gfx940 is the same CDNA3 instruction set (the fp8, bf16 and xf32
@@ -195,7 +197,10 @@ def compile_solution(
     started = time.monotonic()
     if language == "triton":
         cache = CompileCache(cache_dir / "builds", cache_max_bytes) if cache_scope else None
-        return _compile_triton(problem, source, box, sandbox, limits, cancel, started, cache, cache_scope, triton_gpu)
+        from agent.judging.triton_build import compile_triton_source
+
+        return compile_triton_source(problem, source, box, sandbox, limits, cancel, started, cache, cache_scope,
+                                     triton_gpu)
     precheck(problem, language, source)
     tc = chosen or toolchain(language)
     if tc is None:
@@ -259,60 +264,6 @@ def compile_solution(
         cache.put(key, target)
     return CompileResult(ok, output, False, time.monotonic() - started, outcome.timed_out,
                          target if ok else None)
-
-
-def _compile_triton(problem: Problem, source: str, box: Path, sandbox: Sandbox, limits: ResourceLimits,
-                    cancel: threading.Event | None, started: float, cache: CompileCache | None,
-                    scope: str | None, gpu: GpuTarget | None) -> CompileResult:
-    """A Triton file: compiled for gfx942 and sm_90 in the sandbox for its report; the source itself
-    is what the later phases load. Forbidden patterns are refused first, as for C++. The report is
-    cached per user scope like a C++ build (keyed by source, launch sizes and Triton's version). On a
-    GPU agent (`gpu`) the compile also fills a Triton cache for that GPU at every case's sizes, with
-    the launcher stub the system C compiler builds: the entry is then that cache and the report, keyed
-    by the target, its runtime library and the C compiler's version besides."""
-    import json
-
-    from agent.judging.phase import call_args, precompile_cases
-    from agent.languages.triton.compile import compile_triton, summary_text, triton_version
-    from agent.languages.triton.precompile import unpack_cache
-
-    for rule in problem.forbidden:
-        if "triton" in rule.languages and rule.search(source):
-            raise CompileRejected(f"forbidden: {rule.reason}")
-    cases = problem.cases("bench", "gpu") or problem.cases("test", "gpu") or list(problem.tests)
-    case = cases[0]  # the report is of the first GPU benchmark's launch: its sizes pick the kernels
-    launch: dict[str, Any] = {"case": case.name, "args": call_args(problem, case)}
-    flags = [json.dumps(launch)]
-    if gpu is not None:
-        launch["precompile"] = gpu.spec(precompile_cases(problem))
-        c_compiler = toolchain("cpp")  # Triton builds its launcher with the system's gcc
-        flags += [*gpu.cache_flags(), json.dumps(launch["precompile"]["cases"]),
-                  c_compiler.version if c_compiler else "no C compiler"]
-    library = box.parent / "solution.py"
-    saved = box.parent / ("triton-gpu.tar" if gpu is not None else "report.json")
-    key = None
-    if cache is not None and scope:
-        key = cache.key(scope=scope, language="triton", version=triton_version(), flags=flags, source=source)
-        if cache.get(key, saved):
-            library.write_text(source)
-            if gpu is None:
-                report, folder = json.loads(saved.read_text()), None
-            else:
-                report, folder = unpack_cache(saved, box.parent)
-            return CompileResult(True, summary_text(report), True, time.monotonic() - started, library=library,
-                                 report=report, triton_cache=folder)
-    ok, output, built, report, timed_out = compile_triton(source=source, launch=launch, box=box, sandbox=sandbox,
-                                                          limits=limits, cancel=cancel,
-                                                          archive=saved if gpu is not None else None)
-    folder = None
-    if ok and gpu is not None:
-        report, folder = unpack_cache(saved, box.parent)
-    elif ok:
-        saved.write_text(json.dumps(report))
-    if ok and key is not None and cache is not None:
-        cache.put(key, saved)
-    return CompileResult(ok, scrub_paths(output, box), False, time.monotonic() - started, timed_out, built, report,
-                         folder)
 
 
 EVICT_SOURCE = Path(__file__).parent.parent / "devices" / "evict.cpp"
