@@ -113,23 +113,8 @@ if has triton; then
       done
     done
     section "triton vector-add, an autotuned kernel (2 configurations timed on the GPU before the timed runs)"
-    cat >"$LOGS/triton_autotuned.py" <<'PY'
-import triton
-import triton.language as tl
-
-
-@triton.autotune(configs=[triton.Config({"BLOCK": 1024}, num_warps=4), triton.Config({"BLOCK": 4096}, num_warps=8)],
-                 key=["n"])
-@triton.jit
-def add(a, b, c, n, BLOCK: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < n
-    tl.store(c + offsets, tl.load(a + offsets, mask=mask) + tl.load(b + offsets, mask=mask), mask=mask)
-
-
-def solution(a, b, c, n):
-    add[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](a, b, c, n)
-PY
+    # The hostile corpus's autotune of 4096 configurations, cut down to 2.
+    sed 's/range(4096)/range(2)/' tests/agent/corpus_triton/huge_autotune.py >"$LOGS/triton_autotuned.py"
     judge triton-autotuned vector-add benchmark "$LOGS/triton_autotuned.py" >"$LOGS/triton-autotuned.txt" 2>&1
     result "$LOGS/triton-autotuned.txt"
     section "triton vector-add, a block the compile never saw (expect RUNTIME_ERROR: kernel not precompiled)"

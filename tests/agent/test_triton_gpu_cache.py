@@ -228,22 +228,14 @@ def test_the_gpu_cache_is_a_compile_cache_entry_per_user(judge_config: AgentConf
     assert again.report == first.report
 
 
-AUTOTUNED = textwrap.dedent('''
-    import triton
-    import triton.language as tl
+# An autotuned vector add: the hostile corpus's 4096 configurations, cut down to `count`.
+HUGE_AUTOTUNE = Path(__file__).resolve().parent / "corpus_triton" / "huge_autotune.py"
 
 
-    @triton.autotune(configs=[triton.Config({"BLOCK": b}, num_warps=w) for b, w in CONFIGS], key=["n"])
-    @triton.jit
-    def add(a, b, c, n, BLOCK: tl.constexpr):
-        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        mask = offsets < n
-        tl.store(c + offsets, tl.load(a + offsets, mask=mask) + tl.load(b + offsets, mask=mask), mask=mask)
-
-
-    def solution(a, b, c, n):
-        add[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](a, b, c, n)
-''')
+def autotuned(count: int) -> str:
+    source = HUGE_AUTOTUNE.read_text()
+    assert "range(4096)" in source
+    return source.replace("range(4096)", f"range({count})")
 
 
 @pytest.mark.integration
@@ -251,12 +243,10 @@ AUTOTUNED = textwrap.dedent('''
 @pytest.mark.timeout(900)
 def test_every_autotune_configuration_is_precompiled_for_every_case(judge_config: AgentConfig) -> None:
     pytest.importorskip("triton")
-    source = AUTOTUNED.replace("CONFIGS", "[(256, 2), (1024, 4)]")
-    compiled = _compile(judge_config, "vector-add", source, "user-a", "autotuned")
-    assert compiled.ok, compiled.output
-    assert compiled.triton_cache is not None
+    compiled = _compile(judge_config, "vector-add", autotuned(2), "user-a", "autotuned")
+    assert compiled.ok and compiled.triton_cache is not None, compiled.output
     cases = precompile_cases(load_problem("vector-add"))
-    said = _check_in_run_sandbox(judge_config, compiled.triton_cache, source, cases)
+    said = _check_in_run_sandbox(judge_config, compiled.triton_cache, autotuned(2), cases)
     # The stand-in's benchmark launches each configuration once: both found for every case, and the
     # chosen one launched again.
     assert f"KERNELS {3 * len(cases)}" in said
@@ -266,10 +256,8 @@ def test_every_autotune_configuration_is_precompiled_for_every_case(judge_config
 @pytest.mark.timeout(600)
 def test_an_autotune_of_more_than_16_configurations_is_refused_at_compile(judge_config: AgentConfig) -> None:
     pytest.importorskip("triton")
-    source = AUTOTUNED.replace("CONFIGS", "[(1 << (4 + i % 8), 1 << (i % 3)) for i in range(17)]")
-    compiled = _compile(judge_config, "vector-add", source, "user-a", "too-many")
-    assert not compiled.ok
-    assert "17 configurations; at most 16 are tried per kernel" in compiled.output
+    compiled = _compile(judge_config, "vector-add", autotuned(17), "user-a", "too-many")
+    assert not compiled.ok and "17 configurations; at most 16 are tried per kernel" in compiled.output
 
 
 @pytest.mark.integration
