@@ -27,7 +27,7 @@ from typing import Any, NotRequired, TypedDict
 
 from agent.emulator.budget import EMULATED_CASE_BYTES
 from agent.emulator.target import EMULATED_TARGETS
-from agent.languages.triton.budget import INTERPRETED_CASE_BYTES
+from agent.languages.triton.budget import INTERPRETED_CASE_BYTES, MAX_TRITON_AUTOTUNE_CONFIGS
 from agent.problems.roofline import DEFAULT_PEAKS, FLOPS_TYPES, Floor, Peaks, floor, flops_type_of, geometric_floor
 from agent.sandbox.resources import CEILINGS, ResourceLimits
 
@@ -35,7 +35,8 @@ __all__ = [
     "ACTIVE_STATES", "BENCHMARK_RESULT", "CANCELLED", "CEILINGS", "COMPILE_RESULT", "DEFAULT_PEAKS",
     "EMULATED_CASE_BYTES", "EMULATED_TARGETS", "EVENT_PAYLOADS", "EVENT_REASON_CHARS", "EVENT_TEXT_CHARS",
     "EVENT_TYPES", "FINAL_STATUSES", "FINISHED", "FLOPS_TYPES", "HEARTBEAT", "INTERPRETED_CASE_BYTES",
-    "MAX_ID_CHARS", "MAX_SOURCE_BYTES", "MODES", "PROTOCOL_VERSION", "QUEUED", "RANKED_RESULT", "RESULT", "RUNNING",
+    "MAX_ID_CHARS", "MAX_SOURCE_BYTES", "MAX_TRITON_AUTOTUNE_CONFIGS", "MODES", "PROTOCOL_VERSION", "QUEUED",
+    "RANKED_RESULT", "RESULT", "RUNNING",
     "STAGES", "STATUS", "SUCCESS_STATUSES", "TEST_RESULT", "AgentReady", "BenchmarkResultPayload",
     "CaseTiming", "CompileResultPayload", "ErrorReply", "Event", "EventsReply", "Floor", "Health", "HeartbeatPayload",
     "JobDescription", "JobLine", "JobRequest", "JobsReply", "Peaks", "RankedResultPayload", "ResourceLimits",

@@ -3,14 +3,18 @@
 # cuda solution checked (8 jobs at once, twice: the GPU is shared as on a busy VM), the cuda
 # kernels of the GPU-bug corpus with the emulator's expected verdict beside the real one, the
 # conformance suite's cuda entries (each verdict must agree with the emulated device's), every
-# benchmark, and one leaderboard judging. Prints each job's result and benchmark table.
+# benchmark, one leaderboard judging, and Triton on the GPU pool path (vector-add and gemm-bf16:
+# check and benchmark from the compile phase's precompiled cache, an autotuned kernel, a launch at a
+# size no case has). Prints each job's result and benchmark table.
 #
 #   bash bench/gpu_device.sh            # from the repository root; needs python3 with NumPy, ml-dtypes and
 #                                       # PyYAML, nvcc, a GPU, and bwrap on PATH or its .deb:
 #   BWRAP_DEB=path/bubblewrap.deb bash bench/gpu_device.sh   # unpacked into /usr/local/bin
 #
 # LOGS (default /tmp/hipjudge-gpu-logs) keeps every job's full report; JOB_TIMEOUT (default 120 s)
-# bounds each job; SECTIONS (default "check corpus conformance bench leaderboard") picks what runs.
+# bounds each job; SECTIONS (default "check corpus conformance bench leaderboard triton") picks what
+# runs. The triton section needs Triton importable by python3 (pip install triton==3.9.0, or its wheel
+# carried), and gcc with Python's headers (Triton builds its launcher with them in the compile phase).
 #
 # With the lent device of a session: here, `mkdir -p .devcarry && echo /.devcarry/ >> .git/info/exclude
 # && (cd .devcarry && apt-get download bubblewrap)`; there, with .devcarry carried,
@@ -22,7 +26,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LOGS=${LOGS:-/tmp/hipjudge-gpu-logs}
-SECTIONS=${SECTIONS:-check corpus conformance bench leaderboard}
+SECTIONS=${SECTIONS:-check corpus conformance bench leaderboard triton}
 mkdir -p "$LOGS"
 export PYTHONUNBUFFERED=1 HIPJUDGE_AGENT_BUILD_DIR=${HIPJUDGE_AGENT_BUILD_DIR:-/tmp/hipjudge-builds}
 if ! command -v bwrap >/dev/null && [ -n "${BWRAP_DEB:-}" ]; then
@@ -94,5 +98,34 @@ if has leaderboard; then
   section "matmul-fp32, leaderboard (benchmark, then the ranked pass against the reference)"
   judge leaderboard matmul-fp32 leaderboard problems/matmul-fp32/solutions/cuda.cu >"$LOGS/leaderboard.txt" 2>&1
   sed -n '/^· BENCHMARKING/,$p' "$LOGS/leaderboard.txt" | cut -c1-160
+fi
+if has triton; then
+  # Triton on the GPU pool path (docs/adding-a-language.md): the compile phase compiles every case's
+  # kernels for this GPU and builds Triton's launcher stub; the run child loads them from the cache,
+  # read-only, in a sandbox that starts no process. Never run on a GPU before this section.
+  if python3 -c "import triton" 2>/dev/null; then
+    for slug in vector-add gemm-bf16; do
+      for mode in check benchmark; do
+        section "triton $slug, $mode"
+        judge "triton-$slug" "$slug" "$mode" "problems/$slug/solutions/triton.py" >"$LOGS/triton-$mode-$slug.txt" 2>&1
+        grep -E '^(Compile|Result|Benchmarks)|not precompiled|launcher' "$LOGS/triton-$mode-$slug.txt" | cut -c1-200
+        sed -n '/^Benchmarks/,$p' "$LOGS/triton-$mode-$slug.txt" | cut -c1-160
+      done
+    done
+    section "triton vector-add, an autotuned kernel (2 configurations timed on the GPU before the timed runs)"
+    # The hostile corpus's autotune of 4096 configurations, cut down to 2.
+    sed 's/range(4096)/range(2)/' tests/agent/corpus_triton/huge_autotune.py >"$LOGS/triton_autotuned.py"
+    judge triton-autotuned vector-add benchmark "$LOGS/triton_autotuned.py" >"$LOGS/triton-autotuned.txt" 2>&1
+    result "$LOGS/triton-autotuned.txt"
+    section "triton vector-add, a block the compile never saw (expect RUNTIME_ERROR: kernel not precompiled)"
+    # The compile runs the launcher with stand-in buffers at 0x7F0000000000: a launcher that picks its
+    # block by the buffer's address compiles one block there and launches another here.
+    sed 's/    BLOCK = 4096/    BLOCK = 4096 if a.data_ptr() == 0x7F0000000000 else 2048/' \
+      problems/vector-add/solutions/triton.py >"$LOGS/triton_unforeseen.py"
+    judge triton-unforeseen vector-add check "$LOGS/triton_unforeseen.py" >"$LOGS/triton-unforeseen.txt" 2>&1
+    result "$LOGS/triton-unforeseen.txt"
+  else
+    echo "triton: not importable by python3 here; section skipped"
+  fi
 fi
 section end

@@ -20,9 +20,11 @@ RUN printf '%s\n' "$ROCM_IMAGE" | grep -Eq '^[a-z0-9][a-z0-9._/:-]*:[A-Za-z0-9_]
          exit 1; }
 # python3 with NumPy and PyYAML (the agent's only libraries), bubblewrap (its sandbox), g++ (cpp
 # submissions and the cache-eviction helper), from the distribution: no pip into the system Python.
+# python3-dev: Python's headers, with which Triton builds its launcher in a Triton job's compile
+# phase (docs/adding-a-language.md).
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-       python3 python3-numpy python3-yaml bubblewrap g++ ca-certificates \
+       python3 python3-dev python3-numpy python3-yaml bubblewrap g++ ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && python3 -c "import sys, numpy, yaml; assert sys.version_info >= (3, 11), sys.version" \
     && command -v hipcc bwrap g++

@@ -26,10 +26,12 @@ from django.db.models import Q
 from agent.protocol import DEFAULT_PEAKS, FLOPS_TYPES, Peaks
 from core import clock
 
-LANGUAGES_BY_DEVICE = {"host": ["cpp"], "hip": ["hip"], "cuda": ["cuda"]}
+# A GPU pool's languages when staff set none: its GPU's own and triton (compiled for that GPU at every
+# case's sizes in the compile phase, run from a read-only Triton cache: docs/adding-a-language.md).
+LANGUAGES_BY_DEVICE = {"host": ["cpp"], "hip": ["hip", "triton"], "cuda": ["cuda", "triton"]}
 # Languages the agent can check without their GPU, on its emulated device (agent/emulator).
 # Checked on the CPU of a pool without their GPU, in mode check: hip and cuda on the emulated
-# device, triton in Triton's interpreter. A GPU pool runs triton once staff list it in its languages.
+# device, triton in Triton's interpreter.
 EMULABLE_LANGUAGES = ["hip", "cuda", "triton"]
 # Physical peaks of a pool's device when staff set none (agent.protocol.DEFAULT_PEAKS, sources in
 # docs/speed-of-light.md): an MI300X for hip, an H100 SXM for cuda, and a workstation-class CPU for

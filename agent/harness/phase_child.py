@@ -19,7 +19,7 @@ from agent.devices.memory import BufferSpec
 from agent.harness import channel as ch
 from agent.harness.calls import Refused
 from agent.sandbox.boxfs import fresh_box
-from agent.sandbox.modes import BoxLayout, SandboxedProcess
+from agent.sandbox.modes import BOX, BoxLayout, SandboxedProcess
 from agent.sandbox.pause import ChildPause, GpuResidue, PauseError, all_stopped
 from agent.sandbox.resources import MIB, ProcessLimits
 from agent.sandbox.watchdog import Watchdog
@@ -27,6 +27,7 @@ from agent.sandbox.watchdog import Watchdog
 if TYPE_CHECKING:
     from agent.judging.phase import JobContext
 
+TRITON_CACHE_NAME = "triton-cache"  # agent.languages.triton.precompile.CACHE_NAME, in the run box
 # The run phase's private /box (a tmpfs only its sandbox sees): the child writes no file of the
 # judge's, so this only bounds what user code writes there.
 RUN_BOX_BYTES = 64 * MIB
@@ -153,15 +154,19 @@ class PhaseChild:
         arena = access.arena.fd if access.arena is not None else -1
         runtime = job.runtime_fd if job.runtime_fd is not None else -1
         fds = (child_sock.fileno(), *(fd for fd in (arena, runtime) if fd >= 0), *job.libraries)
+        env, files = _runtime_env(job.device), {}
+        if job.triton_cache is not None:  # read-only: Triton finds its kernels there and writes nothing
+            files[TRITON_CACHE_NAME] = job.triton_cache
+            env["TRITON_CACHE_DIR"] = job.sandbox.translate(box, f"{BOX}/{TRITON_CACHE_NAME}")
         return job.sandbox.spawn(
             [job.sandbox.python, *job.sandbox.python_flags, "-m", job.child_module, job.device,
              str(child_sock.fileno()), str(arena), str(runtime), *map(str, job.libraries)],
             box=box,
             limits=self.limits,
             device=job.device,
-            env=_runtime_env(job.device),
+            env=env,
             pass_fds=fds,
-            layout=BoxLayout(size_bytes=RUN_BOX_BYTES),
+            layout=BoxLayout(size_bytes=RUN_BOX_BYTES, files=files),
         )
 
 

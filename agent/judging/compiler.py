@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.judging.compile_cache import DEFAULT_MAX_BYTES, CompileCache
 from agent.judging.precheck import check_imports, precheck
@@ -25,7 +25,10 @@ from agent.problems.bundle import SOURCE_SUFFIX, Problem
 from agent.sandbox.boxfs import BoxFileError, copy_out, remove_tree
 from agent.sandbox.modes import AGENT_ROOT, BOX, BoxLayout, Sandbox
 from agent.sandbox.resources import MIB, ProcessLimits, ResourceLimits
-from agent.sandbox.toolchain import CompileRejected, Toolchain
+from agent.sandbox.toolchain import Toolchain
+
+if TYPE_CHECKING:
+    from agent.languages.triton.precompile import GpuTarget
 
 # The newest AMD target first. Debian's hipcc (ROCm 5.2 on clang 15) knows gfx940 at newest: gfx942
 # (MI300X) came with LLVM 17. gfx940 is the same CDNA3 instruction set (the fp8, bf16 and xf32
@@ -47,6 +50,9 @@ class CompileResult:
     # What the compiled kernels use of the GPU (registers, LDS, occupancy, ...), where the language's
     # compiler tells (triton: agent.languages.triton.report).
     report: dict[str, Any] | None = None
+    # triton on a GPU agent: the Triton cache of every case's kernels and the launcher stub, a folder
+    # of the parent's that the run child gets read-only (agent.languages.triton.precompile)
+    triton_cache: Path | None = None
 
 
 _COMMANDS = {"cpp": "g++", "hip": "hipcc", "cuda": "nvcc"}
@@ -177,6 +183,7 @@ def compile_solution(
     cache_scope: str | None = None,
     cache_max_bytes: int = DEFAULT_MAX_BYTES,
     chosen: Toolchain | None = None,
+    triton_gpu: GpuTarget | None = None,
 ) -> CompileResult:
     """Compile into a file of the parent's beside the box (`CompileResult.library`); raises
     CompileRejected before compiling when precheck fails. `chosen` replaces the language's own
@@ -185,11 +192,15 @@ def compile_solution(
     The compiler sees a private /box (a small tmpfs): the source bound read-only, and one directory
     of the job's own bound read-write for the library it writes, which the parent then copies out
     safely (agent.sandbox.boxfs.copy_out). A build is served from the cache only within the same
-    `cache_scope` (one per user)."""
+    `cache_scope` (one per user). `triton_gpu`: a Triton file is also compiled for that GPU at every
+    case's sizes, for the run child (`CompileResult.triton_cache`)."""
     started = time.monotonic()
     if language == "triton":
         cache = CompileCache(cache_dir / "builds", cache_max_bytes) if cache_scope else None
-        return _compile_triton(problem, source, box, sandbox, limits, cancel, started, cache, cache_scope)
+        from agent.judging.triton_build import compile_triton_source
+
+        return compile_triton_source(problem, source, box, sandbox, limits, cancel, started, cache, cache_scope,
+                                     triton_gpu)
     precheck(problem, language, source)
     tc = chosen or toolchain(language)
     if tc is None:
@@ -253,41 +264,6 @@ def compile_solution(
         cache.put(key, target)
     return CompileResult(ok, output, False, time.monotonic() - started, outcome.timed_out,
                          target if ok else None)
-
-
-def _compile_triton(problem: Problem, source: str, box: Path, sandbox: Sandbox, limits: ResourceLimits,
-                    cancel: threading.Event | None, started: float, cache: CompileCache | None,
-                    scope: str | None) -> CompileResult:
-    """A Triton file: compiled for gfx942 and sm_90 in the sandbox for its report; the source itself
-    is what the later phases load. Forbidden patterns are refused first, as for C++. The report is
-    cached per user scope like a C++ build (keyed by source, launch sizes and Triton's version)."""
-    import json
-
-    from agent.judging.phase import call_args
-    from agent.languages.triton.compile import compile_triton, summary_text, triton_version
-
-    for rule in problem.forbidden:
-        if "triton" in rule.languages and rule.search(source):
-            raise CompileRejected(f"forbidden: {rule.reason}")
-    cases = problem.cases("bench", "gpu") or problem.cases("test", "gpu") or list(problem.tests)
-    case = cases[0]  # the report is of the first GPU benchmark's launch: its sizes pick the kernels
-    launch = {"case": case.name, "args": call_args(problem, case)}
-    library, saved = box.parent / "solution.py", box.parent / "report.json"
-    key = None
-    if cache is not None and scope:
-        key = cache.key(scope=scope, language="triton", version=triton_version(), flags=[json.dumps(launch)],
-                        source=source)
-        if cache.get(key, saved):
-            library.write_text(source)
-            report = json.loads(saved.read_text())
-            return CompileResult(True, summary_text(report), True, time.monotonic() - started, library=library,
-                                 report=report)
-    ok, output, built, report, timed_out = compile_triton(source=source, launch=launch, box=box, sandbox=sandbox,
-                                                          limits=limits, cancel=cancel)
-    if ok and key is not None and cache is not None:
-        saved.write_text(json.dumps(report))
-        cache.put(key, saved)
-    return CompileResult(ok, scrub_paths(output, box), False, time.monotonic() - started, timed_out, built, report)
 
 
 EVICT_SOURCE = Path(__file__).parent.parent / "devices" / "evict.cpp"

@@ -25,6 +25,7 @@ from agent.judging.jobs import MAX_JOB_SECONDS
 from agent.judging.phase import JobContext, Phase, PhaseResult
 from agent.judging.stats import geometric_mean
 from agent.languages.triton.budget import INTERPRETED_CASE_BYTES
+from agent.languages.triton.precompile import GpuTarget, gpu_target
 from agent.problems.bundle import LANGUAGE_DEVICE_CLASS, LANGUAGES, Problem, ProblemError, problem_from_bundle
 from agent.protocol import (
     COMPILE_RESULT,
@@ -163,6 +164,14 @@ def _toolchain(spec: JobSpec, device: str | None, config: AgentConfig) -> Toolch
     return emulated_toolchain(spec.language, config.sandbox, config.build_dir) if emulate else None
 
 
+def _triton_gpu(spec: JobSpec, device: str | None, config: AgentConfig) -> GpuTarget | None:
+    """The GPU a Triton job's kernels are compiled for in its compile phase, to run from a
+    read-only cache (agent.languages.triton.precompile); None where they are not run on a GPU."""
+    if spec.language != "triton" or device not in ("hip", "cuda") or spec.mode == "compile":
+        return None
+    return gpu_target(device, config.arch)
+
+
 def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.Event, job_dir: Any,
               fds: list[int]) -> tuple[str, str, dict[str, Any]]:
     job_deadline = time.monotonic() + MAX_JOB_SECONDS  # the agent's 2 h limit, enforced by every watchdog
@@ -177,12 +186,13 @@ def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.
     chosen = _toolchain(spec, device, config)
     arch = None if chosen is not None else config.arch_for(spec.language)
     summary["arch"] = arch
+    triton_gpu = _triton_gpu(spec, device, config)
     try:
         compiled = compile_solution(problem=spec.problem, language=spec.language, source=spec.source,
                                     box=fresh_box(job_dir, "compile-box"), cache_dir=config.cache_dir,
                                     sandbox=config.sandbox, limits=spec.limits, arch=arch, cancel=cancel,
                                     cache_scope=spec.cache_scope, cache_max_bytes=config.cache_max_bytes,
-                                    chosen=chosen)
+                                    chosen=chosen, triton_gpu=triton_gpu)
     except CompileRejected as exc:
         if cancel.is_set():
             return "CANCELLED", "the job was cancelled", summary
@@ -220,6 +230,7 @@ def _pipeline(spec: JobSpec, config: AgentConfig, emit: Emit, cancel: threading.
                      native_helper=build_evict_helper(config.build_dir))
     if spec.language == "triton":
         job.child_module, job.interpreted = "agent.languages.triton.child", device == "host"
+        job.triton_cache = compiled.triton_cache
     if emulated:
         from agent.emulator.toolchain import emulator_runtime
 
@@ -305,7 +316,8 @@ class ReferenceUnavailable(Exception):
 
 def _reference_library(spec: JobSpec, job: JobContext, config: AgentConfig) -> int | None:
     """The problem's own solution in the job's language, built (cached for everybody) and sealed
-    for the reference child; None when the bundle has none (no speedup then)."""
+    for the reference child; None when the bundle has none (no speedup then). A Triton reference's
+    precompiled cache goes in `job.reference_triton_cache`."""
     source = spec.problem.baselines.get(spec.language)
     if source is None:
         return None
@@ -314,13 +326,15 @@ def _reference_library(spec: JobSpec, job: JobContext, config: AgentConfig) -> i
                                     box=fresh_box(job.job_dir / "reference", "compile-box"),
                                     cache_dir=config.cache_dir, sandbox=config.sandbox, limits=spec.limits,
                                     arch=config.arch_for(spec.language), cancel=job.cancel,
-                                    cache_scope=REFERENCE_CACHE_SCOPE, cache_max_bytes=config.cache_max_bytes)
+                                    cache_scope=REFERENCE_CACHE_SCOPE, cache_max_bytes=config.cache_max_bytes,
+                                    triton_gpu=_triton_gpu(spec, job.device, config))
     except CompileRejected as exc:
         raise ReferenceUnavailable(f"the problem's own {spec.language} solution was refused (a judge error): "
                                    f"{exc}") from None
     if not compiled.ok or compiled.library is None:
         raise ReferenceUnavailable(f"the problem's own {spec.language} solution did not compile here (a judge "
                                    f"error): {_first_error(compiled.output)}")
+    job.reference_triton_cache = compiled.triton_cache
     return sealed_memfd(compiled.library, "reference.so")  # the caller closes it
 
 

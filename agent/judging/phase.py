@@ -9,6 +9,7 @@ it measured itself. The design, and why not files: docs/sandbox.md.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import threading
 from collections.abc import Callable
@@ -74,6 +75,10 @@ class JobContext:
     # (agent/languages/); `interpreted`: it runs on the CPU in that language's interpreter.
     child_module: str = "agent.harness.child"
     interpreted: bool = False
+    # triton on a GPU: the precompiled Triton cache, bound read-only into the child's box (the
+    # reference child of the ranked pass gets the reference's)
+    triton_cache: Path | None = None
+    reference_triton_cache: Path | None = None
 
     @property
     def device_class(self) -> str:
@@ -113,6 +118,17 @@ def call_args(problem: Problem, case: Case) -> list[dict[str, Any]]:
             if p.pointer else
             {"pointer": False, "name": p.name, "ctype": p.ctype, "value": float(scalars[p.name]) if p.dtype.kind == "f"
              else int(scalars[p.name])} for p in problem.signature]
+
+
+def precompile_cases(problem: Problem) -> list[dict[str, Any]]:
+    """Every GPU case's launch (tests, benchmarks, ranked), each distinct argument list once: what a
+    GPU agent's Triton compile compiles for (agent.languages.triton.precompile)."""
+    found: dict[str, dict[str, Any]] = {}
+    for kind in ("test", "bench", "ranked"):
+        for case in problem.cases(kind, "gpu"):
+            args = call_args(problem, case)
+            found.setdefault(json.dumps(args, sort_keys=True), {"case": case.name, "args": args})
+    return list(found.values())
 
 
 class Phase:

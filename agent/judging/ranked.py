@@ -71,7 +71,8 @@ class ReferenceChild:
     Whatever fails here is the judge's fault: it ends the job in ERROR, never the user's verdict."""
 
     def __init__(self, phase: Phase, library_fd: int, specs: list[list[BufferSpec]]) -> None:
-        self.child = PhaseChild(replace(phase.job, libraries=[library_fd]), name="reference", specs=specs,
+        self.child = PhaseChild(replace(phase.job, libraries=[library_fd],
+                                        triton_cache=phase.job.reference_triton_cache), name="reference", specs=specs,
                                 limits=phase._limits())
         self.rng = phase._rng
         self.caller: Caller | None = None

@@ -107,13 +107,16 @@ def site_package_dirs() -> dict[str, Path]:
 
 @cache
 def interpreter_paths() -> tuple[str, list[str]]:
-    """(the real interpreter binary, the trees it needs: its stdlib and shared libpython). A venv's
+    """(the real interpreter binary, the trees it needs: its stdlib, its headers and shared libpython). A venv's
     python is a symlink into the project; the child runs the binary it points to."""
     binary = os.path.realpath(sys.executable)
     base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix, "installed_base": sys.base_prefix,
             "installed_platbase": sys.base_exec_prefix}
     paths = sysconfig.get_paths(vars=base)
     trees = {os.path.realpath(paths["stdlib"]), os.path.realpath(paths["platstdlib"])}
+    # Its C headers: Triton builds its launcher stub (a Python extension) with them in a GPU agent's
+    # compile phase (agent.languages.triton.precompile); read-only headers, nothing to run.
+    trees |= {os.path.realpath(paths[key]) for key in ("include", "platinclude") if key in paths}
     library = sysconfig.get_config_var("LDLIBRARY")
     libdir = sysconfig.get_config_var("LIBDIR")
     if sysconfig.get_config_var("Py_ENABLE_SHARED") and library and libdir:

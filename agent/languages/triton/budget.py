@@ -12,3 +12,7 @@ prints each problem's time against the 10 s budget of issue 37.
 from __future__ import annotations
 
 INTERPRETED_CASE_BYTES = 12 * 1024 * 1024
+# Configurations a Triton kernel's @triton.autotune may list: each is a compile (on a GPU agent, for
+# every case's sizes, in the compile phase) and on the GPU a few timed launches in an untimed call
+# before any timed run. More is refused when the file is loaded (agent.languages.triton.submission).
+MAX_TRITON_AUTOTUNE_CONFIGS = 16

@@ -38,8 +38,8 @@ def main(argv: list[str]) -> int:
         if not interpreted:
             from agent.languages.triton.gpu_driver import install
 
-            install(device)
-    except (OSError, DeviceError, ValueError, ImportError) as exc:
+            install(device, buffers.device.timed_call if hasattr(buffers, "device") else None)
+    except (OSError, DeviceError, ValueError, ImportError, RuntimeError) as exc:
         channel.send(FATAL, f"cannot open the {device} device: {exc}".encode())
         return 3
     channel.send(READY)

@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from agent.languages.triton.precompile import CACHE_NAME, CacheTreeError, pack_cache
 from agent.languages.triton.report import REPORT_MARKER
 from agent.sandbox.boxfs import remove_tree
 from agent.sandbox.modes import BoxLayout, Sandbox
@@ -24,31 +25,47 @@ from agent.sandbox.resources import MIB, ProcessLimits, ResourceLimits
 
 REPORT_OUTPUT_BYTES = 8 * MIB  # the report with its AMDGCN listing fits; the user's prints are cut before
 COMPILE_RAM_BYTES = 8192 * MIB
+CACHE_FILE_BYTES = 64 * MIB  # of each file of a GPU agent's Triton cache (a kernel's IR, its binary)
 
 
 def compile_triton(*, source: str, launch: dict[str, Any], box: Path, sandbox: Sandbox, limits: ResourceLimits,
-                   cancel: threading.Event | None = None) -> tuple[bool, str, Path | None, dict[str, Any] | None, bool]:
-    """(ok, output, the source as a file of the parent's, the report, timed out)."""
+                   cancel: threading.Event | None = None, archive: Path | None = None,
+                   ) -> tuple[bool, str, Path | None, dict[str, Any] | None, bool]:
+    """(ok, output, the source as a file of the parent's, the report, timed out). With `archive`
+    (a GPU agent: `launch` has a `precompile` entry) the Triton cache the compile wrote is packed
+    there with the report (agent.languages.triton.precompile)."""
     work = box.parent / "compile"
     remove_tree(work)
     work.mkdir(parents=True)
     (work / "solution.py").write_text(source)
     (work / "launch.json").write_text(json.dumps(launch))
+    writable = {}
+    if archive is not None:
+        (work / CACHE_NAME).mkdir()
+        writable[CACHE_NAME] = work / CACHE_NAME
     proc = sandbox.spawn(
         [sandbox.python, *sandbox.python_flags, "-m", "agent.languages.triton.report_child"],
         box=box,
         limits=ProcessLimits(wall_s=limits.compile_s, cpu_s=int(limits.compile_s * 2) + 1, memory_bytes=None,
-                             ram_bytes=COMPILE_RAM_BYTES, file_bytes=REPORT_OUTPUT_BYTES * 2, nproc=64,
-                             output_bytes=REPORT_OUTPUT_BYTES),
+                             ram_bytes=COMPILE_RAM_BYTES, file_bytes=CACHE_FILE_BYTES if archive else
+                             REPORT_OUTPUT_BYTES * 2, nproc=64, output_bytes=REPORT_OUTPUT_BYTES),
         env={"TRITON_HOME": "/tmp"},
         layout=BoxLayout(size_bytes=64 * MIB, files={"solution.py": work / "solution.py",
-                                                    "launch.json": work / "launch.json"}),
+                                                    "launch.json": work / "launch.json"}, writable=writable),
     )
     outcome = proc.wait(cancel)
     target = box.parent / "solution.py"  # the parent's copy: later phases load it as a sealed memfd
     shutil.copyfile(work / "solution.py", target)
-    remove_tree(work)
     said, report = split_report(outcome.output)
+    packed = None
+    if archive is not None and outcome.ok and report is not None:
+        try:
+            pack_cache(work / CACHE_NAME, report, archive)
+        except CacheTreeError as exc:
+            packed = f"error: {exc}"
+    remove_tree(work)
+    if packed is not None:
+        return False, f"{said}\n{packed}".strip(), None, None, False
     if outcome.timed_out:
         return False, f"compilation took longer than {limits.compile_s:g} s and was stopped\n{said}", None, None, True
     if outcome.oom_killed:
@@ -97,7 +114,6 @@ def summary_text(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-@cache
 @cache
 def triton_version() -> str:
     """The installed Triton's version, from its distribution's metadata without importing it (the

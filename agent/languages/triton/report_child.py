@@ -9,6 +9,9 @@ and options a real launch compiles with), and prints its report as its last line
 REPORT_MARKER: per target each kernel's resources (agent.languages.triton.report) and the AMDGCN
 listing. No GPU is needed or touched.
 
+On a GPU agent launch.json also asks for every case's kernels for that GPU and Triton's launcher
+stub, in the box's writable Triton cache (agent.languages.triton.precompile_child).
+
 Exit 0 with a report (which may say sm_90 failed), 2 when the file cannot be loaded or its
 launcher or gfx942's compile fails: the message is on stderr, one line, for the compile output.
 """
@@ -45,17 +48,28 @@ class _TargetDriver:
         return 0
 
     def get_benchmarker(self) -> Any:
-        raise RuntimeError("nothing is timed while compiling")
+        """An autotuner's benchmark: each configuration's launch runs once, which here compiles it;
+        nothing is timed (every configuration "takes" no time, and the first is kept)."""
+
+        def compile_each(kernel_call: Any, quantiles: Any = None, **_: Any) -> list[float]:
+            kernel_call()
+            return [0.0, 0.0, 0.0]
+
+        return compile_each
 
 
 def main() -> int:
     from agent.languages.triton.report import REPORT_MARKER, listing_chunks
     from agent.languages.triton.submission import SubmissionError, launcher, load_module, one_line, prepare_environment
 
+    launch = json.loads((BOX / "launch.json").read_text())
+    if launch.get("precompile"):
+        from agent.languages.triton.precompile_child import prepare
+
+        prepare(BOX)
     prepare_environment(interpreted=False)
     from agent.languages.triton.tensors import launcher_args
 
-    launch = json.loads((BOX / "launch.json").read_text())
     try:
         module = load_module((BOX / "solution.py").read_text(), interpreted=False)
         fn = launcher(module, [a["name"] for a in launch["args"]])
@@ -72,6 +86,13 @@ def main() -> int:
         # have no NVIDIA type).
         if backend == "hip" and targets[-1].get("launcher_error") and not targets[-1]["kernels"]:
             print(targets[-1]["launcher_error"], file=sys.stderr)
+            return 2
+    if launch.get("precompile"):
+        from agent.languages.triton.precompile_child import precompile
+
+        failed = precompile(fn, launch["precompile"], BOX, _TargetDriver, one_line)
+        if failed:
+            print(failed, file=sys.stderr)
             return 2
     listing = "\n".join(k.pop("amdgcn", "") for k in targets[0]["kernels"])
     report = {"case": launch.get("case"), "targets": targets, "amdgcn_listing": listing_chunks(listing)}

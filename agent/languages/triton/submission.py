@@ -3,8 +3,9 @@ source registered where `inspect` looks (Triton reads every @triton.jit function
 with `inspect.getsource`, and a file the child would write to find it again is a file in the box).
 
 The autotuner is bounded before the module runs: at most MAX_AUTOTUNE_CONFIGS configurations per
-kernel (a list of thousands would be a compile bomb on a GPU and hours in the interpreter), and in
-the interpreter it benchmarks nothing (its timings would measure Python) and takes the first.
+kernel (agent.languages.triton.budget's MAX_TRITON_AUTOTUNE_CONFIGS: a list of thousands would be a compile bomb on
+a GPU and hours in the interpreter), and in the interpreter it benchmarks nothing (its timings would
+measure Python) and takes the first.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from agent.languages.triton.budget import MAX_TRITON_AUTOTUNE_CONFIGS
+
 SOURCE_NAME = "solution.py"  # the name tracebacks and Triton's messages give the user's file
-MAX_AUTOTUNE_CONFIGS = 64
+MAX_AUTOTUNE_CONFIGS = MAX_TRITON_AUTOTUNE_CONFIGS
 _LOADED: set[str] = set()  # the file names of the modules loaded here, for one_line
 
 
