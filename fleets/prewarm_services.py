@@ -14,7 +14,8 @@ from fleets.prewarm import slot_charge
 
 
 def pool_arrival_record(*, pool: Pool, at: datetime) -> None:
-    """A submission to `pool` was stored at `at` (in the caller's transaction): one more in its slot."""
+    """A submission to `pool` was stored at `at`: one more in its slot. Called once the submission
+    committed, in a short transaction of its own (the row is every submission's to the pool)."""
     slot = slot_start(at)
     if PoolArrivals.objects.filter(pool=pool, slot=slot).update(count=F("count") + 1):
         return
