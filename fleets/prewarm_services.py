@@ -30,7 +30,7 @@ def _arrival_counted(*, pool: Pool, slot: datetime) -> bool:
     """One more in the slot's row, if it exists. The UPDATE is written here, not by the ORM: every
     submission runs it, and Django compiling it cost more than the database running it."""
     meta = PoolArrivals._meta
-    column = {name: connection.ops.quote_name(meta.get_field(name).column) for name in ("pool", "slot", "count")}
+    column = {f.name: connection.ops.quote_name(f.column) for f in meta.concrete_fields}
     sql = (f"UPDATE {connection.ops.quote_name(meta.db_table)} SET {column['count']} = {column['count']} + 1 "  # noqa: S608
            f"WHERE {column['pool']} = %s AND {column['slot']} = %s")
     params = [meta.get_field("pool").get_db_prep_value(pool.pk, connection),
