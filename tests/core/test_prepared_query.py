@@ -5,7 +5,6 @@ transaction is refused as Django refuses it; a changed setting compiles again.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -13,7 +12,6 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Count, F, Q, Value
-from django.db.models.sql.compiler import SQLCompiler
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
@@ -23,21 +21,6 @@ from core.locks import locked
 from core.prepared_query import PreparedQuery
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def compiles(monkeypatch: Any) -> Iterator[list[str]]:
-    """The SELECTs Django compiles during the test (their SQL)."""
-    made: list[str] = []
-    original = SQLCompiler.as_sql
-
-    def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
-        sql, params = original(self, *args, **kwargs)
-        made.append(sql)
-        return sql, params
-
-    monkeypatch.setattr(SQLCompiler, "as_sql", counted)
-    yield made
 
 
 def tokens_of(digest: str) -> Any:

@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.db.models.sql.compiler import SQLCompiler
 
 from fleets.models import PoolArrivals
 from submissions import problem_apis
@@ -20,20 +19,6 @@ from tests.submissions.browse_data import solve
 from tests.support.clock import stepped_clock
 
 pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool")
-
-
-@pytest.fixture
-def compiles(monkeypatch: Any) -> Iterator[list[str]]:
-    made: list[str] = []
-    original = SQLCompiler.as_sql
-
-    def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
-        sql, params = original(self, *args, **kwargs)
-        made.append(sql)
-        return sql, params
-
-    monkeypatch.setattr(SQLCompiler, "as_sql", counted)
-    yield made
 
 
 @pytest.fixture(autouse=True)
