@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from accounts.models import ApiToken
 from core.exceptions import ConflictError
+from core.prepared_query import PreparedQuery
 
 MAX_TOKENS_PER_USER = 20
 PREFIX_LENGTH = 8
@@ -76,11 +77,17 @@ def tokens_revoke_stale(*, user: AbstractBaseUser) -> int:
     return deleted
 
 
+# Every API request looks its token up: the query is compiled once per process (core.prepared_query).
+_token_by_digest: PreparedQuery[ApiToken] = PreparedQuery(
+    lambda digest: ApiToken.objects.select_related("user").filter(digest=digest)[:1], digest=str)
+
+
 def token_user(*, key: str) -> User | None:
     """The active user whose working token this is, or None. Records when the token was last used."""
     if not key or len(key) > 200:
         return None
-    token = ApiToken.objects.select_related("user").filter(digest=key_digest(key)).first()
+    found = _token_by_digest.fetch(digest=key_digest(key))
+    token = found[0] if found else None
     if token is None or not token.user.is_active:
         return None
     now = timezone.now()

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Case, F, Q, Value, When, Window
+from django.db.models import Case, F, Q, QuerySet, Value, When, Window
 from django.db.models.functions import RowNumber
 
+from core.prepared_query import PreparedQuery
 from leaderboard.selectors import LISTED
 from submissions.models import Status, Submission
 
@@ -32,17 +33,26 @@ _RANKED = Case(When(LISTED, then=Value(0)), default=Value(1))
 _BENCHMARK = Q(status=Status.ACCEPTED, score_ms__isnull=False, emulated=False)
 
 
-def user_bests(*, user_id: Any, problem_ids: list[Any] | None = None) -> dict[Any, list[Best]]:
-    """problem id -> the user's best per pool, in one query."""
+def _bests_query(*, user_id: Any, problem_ids: list[Any] | None = None) -> QuerySet[Any]:
     mine = Submission.objects.filter(LISTED | _BENCHMARK, user_id=user_id)
     if problem_ids is not None:
         mine = mine.filter(problem_id__in=problem_ids)
     score = Case(When(LISTED, then=F("entry__ranked_score_ms")), default=F("score_ms"))
-    rows = (mine.annotate(unranked=_RANKED, best=score)
+    return (mine.annotate(unranked=_RANKED, best=score)
             .annotate(place=Window(RowNumber(), partition_by=[F("problem_id"), F("pool_id")],
                                    order_by=[F("unranked").asc(), F("best").asc(), F("created_at").asc(),
                                              F("id").asc()]))
             .filter(place=1).values_list("problem_id", "pool__name", "best", "unranked", "id"))
+
+
+# Every problem's bests of one user, as the problem list asks at each request: compiled once.
+_all_bests: PreparedQuery[tuple[Any, str, float, int, Any]] = PreparedQuery(_bests_query, user_id=int)
+
+
+def user_bests(*, user_id: Any, problem_ids: list[Any] | None = None) -> dict[Any, list[Best]]:
+    """problem id -> the user's best per pool, in one query."""
+    rows = (_all_bests.fetch(user_id=user_id) if problem_ids is None
+            else list(_bests_query(user_id=user_id, problem_ids=problem_ids)))
     bests: dict[Any, list[Best]] = {}
     # The server's default pool first, as the leaderboards open on it; then by name.
     for problem_id, pool, best, unranked, submission_id in sorted(

@@ -32,6 +32,7 @@ from billing.selectors import pool_is_paid
 from core import clock
 from core.exceptions import AccessDenied, ApplicationError, PaymentRequired, QuotaExceeded
 from core.locks import locked
+from core.prepared_query import PreparedQuery
 from core.units import format_duration
 from fleets.models import Pool
 from limits.selectors import CapUse, pools_access, submission_hold, suspended_sentence, user_caps, user_standing
@@ -117,10 +118,15 @@ def spend_refusal(*, user: AbstractBaseUser, pool: Pool, now: datetime | None = 
     return None
 
 
+# The user's row, locked (compiled once per process: it is taken at every submission).
+_user_lock: PreparedQuery[Any] = PreparedQuery(
+    lambda user_id: locked(get_user_model().objects.filter(pk=user_id)).values_list("pk", flat=True), user_id=int)
+
+
 def submission_refusal(*, user: AbstractBaseUser, pool: Pool, now: datetime | None = None) -> ApplicationError | None:
     """Why `user` may not submit to `pool` now, or None: the gate's checks in their order (the module's
     docstring). Call it inside the transaction that stores the submission: the user's row stays
     locked until it commits, so two simultaneous requests cannot both pass a quota or a cap."""
-    list(locked(get_user_model().objects.filter(pk=user.pk)).values_list("pk", flat=True))
+    _user_lock.fetch(user_id=user.pk)
     return (standing_refusal(user=user, pool=pool) or quota_refusal(user=user)
             or spend_refusal(user=user, pool=pool, now=now))

@@ -30,6 +30,7 @@ from billing.selectors import (
     user_monthly_cap,
 )
 from core import clock
+from core.prepared_query import PreparedQuery
 from fleets.models import Pool
 from limits.models import PoolGroupAccess, Suspension
 from submissions.models import ACTIVE_STATUSES, QueueClass, Submission
@@ -52,15 +53,21 @@ class Standing:
         return self.suspended_at is not None
 
 
+# Asked at every submission (the admission gate): compiled once per process.
+_standing: PreparedQuery[dict[str, Any]] = PreparedQuery(
+    lambda user_id: get_user_model().objects.filter(pk=user_id).values(
+        "is_superuser", "suspension__reason", "suspension__created_at", "spend_limit__user_id",
+        "spend_limit__monthly_cap").order_by("pk")[:1], user_id=int)
+
+
 def user_standing(*, user: AbstractBaseUser | AnonymousUser) -> Standing:
     """The user's suspension and own allowance, in one query."""
     if not user.is_authenticated:
         return Standing()
-    row = get_user_model().objects.filter(pk=user.pk).values(
-        "is_superuser", "suspension__reason", "suspension__created_at", "spend_limit__user_id",
-        "spend_limit__monthly_cap").first()
-    if row is None:
+    rows = _standing.fetch(user_id=user.pk)
+    if not rows:
         return Standing()
+    row = rows[0]
     cap = row["spend_limit__monthly_cap"]
     return Standing(suspended_reason=row["suspension__reason"], suspended_at=row["suspension__created_at"],
                     has_allowance=row["spend_limit__user_id"] is not None and (cap is None or cap > 0),

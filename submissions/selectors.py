@@ -13,6 +13,7 @@ from django.db.models import Count, F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 
 from core import clock
+from core.prepared_query import PreparedQuery
 from submissions.models import (
     ACTIVE_STATUSES,
     Judging,
@@ -25,18 +26,29 @@ from submissions.models import (
 )
 
 
+def _quota_counts(*, user_id: Any, since: datetime) -> QuerySet[Any]:
+    # Grouped by the one user rather than aggregated, so that it is a queryset (and can be prepared):
+    # a user with no submission gets no row.
+    return (Submission.objects.filter(user_id=user_id).exclude(status=Status.REJECTED).values("user_id").annotate(
+        daily=Count("pk", filter=Q(created_at__gte=since)),
+        # A rejudge staff asked for is not the user's doing: it takes nothing of their quota.
+        active=Count("pk", filter=Q(status__in=ACTIVE_STATUSES, queue_class=QueueClass.USER)),
+        total=Count("pk")).values_list("daily", "active", "total"))
+
+
+# Asked at every submission (the admission gate): compiled once per process.
+_quota: PreparedQuery[tuple[int, int, int]] = PreparedQuery(_quota_counts, user_id=int, since=datetime)
+
+
 def user_quota(*, user_id: Any, now: datetime | None = None) -> dict[str, int]:
     """A user's quotas and how much of them is used, in one query: submissions in the last 24 hours
     and active ones (refusals do not count), and all submissions ever."""
     now = now or clock.now()
-    counts = Submission.objects.filter(user_id=user_id).exclude(status=Status.REJECTED).aggregate(
-        daily=Count("pk", filter=Q(created_at__gte=now - timedelta(days=1))),
-        # A rejudge staff asked for is not the user's doing: it takes nothing of their quota.
-        active=Count("pk", filter=Q(status__in=ACTIVE_STATUSES, queue_class=QueueClass.USER)),
-        total=Count("pk"))
-    return {"daily_limit": settings.HIPJUDGE_QUOTA_DAILY, "daily_used": counts["daily"],
-            "concurrent_limit": settings.HIPJUDGE_QUOTA_CONCURRENT, "concurrent_used": counts["active"],
-            "total": counts["total"]}
+    rows = _quota.fetch(user_id=user_id, since=now - timedelta(days=1))
+    daily, active, total = rows[0] if rows else (0, 0, 0)
+    return {"daily_limit": settings.HIPJUDGE_QUOTA_DAILY, "daily_used": daily,
+            "concurrent_limit": settings.HIPJUDGE_QUOTA_CONCURRENT, "concurrent_used": active,
+            "total": total}
 
 
 def problem_list() -> QuerySet[Problem]:

@@ -234,8 +234,11 @@ def submission_create(*, user: User, problem: str, language: str, source: Any,
         submission.save(force_insert=True)
         judging.save(force_insert=True)
         SubmissionEvent.objects.bulk_create(rows)
-        pool_arrival_record(pool=pool, at=now)  # the pool's demand history (fleets.forecast)
         log_status(submission, Status.IN_QUEUE)
+        # The pool's demand history (fleets.forecast), after the commit: every submission to a pool
+        # counts on one row, and a lock taken on it inside this transaction made the pool's
+        # concurrent submissions wait for each other's commit.
+        transaction.on_commit(lambda: pool_arrival_record(pool=pool, at=now), robust=True)
         transaction.on_commit(lambda: enqueue("submissions.tasks.dispatch", str(pool.pk), save=False))
     return submission
 

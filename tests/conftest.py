@@ -104,6 +104,24 @@ def queued_tasks(monkeypatch: Any) -> list[tuple]:
 
 
 @pytest.fixture
+def compiles(monkeypatch: Any) -> Any:
+    """The SQL of every query Django compiles from a queryset during the test (core.prepared_query's
+    tests and the hot requests' count them)."""
+    from django.db.models.sql.compiler import SQLCompiler
+
+    made: list[str] = []
+    original = SQLCompiler.as_sql
+
+    def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        sql, params = original(self, *args, **kwargs)
+        made.append(sql)
+        return sql, params
+
+    monkeypatch.setattr(SQLCompiler, "as_sql", counted)
+    return made
+
+
+@pytest.fixture
 def make_user(db: Any) -> Callable[..., Any]:
     from django.contrib.auth import get_user_model
 

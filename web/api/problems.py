@@ -174,9 +174,12 @@ class ProblemListApi(APIView):
     def get(self, request: Request) -> Response:
         # The rows everyone sees (cached: problem_rows_shared) with the caller's own bests: one query
         # per request besides authentication, whatever the number of problems.
-        params = self.FilterSerializer(data=request.query_params)
-        params.is_valid(raise_exception=True)
-        filters = ProblemFilters(**params.validated_data)
+        filters = ProblemFilters()
+        if any(name in request.query_params for name in ("tag", "type", "difficulty")):
+            # Only then the serializer (building one per request costs more than the rest of the view).
+            params = self.FilterSerializer(data=request.query_params)
+            params.is_valid(raise_exception=True)
+            filters = ProblemFilters(**params.validated_data)
         rows = _shared_rows.get(filters, lambda: problem_rows_shared(filters=filters))
         bests = user_bests(user_id=request_user(request).pk)
         return Response([{**row, "your_best": BestOutput(bests[pk], many=True).data} if pk in bests else row
