@@ -19,6 +19,13 @@ def entry_of(submission: Submission) -> LeaderboardEntry:
         return LeaderboardEntry(submission=submission)
 
 
+def new_without_entry(submission: Submission) -> Submission:
+    """A submission just created, known to have no entry yet: entry_of answers the defaults without
+    asking the database (the submit path's response reads it)."""
+    Submission.entry.related.set_cached_value(submission, None)  # type: ignore[attr-defined]
+    return submission
+
+
 def entry_locked(submission: Submission) -> LeaderboardEntry:
     """The submission's entry for a write, created if it has none: the caller holds the submission's
     row locked (submissions.services.lock_submission), so nobody else creates or changes it meanwhile."""

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from fleets.models import PoolArrivals
-from submissions import problem_apis
 from submissions.models import Submission
 from tests.conftest import read_source
 from tests.submissions.browse_data import solve
 from tests.support.clock import stepped_clock
+from web.api import problems as problem_apis
 
 pytestmark = pytest.mark.usefixtures("problems_loaded", "local_pool")
 

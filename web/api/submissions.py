@@ -24,7 +24,7 @@ from core.fields import StrictBooleanField, StrictCharField
 from core.parsers import LimitedJSONParser
 from core.schema import error_responses
 from leaderboard.apis import RankedDetailFields, SpeedOfLightOutput
-from leaderboard.entries import ENTRY, with_entries
+from leaderboard.entries import ENTRY, new_without_entry, with_entries
 from leaderboard.moderation import submission_update
 from leaderboard.selectors import confirmation_pending
 from leaderboard.speed_of_light import submission_light
@@ -272,10 +272,11 @@ class SubmissionListCreateApi(APIView):
         data = (self.UploadSerializer if uploads else self.InputSerializer)(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        submission = submission_create(
+        submission = new_without_entry(submission_create(
             user=request_user(request), problem=values["problem"], language=values["language"],
-            source=values["source"], mode=values["mode"], pool_name=values.get("pool") or None)
-        # The objects submission_create used are already loaded: no second fetch on the hot path.
+            source=values["source"], mode=values["mode"], pool_name=values.get("pool") or None))
+        # The objects submission_create used are already loaded, and it has no leaderboard entry yet:
+        # no second fetch on the hot path.
         return Response(SubmissionOutput(submission, context={"costs": {}}).data, status=status.HTTP_201_CREATED)
 
 
