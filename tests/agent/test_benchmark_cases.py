@@ -50,7 +50,9 @@ def test_a_test_case_has_no_reason_to_be_short() -> None:
 # Inputs that say which rows, pages or experts belong together: the benchmark's changed elements
 # (each takes another element's value) would break that structure and time a case no model makes.
 STRUCTURE_INPUTS = {"moe-grouped-gemm": {"expert_ids"}, "moe-permute": {"topk_ids"},
-                    "mla-decode": {"block_table", "seq_lens"}, "spmv-csr": {"row_ptr", "col_idx"}}
+                    "mla-decode": {"block_table", "seq_lens"}, "spmv-csr": {"row_ptr", "col_idx"},
+                    "paged-gqa-decode-bf16": {"block_table", "seq_lens"},
+                    "paged-gqa-decode-fp8kv": {"block_table", "seq_lens"}}
 
 
 @pytest.mark.parametrize("slug", sorted(STRUCTURE_INPUTS))

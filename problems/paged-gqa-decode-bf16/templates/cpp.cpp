@@ -1,0 +1,13 @@
+#include <hipjudge/lowp.h>  // hj_bfloat16: bfloat16 storage, converts to and from float
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+extern "C" void solution(const hj_bfloat16* q, const hj_bfloat16* k_cache, const hj_bfloat16* v_cache,
+                         const int32_t* block_table, const int32_t* seq_lens, hj_bfloat16* out, size_t B, size_t Hq,
+                         size_t Hkv, size_t P, float scale) {
+    // TODO: for every sequence b and query head h (KV head h / (Hq / Hkv)): the scores
+    // scale * q[b][h] . k_j over its tokens j < seq_lens[b] (token j: page block_table[b][j / 16],
+    // row j % 16), their softmax, and out[b][h] = the weighted sum of the values v_j
+}

@@ -1,0 +1,19 @@
+#include <hip/hip_runtime.h>
+#include <hip/hip_bf16.h>
+#include <hip/hip_fp8.h>
+#include <stdint.h>
+
+__global__ void decode(const __hip_bfloat16* q, const __hip_fp8_e4m3_fnuz* k_cache, const __hip_fp8_e4m3_fnuz* v_cache,
+                       const int32_t* block_table, const int32_t* seq_lens, __hip_bfloat16* out, int Hq, int Hkv, int P,
+                       float scale, float k_scale, float v_scale) {
+    // TODO: for every sequence b and query head h (KV head h / (Hq / Hkv)): the scores
+    // scale * q[b][h] . k_j over its tokens j < seq_lens[b] (token j: page block_table[b][j / 16],
+    // row j % 16; k_j = k_scale * its fp8 E4M3 FNUZ keys), their softmax, and out[b][h] = the
+    // weighted sum of the values v_j (v_scale * its fp8 values)
+}
+
+extern "C" void solution(const __hip_bfloat16* q, const __hip_fp8_e4m3_fnuz* k_cache, const __hip_fp8_e4m3_fnuz* v_cache,
+                         const int32_t* block_table, const int32_t* seq_lens, __hip_bfloat16* out, size_t B, size_t Hq,
+                         size_t Hkv, size_t P, float scale, float k_scale, float v_scale) {
+    // All pointers are device pointers. Launch on the default stream.
+}
