@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterator
 from typing import IO, Any
 
-from agent.judging.jobs import JobManager
+from agent.judging.jobs import AgentBusy, JobManager
 from agent.protocol import ACTIVE_STATES, AgentReady, Event, JobLine
 
 LANGUAGES = ("cpp", "hip", "cuda", "triton")
@@ -63,6 +63,9 @@ def _judge_line(manager: JobManager, line: str, out: IO[str]) -> None:
         job, _ = manager.submit(request)
     except ValueError as exc:  # JobSpecError / ProblemError: the message names the field
         _write(out, JobLine(job=job_id, error=str(exc)))
+        return
+    except AgentBusy as exc:  # an earlier job outlived its time and its cancel: one line, not a traceback
+        _write(out, JobLine(job=job_id, error=f"the agent is still busy with job {exc}"))
         return
     for event in _events(manager, job.id):
         _write(out, JobLine(job=job.id, event=event))

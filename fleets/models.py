@@ -26,9 +26,11 @@ from django.db.models import Q
 from agent.protocol import DEFAULT_PEAKS, FLOPS_TYPES, Peaks
 from core import clock
 
-# A GPU pool's languages when staff set none: its GPU's own and triton (compiled for that GPU at every
-# case's sizes in the compile phase, run from a read-only Triton cache: docs/adding-a-language.md).
-LANGUAGES_BY_DEVICE = {"host": ["cpp"], "hip": ["hip", "triton"], "cuda": ["cuda", "triton"]}
+# A GPU pool's languages when staff set none: its GPU's own. Triton on a GPU (compiled for that GPU at
+# every case's sizes in the compile phase, run from a read-only Triton cache) is built and tested
+# without a GPU but has never run on one (docs/adding-a-language.md): staff list it in a pool's
+# languages once bench/gpu_device.sh's triton section has passed on that pool's GPU.
+LANGUAGES_BY_DEVICE = {"host": ["cpp"], "hip": ["hip"], "cuda": ["cuda"]}
 # Languages the agent can check without their GPU, on its emulated device (agent/emulator).
 # Checked on the CPU of a pool without their GPU, in mode check: hip and cuda on the emulated
 # device, triton in Triton's interpreter.

@@ -12,7 +12,8 @@ from submissions.models import Submission
 
 def entry_of(submission: Submission) -> LeaderboardEntry:
     """The submission's entry (the one loaded with it where the query selected `entry`), or an
-    unsaved one with the defaults; the submission keeps it, so a second read does not ask again."""
+    unsaved one with the defaults. Django remembers a row it loaded, or that there is none, so a
+    second read asks nothing again (each read of a missing one gives a new unsaved entry)."""
     try:
         return submission.entry  # type: ignore[attr-defined, no-any-return]
     except LeaderboardEntry.DoesNotExist:

@@ -3,6 +3,7 @@ field-by-field validation that names the bad field (`signature[2].type: unknown 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -297,6 +298,8 @@ def parse_tolerance(raw: Any) -> Tolerance:
             float(raw["atol"])  # an rtol comes with its atol
     except (KeyError, TypeError, ValueError) as exc:
         raise ProblemError("check: needs numeric rtol and atol, ulps (and atol), or exact: true") from exc
+    if not all(math.isfinite(value) for value in (rtol, atol, ulps, bias)):
+        raise ProblemError("check: tolerances must be finite numbers")  # a NaN bound refuses every answer
     if rtol < 0 or atol < 0 or ulps < 0 or bias < 0:
         raise ProblemError("check: tolerances cannot be negative")
     if "bias" in raw and not ulps:

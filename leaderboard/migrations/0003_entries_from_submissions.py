@@ -9,8 +9,11 @@ FIELDS = ("ranked_score_ms", "ranked_ci95_lo_ms", "ranked_ci95_hi_ms", "ranked_s
           "ranked_reason", "review", "review_reason", "reviewed_by_id", "reviewed_at", "invalidated_at",
           "invalidated_reason", "invalidated_by_id", "withdrawn_at", "public_source")
 # A submission whose columns all hold their defaults has nothing to copy.
-KEPT = (Q(mode="leaderboard") | Q(ranked_score_ms__isnull=False) | Q(ranked_at__isnull=False) | ~Q(ranked_reason="")
-        | ~Q(review="") | Q(invalidated_at__isnull=False) | Q(withdrawn_at__isnull=False) | Q(public_source=True))
+KEPT = (Q(mode="leaderboard") | Q(ranked_score_ms__isnull=False) | Q(ranked_ci95_lo_ms__isnull=False)
+        | Q(ranked_ci95_hi_ms__isnull=False) | Q(ranked_speedup__isnull=False) | Q(ranked_at__isnull=False)
+        | ~Q(ranked_reason="") | ~Q(review="") | ~Q(review_reason="") | Q(reviewed_by_id__isnull=False)
+        | Q(reviewed_at__isnull=False) | Q(invalidated_at__isnull=False) | ~Q(invalidated_reason="")
+        | Q(invalidated_by_id__isnull=False) | Q(withdrawn_at__isnull=False) | Q(public_source=True))
 BATCH = 1000
 
 

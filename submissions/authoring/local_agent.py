@@ -96,6 +96,14 @@ class LocalAgent:
         try:
             self._process.wait(CLOSE_SECONDS)
         except subprocess.TimeoutExpired:
+            self._stop()
+
+    def _stop(self) -> None:
+        """SIGTERM first: the agent's handler cancels its job and the sandbox with it; then SIGKILL."""
+        self._process.terminate()
+        try:
+            self._process.wait(CLOSE_SECONDS)
+        except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
 
@@ -120,7 +128,10 @@ class LocalAgent:
             except queue.Empty:
                 raise AgentUnavailable(f"the agent said nothing for {seconds:.0f} s{self._said()}") from None
             if text is None:
-                self._process.wait(CLOSE_SECONDS)
+                try:
+                    self._process.wait(CLOSE_SECONDS)
+                except subprocess.TimeoutExpired:  # its output closed but it lives on
+                    self._stop()
                 self._log_reader.join(CLOSE_SECONDS)  # its last words explain why
                 raise AgentUnavailable(f"the agent stopped (exit status {self._process.returncode}){self._said()}")
             if text.strip():

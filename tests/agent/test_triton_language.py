@@ -400,6 +400,14 @@ def test_narrowing_rounds_to_nearest_even_as_the_gpu(target: str) -> None:
                         [0.0, -0.0, 1.0625, 15.99, 2.0**-10, 3 * 2.0**-11]]).astype(np.float32)
     x = x[np.abs(x) <= float(ml_dtypes.finfo(dtype).max)]
     want = x.astype(dtype).view(np.uint8 if np.dtype(dtype).itemsize == 1 else np.uint16)
-    assert np.array_equal(narrowed(x, getattr(tl, {"fp8e4b8": "float8e4b8", "fp8e5b16": "float8e5b16",
-                                                   "fp8e4nv": "float8e4nv", "fp8e5": "float8e5",
-                                                   "bf16": "bfloat16"}[target])), want)
+    kind = getattr(tl, {"fp8e4b8": "float8e4b8", "fp8e5b16": "float8e5b16", "fp8e4nv": "float8e4nv",
+                        "fp8e5": "float8e5", "bf16": "bfloat16"}[target])
+    assert np.array_equal(narrowed(x, kind), want)
+    # NaN stays NaN (E4M3FN's one NaN pattern is S.1111.111); infinity stays infinite where the format
+    # has one, and saturates where it has none (as HIP's conversions do; ml_dtypes makes it NaN).
+    special = np.array([np.nan, np.inf], dtype=np.float32)
+    has_inf = np.isinf(float(special[1].astype(dtype)))
+    for toward_zero in (False, True):
+        back = narrowed(special, kind, toward_zero=toward_zero).view(dtype).astype(np.float64)
+        assert np.isnan(back[0])
+        assert back[1] == (np.inf if has_inf else float(ml_dtypes.finfo(dtype).max))

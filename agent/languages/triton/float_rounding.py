@@ -44,13 +44,15 @@ def narrowed(values: np.ndarray, target: Any, *, toward_zero: bool = False) -> n
     mant_code = (np.where(normal, r / scale - 1.0, r / scale) * 2.0 ** mant).astype(np.int64)
     code = (exp_code << mant) | mant_code
     if not no_inf:  # an overflow rounds to infinity, and infinity stays infinity even towards zero
-        code = np.where((overflow & ~toward_zero) | np.isinf(x), ((1 << exp_bits) - 1) << mant, code)
+        to_infinity = np.isinf(x) if toward_zero else overflow | np.isinf(x)
+        code = np.where(to_infinity, ((1 << exp_bits) - 1) << mant, code)
     code = code | (sign.astype(np.int64) << (bits - 1))
     if fnuz:
         code = np.where(code == 1 << (bits - 1), 0, code)  # no negative zero: that pattern is NaN
         code = np.where(nan, 1 << (bits - 1), code)
-    else:
-        code = np.where(nan, (((1 << exp_bits) - 1) << mant) | (1 << (mant - 1)) | (np.int64(1) if no_inf else 0), code)
+    else:  # a quiet NaN; E4M3FN has one NaN pattern only, S.1111.111
+        quiet = ((1 << mant) - 1) if no_inf else (1 << (mant - 1))
+        code = np.where(nan, (((1 << exp_bits) - 1) << mant) | quiet, code)
     return code.astype(np.uint8 if bits == 8 else np.uint16).reshape(np.shape(values))
 
 

@@ -2,9 +2,9 @@
 source registered where `inspect` looks (Triton reads every @triton.jit function's source back
 with `inspect.getsource`, and a file the child would write to find it again is a file in the box).
 
-The autotuner is bounded before the module runs: at most MAX_AUTOTUNE_CONFIGS configurations per
-kernel (agent.languages.triton.budget's MAX_TRITON_AUTOTUNE_CONFIGS: a list of thousands would be a compile bomb on
-a GPU and hours in the interpreter), and in the interpreter it benchmarks nothing (its timings would
+The autotuner is bounded before the module runs: at most MAX_TRITON_AUTOTUNE_CONFIGS configurations
+per kernel (agent.languages.triton.budget: a list of thousands would be a compile bomb on a GPU and
+hours in the interpreter), and in the interpreter it benchmarks nothing (its timings would
 measure Python) and takes the first.
 """
 
@@ -21,7 +21,6 @@ from typing import Any
 from agent.languages.triton.budget import MAX_TRITON_AUTOTUNE_CONFIGS
 
 SOURCE_NAME = "solution.py"  # the name tracebacks and Triton's messages give the user's file
-MAX_AUTOTUNE_CONFIGS = MAX_TRITON_AUTOTUNE_CONFIGS
 _LOADED: set[str] = set()  # the file names of the modules loaded here, for one_line
 
 
@@ -101,9 +100,9 @@ def bound_autotune(*, interpreted: bool) -> None:
     original_init = autotuner.Autotuner.__init__
 
     def bounded_init(self: Any, fn: Any, arg_names: Any, configs: Any, *args: Any, **kwargs: Any) -> None:
-        if len(configs) > MAX_AUTOTUNE_CONFIGS:
+        if len(configs) > MAX_TRITON_AUTOTUNE_CONFIGS:
             raise SubmissionError(f"@triton.autotune lists {len(configs)} configurations; at most "
-                                  f"{MAX_AUTOTUNE_CONFIGS} are tried per kernel")
+                                  f"{MAX_TRITON_AUTOTUNE_CONFIGS} are tried per kernel")
         original_init(self, fn, arg_names, configs, *args, **kwargs)
 
     autotuner.Autotuner.__init__ = bounded_init  # type: ignore[method-assign]
