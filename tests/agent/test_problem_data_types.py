@@ -23,6 +23,7 @@ PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
     ("histogram", ("int32",)),
     ("radix-sort", ("uint32",)),
     ("gemv-w4a16", ("half", "uint8")),
+    ("gemv-w4a16-zp", ("half", "uint8")),
     # alpha is a float scalar, not a buffer.
     ("leaky-relu", ("float",)),
 ])

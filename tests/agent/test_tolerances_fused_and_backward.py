@@ -29,6 +29,15 @@ def passes(problem: Problem, case: Case, inputs: dict[str, np.ndarray], got: dic
                for name in want)
 
 
+def case_and_inputs(problem: Problem, name: str, seed: int) -> tuple[Case, dict[str, np.ndarray]]:
+    case = next(c for c in problem.tests if c.name == name)
+    return case, problem.generate(case, np.random.default_rng(seed))
+
+
+def one_sign_per_column(terms: np.ndarray) -> bool:
+    return bool(np.all((terms >= 0).all(axis=0) | (terms <= 0).all(axis=0)))
+
+
 def all_bfloat16_within(limit: float) -> np.ndarray:
     """Every finite bfloat16 value of magnitude at most `limit`, as float32."""
     values = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(BF16).astype(F32)
@@ -207,24 +216,90 @@ def test_rmsnorm_bwd_bound_holds_on_every_case() -> None:
     assert 2 * (rows + 3) * U <= tol.rtol
     assert tol.rtol <= 0.51 * 2.0**-8  # about half a bfloat16 ulp more for dx, at most
     assert tol.ulps == 1
-    case = next(c for c in problem.tests if c.name == "17x1000")
-    inputs = problem.generate(case, np.random.default_rng(4))
+    case, inputs = case_and_inputs(problem, "17x1000", 4)
     xhat = inputs["x"].astype(np.float64) * inputs["rstd"].astype(np.float64)[:, None]
     assert np.abs(xhat).max() <= 3 and inputs["rstd"].max() <= 1 and np.abs(inputs["dy"].astype(F32)).max() <= 1
     column_terms = inputs["dy"].astype(np.float64) * xhat
-    assert np.all((column_terms >= 0).all(axis=0) | (column_terms <= 0).all(axis=0))  # one sign per column
+    assert one_sign_per_column(column_terms)
 
 
 def test_rmsnorm_bwd_float32_kernels_pass_and_the_bugs_fail() -> None:
     problem = load_problem("rmsnorm-bwd-bf16")
     for name in ("64x4097", "1000x128"):
-        case = next(c for c in problem.tests if c.name == name)
-        inputs = problem.generate(case, np.random.default_rng(8))
+        case, inputs = case_and_inputs(problem, name, 8)
         for sequential in (False, True):
             assert passes(problem, case, inputs, rmsnorm_bwd_float32(inputs, sequential=sequential)), name
-    case = next(c for c in problem.tests if c.name == "1000x128")
-    inputs = problem.generate(case, np.random.default_rng(8))
+    case, inputs = case_and_inputs(problem, "1000x128", 8)
     assert not passes(problem, case, inputs, rmsnorm_bwd_float32(inputs, sequential=True, bf16_dweight=True))
-    case = next(c for c in problem.tests if c.name == "3x7")
-    inputs = problem.generate(case, np.random.default_rng(8))
+    case, inputs = case_and_inputs(problem, "3x7", 8)
     assert not passes(problem, case, inputs, rmsnorm_bwd_float32(inputs, sequential=False, rstd_in_sum=False))
+
+
+# ---- layernorm-bwd-bf16 --------------------------------------------------------------------------
+
+def layernorm_bwd_float32(inputs: dict[str, np.ndarray], *, sequential: bool, with_c2: bool = True,
+                          centred_c1: bool = True, bf16_dbias: bool = False) -> dict[str, np.ndarray]:
+    """The kernel in float32: row and column sums left to right (sequential, columns and rows walked
+    backwards: a different order from the reference's) or NumPy's pairwise ones."""
+    g, x, w = inputs["dy"].astype(F32), inputs["x"].astype(F32), inputs["weight"].astype(F32)
+    mean, rstd = inputs["mean"][:, None], inputs["rstd"][:, None]
+    xhat = (x - mean) * rstd
+    wdy = w * g
+    cols = F32(x.shape[1])
+
+    def row_mean(terms: np.ndarray) -> np.ndarray:
+        total = np.cumsum(terms[:, ::-1], axis=1, dtype=F32)[:, -1] if sequential else terms.sum(axis=1, dtype=F32)
+        return (total / cols)[:, None]
+
+    c1 = row_mean(wdy * (xhat if centred_c1 else x * rstd))
+    c2 = row_mean(wdy) if with_c2 else F32(0)
+    dx = rstd * (wdy - xhat * c1 - c2)
+
+    def column_sum(terms: np.ndarray) -> np.ndarray:
+        return np.cumsum(terms[::-1], axis=0, dtype=F32)[-1] if sequential else terms.sum(axis=0, dtype=F32)
+
+    if bf16_dbias:
+        acc = np.zeros(x.shape[1], dtype=BF16)
+        for row in g[::-1]:
+            acc = (acc.astype(F32) + row).astype(BF16)
+        dbias = acc.astype(F32)
+    else:
+        dbias = column_sum(g)
+    return {"dx": dx, "dweight": column_sum(g * xhat), "dbias": dbias}
+
+
+def test_layernorm_bwd_bound_holds_on_every_case() -> None:
+    problem = load_problem("layernorm-bwd-bf16")
+    tol = problem.tolerance
+    cols = max(case.params["cols"] for case in every_case(problem))
+    rows = max(case.params["rows"] for case in every_case(problem))
+    assert 2 * (10 * cols + 100) * U <= tol.atol
+    assert 2 * (rows + 3) * U <= tol.rtol
+    assert tol.rtol <= 0.51 * 2.0**-8  # about half a bfloat16 ulp more for dx, at most
+    assert tol.ulps == 1
+    assert rows * 2.0**8 < 2.0**24  # dbias: partial sums of multiples of 2^-8 below rows, exact in float32
+    for name in ("3x7", "64x4097", "256x8192"):
+        case, inputs = case_and_inputs(problem, name, 4)
+        centred = inputs["x"].astype(np.float64) - inputs["mean"].astype(np.float64)[:, None]
+        xhat = centred * inputs["rstd"].astype(np.float64)[:, None]
+        dy = inputs["dy"].astype(np.float64)
+        assert np.abs(xhat).max() <= 5.5 and inputs["rstd"].max() <= 1.0045
+        assert np.all(np.abs(xhat).sum(axis=1) <= case.params["cols"])
+        assert np.abs(dy).max() <= 1 and np.all(dy * 256 == np.round(dy * 256))
+        column_terms = dy * xhat
+        assert one_sign_per_column(column_terms)
+
+
+def test_layernorm_bwd_float32_kernels_pass_and_the_bugs_fail() -> None:
+    problem = load_problem("layernorm-bwd-bf16")
+    for name in ("64x4097", "1000x128"):
+        case, inputs = case_and_inputs(problem, name, 8)
+        for sequential in (False, True):
+            got = layernorm_bwd_float32(inputs, sequential=sequential)
+            assert passes(problem, case, inputs, got), name
+            assert np.array_equal(got["dbias"], problem.expected(case, inputs)["dbias"])  # exact
+    case, inputs = case_and_inputs(problem, "1000x128", 8)
+    assert not passes(problem, case, inputs, layernorm_bwd_float32(inputs, sequential=True, bf16_dbias=True))
+    case, inputs = case_and_inputs(problem, "3x7", 8)
+    assert not passes(problem, case, inputs, layernorm_bwd_float32(inputs, sequential=False, with_c2=False))
+    assert not passes(problem, case, inputs, layernorm_bwd_float32(inputs, sequential=False, centred_c1=False))

@@ -92,6 +92,47 @@ def test_gemv_w4a16_sums_exactly_on_every_case() -> None:
         assert K * 8 * 2.0**-6 < 65504, case.name  # |y| <= K * 8 * max s * max |x| fits half
 
 
+def dequantized_zp(inputs: dict[str, np.ndarray], K: int, *, zeros_transposed: bool = False) -> np.ndarray:
+    """gemv-w4a16-zp's weights (q - z) s in float32; zeros_transposed reads GPTQ's [groups][N] layout."""
+    packed = inputs["W"]
+    q = np.empty((packed.shape[0], K), dtype=F32)
+    q[:, 0::2] = packed & 15
+    q[:, 1::2] = packed >> 4
+    zeros = inputs["zeros"].T.reshape(inputs["zeros"].shape) if zeros_transposed else inputs["zeros"]
+    q -= np.repeat(zeros.astype(F32), 128, axis=1)[:, :K]
+    return q * np.repeat(inputs["scales"].astype(F32), 128, axis=1)[:, :K]
+
+
+def test_gemv_w4a16_zp_sums_exactly_on_every_case() -> None:
+    problem = load_problem("gemv-w4a16-zp")
+    assert problem.tolerance.ulps == 1 and problem.tolerance.atol == 0
+    for case in every_case(problem):
+        K = case.params["K"]
+        bx, ms = problem.module.grid_bits(K)
+        assert bx <= 10, case.name
+        assert 1 <= ms <= 7, case.name  # x and (q - z) s (4 + ms bits) exact in half
+        assert bx + ms + 4 + math.ceil(math.log2(K)) <= 24, case.name
+        assert K * 15 * 2.0**-6 < 65504, case.name  # |y| <= K * 15 * max s * max |x| fits half
+        assert 1 <= case.params["M"] <= 16, case.name
+
+
+def test_gemv_w4a16_zp_float32_orders_are_exact_and_the_wrong_layouts_fail() -> None:
+    problem = load_problem("gemv-w4a16-zp")
+    for name in ("5x33x1000", "4x300x14336"):
+        case, inputs = case_named(problem, name)
+        K = case.params["K"]
+        w = dequantized_zp(inputs, K)
+        assert np.array_equal(w.astype(np.float16).astype(F32), w)  # exact in half: fp16 matrix cores
+        x = inputs["x"].astype(F32)
+        exact = problem.module.reference(inputs, case.params)["y"]  # float32, before the rounding to half
+        forward = np.cumsum(x[:, None, :] * w[None, :, :], axis=2, dtype=F32)[..., -1]
+        backward = np.cumsum((x[:, None, :] * w[None, :, :])[..., ::-1], axis=2, dtype=F32)[..., -1]
+        assert np.array_equal(forward, exact) and np.array_equal(backward, exact), name
+        symmetric = inputs | {"zeros": np.full_like(inputs["zeros"], 8)}
+        assert not passes(problem, case, inputs, {"y": x @ dequantized_zp(symmetric, K).T})
+        assert not passes(problem, case, inputs, {"y": x @ dequantized_zp(inputs, K, zeros_transposed=True).T})
+
+
 # ---- fp8 with block scales -----------------------------------------------------------------------
 
 def test_fp8_blockwise_sums_exactly_at_every_k_and_both_usual_orders_pass() -> None:
