@@ -51,7 +51,7 @@ def test_lse_and_output_bounds_hold_on_every_case() -> None:
     problem = load_problem("flash-attention-fwd-lse")
     assert problem.tolerance.ulps == 2
     for case in every_case(problem):
-        S, D, H, Hkv = (case.params[k] for k in ("S", "D", "H", "Hkv"))
+        S, D, H, Hkv = (int(case.params[k]) for k in ("S", "D", "H", "Hkv"))
         assert D in (64, 128) and H % Hkv == 0 and S <= 8192, case.name
         assert attention_bound(S, 8 * math.sqrt(D)) <= problem.tolerance.atol, case.name
         assert lse_bound(S, 8 * math.sqrt(D)) <= problem.tolerance.atol, case.name
@@ -60,7 +60,7 @@ def test_lse_and_output_bounds_hold_on_every_case() -> None:
 def test_a_bf16_p_kernel_passes_and_a_base2_lse_is_refused() -> None:
     problem = load_problem("flash-attention-fwd-lse")
     case, inputs = case_named(problem, "b1-s130-h2-kv2-d128")
-    S, D = case.params["S"], case.params["D"]
+    S, D = int(case.params["S"]), int(case.params["D"])
     out = np.empty((1, S, 2, D), dtype=F32)
     lse2 = np.empty((1, 2, S), dtype=F32)
     for h in range(2):
