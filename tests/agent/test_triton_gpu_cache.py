@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -217,9 +218,11 @@ def test_the_compile_phase_fills_a_gfx942_cache_the_run_sandbox_reads(judge_conf
 def test_the_gpu_cache_is_a_compile_cache_entry_per_user(judge_config: AgentConfig) -> None:
     pytest.importorskip("triton")
     source = (PROBLEMS_DIR / "vector-add" / "solutions" / "triton.py").read_text()
-    first = _compile(judge_config, "vector-add", source, "user-a", "entry-a")
-    again = _compile(judge_config, "vector-add", source, "user-a", "entry-a2")
-    other = _compile(judge_config, "vector-add", source, "user-b", "entry-b")
+    # Scopes of this test's own: another test of the worker may have compiled the same source as "user-a".
+    user_a, user_b = f"user-a-{uuid.uuid4().hex}", f"user-b-{uuid.uuid4().hex}"
+    first = _compile(judge_config, "vector-add", source, user_a, "entry-a")
+    again = _compile(judge_config, "vector-add", source, user_a, "entry-a2")
+    other = _compile(judge_config, "vector-add", source, user_b, "entry-b")
     assert first.ok and again.ok and other.ok
     assert (first.cached, again.cached, other.cached) == (False, True, False)
     assert first.triton_cache is not None and again.triton_cache is not None
