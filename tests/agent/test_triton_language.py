@@ -179,6 +179,28 @@ def test_the_interpreter_multiplies_bf16_tiles_as_numbers() -> None:
     assert errors["as-shipped"] > 1.0  # what the fix is for: without it an honest GEMM is wrong
 
 
+def _fixed_and_as_shipped(kernel: str, body: str) -> dict[str, list[str]]:
+    """What `body` prints (after loading `kernel` in Triton's interpreter as `module`), with the
+    interpreter's fixes applied and as Triton ships it, each in a fresh process."""
+    script = textwrap.dedent("""
+        import sys, ml_dtypes, numpy as np
+        from agent.languages.triton.submission import prepare_environment, load_module
+        prepare_environment(interpreted=True)
+        from agent.languages.triton import interpreter_fixes
+        from agent.languages.triton.tensors import DeviceBuffer
+        if sys.argv[1] == "fixed":
+            interpreter_fixes.apply()
+        module = load_module(sys.argv[2], interpreted=True)
+    """) + textwrap.dedent(body)
+    said = {}
+    for which in ("fixed", "as-shipped"):
+        run = subprocess.run([sys.executable, "-c", script, which, kernel], capture_output=True, text=True,
+                             timeout=300, cwd=PROBLEMS_DIR.parent)
+        assert run.returncode == 0, run.stderr[-2000:]
+        said[which] = run.stdout.split()
+    return said
+
+
 def test_the_interpreter_rounds_float32_to_bfloat16_to_nearest_even_as_the_gpu_does() -> None:
     """Triton 3.9's interpreter truncates float32 to bfloat16 (`.to(tl.bfloat16)`); the GPU and the
     reference round to nearest even, and a `bias` rule refuses truncation. An explicit "rtz" stays."""
@@ -197,15 +219,7 @@ def test_the_interpreter_rounds_float32_to_bfloat16_to_nearest_even_as_the_gpu_d
         def solution(x, y, z, n):
             convert[(1,)](x, y, z, n, BLOCK=triton.next_power_of_2(n))
     ''')
-    script = textwrap.dedent("""
-        import sys, ml_dtypes, numpy as np
-        from agent.languages.triton.submission import prepare_environment, load_module
-        prepare_environment(interpreted=True)
-        from agent.languages.triton import interpreter_fixes
-        from agent.languages.triton.tensors import DeviceBuffer
-        if sys.argv[1] == "fixed":
-            interpreter_fixes.apply()
-        module = load_module(sys.argv[2], interpreted=True)
+    said = _fixed_and_as_shipped(kernel, """
         x = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
         x[:6] = [np.nan, np.inf, -np.inf, 3.4e38, 1 + 2.0**-8, 1 + 3 * 2.0**-8]  # the last two: ties to even
         y, z = np.zeros(1000, ml_dtypes.bfloat16), np.zeros(1000, ml_dtypes.bfloat16)
@@ -215,12 +229,7 @@ def test_the_interpreter_rounds_float32_to_bfloat16_to_nearest_even_as_the_gpu_d
         truncated = z.view(np.uint16)[1:] == (x.view(np.uint32)[1:] >> 16).astype(np.uint16)
         print(int(nearest.sum()), int(truncated.sum()), bool(np.isnan(y[0].astype(np.float32))))
     """)
-    counts = {}
-    for which in ("fixed", "as-shipped"):
-        run = subprocess.run([sys.executable, "-c", script, which, kernel], capture_output=True, text=True,
-                             timeout=300, cwd=PROBLEMS_DIR.parent)
-        assert run.returncode == 0, run.stderr[-2000:]
-        counts[which] = run.stdout.split()[-3:]
+    counts = {which: words[-3:] for which, words in said.items()}
     assert counts["fixed"] == ["1000", "999", "True"]
     assert int(counts["as-shipped"][0]) < 700  # what the fix is for: about half were rounded down
     assert counts["as-shipped"][1] == "999"
@@ -242,15 +251,7 @@ def test_the_interpreter_rounds_to_bf16_and_fp8_as_the_gpu_does() -> None:
         def solution(x, b, q, n):
             k[(1,)](x, b, q, n, B=triton.next_power_of_2(n))
     ''')
-    script = textwrap.dedent("""
-        import ml_dtypes, numpy as np, sys
-        from agent.languages.triton.submission import prepare_environment, load_module
-        prepare_environment(interpreted=True)
-        from agent.languages.triton import interpreter_fixes
-        from agent.languages.triton.tensors import DeviceBuffer
-        if sys.argv[1] == "fixed":
-            interpreter_fixes.apply()
-        module = load_module(sys.argv[2], interpreted=True)
+    said = _fixed_and_as_shipped(kernel, """
         rng = np.random.default_rng(0)
         x = np.concatenate([rng.uniform(-300, 300, 2000), rng.uniform(-1, 1, 2000), [63.25, 1 + 2**-8]])
         x = x.astype(np.float32)
@@ -263,12 +264,7 @@ def test_the_interpreter_rounds_to_bf16_and_fp8_as_the_gpu_does() -> None:
         print(int((b.view(np.uint16) != want_b.view(np.uint16)).sum()),
               int((q.view(np.uint8) != want_q.view(np.uint8)).sum()))
     """)
-    differ = {}
-    for which in ("fixed", "as-shipped"):
-        run = subprocess.run([sys.executable, "-c", script, which, kernel], capture_output=True, text=True,
-                             timeout=300, cwd=PROBLEMS_DIR.parent)
-        assert run.returncode == 0, run.stderr[-2000:]
-        differ[which] = [int(n) for n in run.stdout.split()[-2:]]
+    differ = {which: [int(n) for n in words[-2:]] for which, words in said.items()}
     assert differ["fixed"] == [0, 0]
     assert differ["as-shipped"][0] > 100 and differ["as-shipped"][1] > 10  # what the fix is for
 
