@@ -24,7 +24,7 @@ from cli.transport import MAX_BODY, MAX_ERROR_BODY, Budget, opener, parse_json, 
 __all__ = ["ApiError", "BadResponse", "Client", "ConnectionFailed", "DeadlinePassed", "TimedOut"]
 
 # Per answer, and per silence of an event stream: twice the server's heartbeat interval
-# (the server's HIPJUDGE_SSE_HEARTBEAT, 15 s by default), so a live stream never reaches it and a dead one is given up.
+# (the server's HIPJUDGE_SSE_HEARTBEAT), so a live stream never reaches it and a dead one is given up.
 DEFAULT_TIMEOUT = 30.0
 # A submission's longest life on the server: an hour in the queue (HIPJUDGE_QUEUE_TIMEOUT), then two
 # attempts (HIPJUDGE_MAX_ATTEMPTS) of at most 30 minutes each (HIPJUDGE_JOB_TASK_TIMEOUT).

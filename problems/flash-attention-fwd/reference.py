@@ -28,7 +28,7 @@ def reference(inputs, params):
     group = H // Hkv
     out = np.empty((B, S, H, D), dtype=np.float64)
     scale = 1.0 / np.sqrt(D)
-    rows = max(1, min(S, 2**21 // S))  # score rows per step: at most 2M float64 scores (16 MB) at once
+    rows = max(1, min(S, 2**21 // S))  # score rows per step: at most 2**21 float64 scores at once, whatever S
     for b in range(B):
         for hk in range(Hkv):
             k = inputs["K"][b, :, hk, :].astype(np.float32)

@@ -1,7 +1,7 @@
 import ml_dtypes
 import numpy as np
 
-ELEMENTS_PER_STEP = 1 << 23  # float64 temporaries of T x (a slice of the vocabulary): 64 MB
+ELEMENTS_PER_STEP = 1 << 23  # elements of each float64 T x (vocabulary slice) temporary: bounded whatever T and V
 
 
 def generate(params, rng):
