@@ -1,14 +1,18 @@
-"""ASGI entry point (uvicorn config.asgi:application): needed for the streaming SSE endpoint."""
+"""ASGI entry point (uvicorn config.asgi:application): needed for the streaming SSE endpoint.
+Django's handler with one thread hop per request (core.asgi_handler)."""
 
 import logging
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-django_application = get_asgi_application()
+django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application
 
-from core.body_limit import BodyLimit  # noqa: E402  (after Django is set up)
+from core.asgi_handler import OneHopASGIHandler  # noqa: E402  (after Django is set up)
+from core.body_limit import BodyLimit  # noqa: E402
+
+django_application = OneHopASGIHandler()
 
 application = BodyLimit(django_application)
 

@@ -15,16 +15,26 @@ database was reported "not answering". A wait that saw no failed connection atte
 busyness: the request waits on, up to HIPJUDGE_DB_POOL_BUSY_WAIT seconds more, and then fails with
 PoolBusy (answered as 503 "busy", ops.middleware). As soon as the pool fails to connect, the wait
 ends with PoolTimeout (503 "not answering"), so an outage still fails a request within seconds.
+
+Checking: Django's pool (CONN_HEALTH_CHECKS) sends an empty query on every connection it lends,
+a round trip per request that the problem list's two queries made three. A connection handed back
+less than RECENT_RETURN_S ago served a request then, and under load every connection is one of
+those: it is lent without the check. A database that went away within that second fails the
+request's first query instead (an OperationalError: 503 "not answering", as any query in an
+outage), and the broken connection leaves the pool when it comes back; a restart takes longer than
+that, so every connection from before it is checked again.
 """
 
 from __future__ import annotations
 
 import functools
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 RETRY_FACTOR = 1.0
+RECENT_RETURN_S = 1.0  # a connection handed back this recently is lent without a check
 BUSY_STEP_S = 0.5  # how often a busy wait looks again for failed connection attempts
 
 
@@ -84,3 +94,48 @@ def pool_waits_while_busy(busy_wait_s: Callable[[], float]) -> None:
         return
     original = getattr(ConnectionPool.getconn, "__wrapped__", ConnectionPool.getconn)  # once, however often called
     ConnectionPool.getconn = patient_getconn(original, busy_wait_s)  # type: ignore[method-assign]
+
+
+_returned_at: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
+
+
+def check_unless_recent(check: Callable[[Any], None]) -> Callable[[Any], None]:
+    """psycopg_pool's connection check, skipped for a connection handed back within RECENT_RETURN_S
+    and idle (see the module's docstring)."""
+
+    @functools.wraps(check)
+    def check_if_idle_long(conn: Any) -> None:
+        returned = _returned_at.pop(conn, None)
+        if returned is not None and time.monotonic() - returned < RECENT_RETURN_S and _idle(conn):
+            return
+        check(conn)
+
+    return check_if_idle_long
+
+
+def _idle(conn: Any) -> bool:
+    from psycopg.pq import TransactionStatus
+
+    return bool(conn.info.transaction_status == TransactionStatus.IDLE)
+
+
+def noting_return(putconn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(putconn)
+    def putconn_noted(pool: Any, conn: Any) -> Any:
+        if not conn.closed:
+            _returned_at[conn] = time.monotonic()
+        return putconn(pool, conn)
+
+    return putconn_noted
+
+
+def pool_checks_only_idle_connections() -> None:
+    """Django builds its pool with check=ConnectionPool.check_connection: replaced before any pool exists."""
+    try:
+        from psycopg_pool import ConnectionPool
+    except ImportError:  # SQLite only: no pool
+        return
+    check = getattr(ConnectionPool.check_connection, "__wrapped__", ConnectionPool.check_connection)
+    ConnectionPool.check_connection = staticmethod(check_unless_recent(check))  # type: ignore[method-assign,assignment]
+    putconn = getattr(ConnectionPool.putconn, "__wrapped__", ConnectionPool.putconn)
+    ConnectionPool.putconn = noting_return(putconn)  # type: ignore[method-assign]

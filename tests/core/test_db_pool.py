@@ -113,3 +113,70 @@ def test_the_answer_says_which_it_was(monkeypatch: Any, owner: Any, api_as: Any,
     assert response["Retry-After"] == "5"
     assert response.json()["message"].startswith(message)
     assert response.json()["extra"]["cause"] == said
+
+
+@needs_pg
+def test_a_connection_handed_back_a_moment_ago_is_lent_without_a_check(monkeypatch: Any) -> None:
+    """Django's pool checks every connection it lends (an empty query: a round trip per request);
+    one that served a request within RECENT_RETURN_S is lent as it is, and any other is checked."""
+    import core.db_pool
+    from core.db_pool import check_unless_recent
+
+    checked: list[Any] = []
+    real_check = getattr(ConnectionPool.check_connection, "__wrapped__", ConnectionPool.check_connection)
+
+    def spy(conn: Any) -> None:
+        checked.append(conn)
+        real_check(conn)
+
+    pool = ConnectionPool(f"{PG_SERVER}/postgres", min_size=1, max_size=1, timeout=5, open=False,
+                          check=check_unless_recent(spy))
+    pool.open(wait=True)
+    try:
+        first = pool.getconn()
+        assert checked == [first]  # never handed back yet: checked
+        pool.putconn(first)
+        again = pool.getconn()
+        assert again is first and checked == [first]  # handed back just now: not checked
+        pool.putconn(again)
+        monkeypatch.setattr(core.db_pool, "RECENT_RETURN_S", 0.0)
+        assert pool.getconn() is first and len(checked) == 2  # handed back longer ago: checked
+    finally:
+        pool.close()
+
+
+@needs_pg
+def test_a_connection_that_died_while_idle_is_replaced_by_the_check(monkeypatch: Any) -> None:
+    import core.db_pool
+    from core.db_pool import check_unless_recent
+
+    real_check = getattr(ConnectionPool.check_connection, "__wrapped__", ConnectionPool.check_connection)
+    pool = ConnectionPool(f"{PG_SERVER}/postgres", min_size=1, max_size=1, timeout=5, open=False,
+                          check=check_unless_recent(real_check))
+    pool.open(wait=True)
+    try:
+        conn = pool.getconn()
+        pid = conn.info.backend_pid
+        pool.putconn(conn)
+        monkeypatch.setattr(core.db_pool, "RECENT_RETURN_S", 0.0)
+        import psycopg
+
+        with psycopg.connect(f"{PG_SERVER}/postgres", autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+        fresh = pool.getconn()
+        assert fresh.info.backend_pid != pid
+        assert fresh.execute("SELECT 1").fetchone() == (1,)
+        pool.putconn(fresh)
+    finally:
+        pool.close()
+
+
+def test_djangos_pool_is_built_with_the_skipping_check() -> None:
+    """Django passes ConnectionPool.check_connection when it builds its pool: core's app config has
+    replaced it (once, however often it runs)."""
+    from core.db_pool import pool_checks_only_idle_connections
+
+    pool_checks_only_idle_connections()
+    check = ConnectionPool.check_connection
+    assert check.__wrapped__.__qualname__ == "ConnectionPool.check_connection"  # type: ignore[attr-defined]
+    assert not hasattr(check.__wrapped__, "__wrapped__")  # type: ignore[attr-defined]  (wrapped once)

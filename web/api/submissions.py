@@ -22,6 +22,7 @@ from core.auth import request_user
 from core.exceptions import ApplicationError, NotFoundError
 from core.fields import StrictBooleanField, StrictCharField
 from core.parsers import LimitedJSONParser
+from core.represent import represent
 from core.schema import error_responses
 from leaderboard.apis import RankedDetailFields, SpeedOfLightOutput
 from leaderboard.entries import ENTRY, new_without_entry, with_entries
@@ -277,7 +278,7 @@ class SubmissionListCreateApi(APIView):
             source=values["source"], mode=values["mode"], pool_name=values.get("pool") or None))
         # The objects submission_create used are already loaded, and it has no leaderboard entry yet:
         # no second fetch on the hot path.
-        return Response(SubmissionOutput(submission, context={"costs": {}}).data, status=status.HTTP_201_CREATED)
+        return Response(represent(SubmissionOutput, submission, context={"costs": {}}), status=status.HTTP_201_CREATED)
 
 
 class SubmissionDetailApi(APIView):
