@@ -115,3 +115,9 @@ def test_cheaper_and_misread_kernels_are_refused() -> None:
         assert not passes(problem, case, inputs, grouped(x_row, w, ids))
         # A 32-row tile's expert taken from its first row.
         assert not passes(problem, case, inputs, grouped(x, w, ids[np.arange(R) // 32 * 32]))
+
+
+def test_the_benchmark_keeps_the_rows_experts() -> None:
+    """As moe-grouped-gemm's (tests/agent/test_benchmark_cases.py): the benchmark's changed elements
+    leave expert_ids as generated, so it times grouped rows."""
+    assert "expert_ids" in load_problem(SLUG).kept_inputs
