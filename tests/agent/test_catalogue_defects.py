@@ -280,6 +280,7 @@ def int8_survivors(x: np.ndarray) -> float:
 
 
 ATTENTION_SCORE_OPERANDS = {
+    "flash-attention-bwd-bf16": ({"B": 1, "S": 64, "H": 2, "D": 128}, "Q", "K", 2.0**-5, 2.0**-7, 128),
     "flash-attention-fwd": ({"B": 1, "S": 64, "H": 2, "Hkv": 2, "D": 128}, "Q", "K", 2.0**-5, 2.0**-7, 128),
     "flash-attention-fwd-lse": ({"B": 1, "S": 64, "H": 2, "Hkv": 2, "D": 128}, "Q", "K", 2.0**-5, 2.0**-7, 128),
     "mla-decode": ({"B": 2, "H": 16, "P": 2, "scale": 0.135}, "q", "kv_cache", 2.0**-7, 2.0**-6, 576),
