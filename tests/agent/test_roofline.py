@@ -122,6 +122,7 @@ def test_flops_type_of_a_stored_definition_falls_back_to_fp32() -> None:
 CATALOGUE_TYPES = {
     "conv2d-nhwc-fp16": "fp16", "flash-attention-fwd": "bf16", "flash-attention-fwd-lse": "bf16",
     "gemm-batched-bf16": "bf16", "gemm-bf16": "bf16",
+    "fused-moe-bf16": "bf16",
     "gemm-bias-gelu-bf16": "bf16", "gemm-bf16-nt": "bf16", "gemm-fp16-nn": "fp16", "gemm-fp16-nt": "fp16",
     "gemm-fp8": "fp8", "gemm-fp8-blockwise": "fp8", "gemm-int8": "int8", "gemm-w8a8-scaled": "int8",
     "gemv-w4a16": "fp16", "gemv-w4a16-zp": "fp16", "linear-cross-entropy": "bf16", "mla-decode": "bf16",
