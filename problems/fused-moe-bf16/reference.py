@@ -21,9 +21,11 @@ def down_bits(I):  # noqa: E741
 
 
 def scaled_ints(rng, limits, width):
-    """Integers in [0, limit] per row (limits: one per row), uniform, int16."""
-    r = rng.random((limits.shape[0], width), dtype=np.float32)
-    return np.minimum((r * (limits[:, None] + 1).astype(np.float32)).astype(np.int16), limits[:, None].astype(np.int16))
+    """Integers in [0, limit] per row (limits: one per row, at most 256), uniform: (r (limit + 1)) >> 16
+    for r uniform on 16 bits, in integer arithmetic (no float temporaries), as int16."""
+    r = rng.integers(0, 1 << 16, size=(limits.shape[0], width), dtype=np.uint16).astype(np.uint32)
+    r *= (limits.astype(np.uint32) + 1)[:, None]
+    return (r >> 16).astype(np.int16)
 
 
 def generate(params, rng):

@@ -84,11 +84,12 @@ def down(act, w2, topk_ids, topk_weights, out, T, H, I, E, topk, BLOCK_T: tl.con
 
 
 def solution(x, w1, w2, topk_ids, topk_weights, act, out, T, H, I, E, topk):
-    BLOCK_T, BLOCK_I, BLOCK_D, BLOCK_K = 32, 64, 128, 64
+    # gate_up holds two 64 x 128 weight tiles, down one 128 x 128: 32 and 40 KiB of LDS.
+    BLOCK_T, BLOCK_I, BLOCK_D = 32, 128, 128
     TOPK = triton.next_power_of_2(topk)
     gate_up[(triton.cdiv(T, BLOCK_T), triton.cdiv(I, BLOCK_I))](
-        x, w1, topk_ids, topk_weights, act, T, H, I, E, topk, BLOCK_T=BLOCK_T, BLOCK_I=BLOCK_I, BLOCK_K=BLOCK_K,
+        x, w1, topk_ids, topk_weights, act, T, H, I, E, topk, BLOCK_T=BLOCK_T, BLOCK_I=BLOCK_I, BLOCK_K=64,
         TOPK=TOPK)
     down[(triton.cdiv(T, BLOCK_T), triton.cdiv(H, BLOCK_D))](
-        act, w2, topk_ids, topk_weights, out, T, H, I, E, topk, BLOCK_T=BLOCK_T, BLOCK_D=BLOCK_D, BLOCK_K=BLOCK_K,
+        act, w2, topk_ids, topk_weights, out, T, H, I, E, topk, BLOCK_T=BLOCK_T, BLOCK_D=BLOCK_D, BLOCK_K=128,
         TOPK=TOPK)
