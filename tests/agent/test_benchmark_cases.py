@@ -50,6 +50,7 @@ def test_a_test_case_has_no_reason_to_be_short() -> None:
 # Inputs that say which rows, pages or experts belong together: the benchmark's changed elements
 # (each takes another element's value) would break that structure and time a case no model makes.
 STRUCTURE_INPUTS = {"moe-grouped-gemm": {"expert_ids"}, "moe-permute": {"topk_ids"},
+                    "fused-moe-bf16": {"topk_ids", "w1"},
                     "mla-decode": {"block_table", "seq_lens"}, "spmv-csr": {"row_ptr", "col_idx"},
                     "paged-gqa-decode-bf16": {"block_table", "seq_lens"},
                     "paged-gqa-decode-fp8kv": {"block_table", "seq_lens"}}

@@ -123,6 +123,7 @@ CATALOGUE_TYPES = {
     "conv2d-nhwc-fp16": "fp16", "flash-attention-fwd": "bf16", "flash-attention-fwd-lse": "bf16",
     "flash-attention-bwd-bf16": "bf16",
     "gemm-batched-bf16": "bf16", "gemm-bf16": "bf16",
+    "fused-moe-bf16": "bf16",
     "gemm-bias-gelu-bf16": "bf16", "gemm-bf16-nt": "bf16", "gemm-fp16-nn": "fp16", "gemm-fp16-nt": "fp16",
     "gemm-fp8": "fp8", "gemm-fp8-blockwise": "fp8", "gemm-int8": "int8", "gemm-w8a8-scaled": "int8",
     "gemm-fp8-blockwise-grouped": "fp8", "mla-decode-fp8": "bf16",
