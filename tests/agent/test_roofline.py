@@ -125,6 +125,8 @@ CATALOGUE_TYPES = {
     "gemm-batched-bf16": "bf16", "gemm-bf16": "bf16",
     "fused-moe-bf16": "bf16",
     "gemm-bias-gelu-bf16": "bf16", "gemm-bf16-nt": "bf16", "gemm-fp16-nn": "fp16", "gemm-fp16-nt": "fp16",
+    "gemm-residual-bf16": "bf16",
+    "deepseek-v3-router": "bf16",
     "gemm-fp8": "fp8", "gemm-fp8-blockwise": "fp8", "gemm-int8": "int8", "gemm-w8a8-scaled": "int8",
     "gemm-fp8-blockwise-grouped": "fp8", "mla-decode-fp8": "bf16",
     "gemv-w4a16": "fp16", "gemv-w4a16-zp": "fp16", "linear-cross-entropy": "bf16", "mla-decode": "bf16",

@@ -45,7 +45,8 @@ def test_filters_combine_tag_and_type_and_difficulty() -> None:
     assert set(slugs(type="int8")) == {"gemm-int8", "gemm-w8a8-scaled"}
     bf16_gemms = slugs(tag="gemm", type="bfloat16")
     assert set(bf16_gemms) == {"gemm-bf16", "gemm-bf16-nt", "gemm-batched-bf16", "moe-grouped-gemm",
-                               "gemm-fp8-blockwise", "gemm-bias-gelu-bf16", "gemm-w8a8-scaled", "linear-cross-entropy"}
+                               "gemm-fp8-blockwise", "gemm-bias-gelu-bf16", "gemm-w8a8-scaled", "linear-cross-entropy",
+                               "gemm-residual-bf16"}
     assert all(Problem.objects.get(slug=s).difficulty == "easy" for s in slugs(difficulty="easy"))
     assert len(slugs()) == Problem.objects.filter(is_active=True).count()
 
