@@ -33,7 +33,8 @@ def test_the_filters_combine_and_rows_say_types_and_solvers(owner: Any, other_us
     out = capsys.readouterr().out
     assert out.splitlines()[0].split()[:7] == ["slug", "title", "difficulty", "types", "solved", "your", "best"]
     table = rows(out)
-    assert set(table) == {"gemm-fp8-blockwise", "linear-cross-entropy", "moe-grouped-gemm"}
+    assert set(table) == {"gemm-fp8-blockwise", "gemm-fp8-blockwise-grouped", "linear-cross-entropy",
+                          "moe-grouped-gemm"}
     row = [c.strip() for c in table["gemm-fp8-blockwise"]]
     assert "fp8_e4m3fnuz, float, bfloat16" in row
     assert row[row.index("fp8_e4m3fnuz, float, bfloat16") + 1] == "2"

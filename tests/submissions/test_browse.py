@@ -38,15 +38,16 @@ def test_labels_follow_the_tags_whoever_saves_them() -> None:
 
 
 def test_filters_combine_tag_and_type_and_difficulty() -> None:
-    assert slugs(tag="gemm", type="fp8_e4m3fnuz") == ["gemm-fp8", "gemm-fp8-blockwise"]
-    assert slugs(tag="gemm", type="fp8_e4m3fnuz", difficulty="hard") == ["gemm-fp8-blockwise"]
-    assert slugs(tag="gemm", type="bfloat16", difficulty="hard") == ["gemm-fp8-blockwise", "linear-cross-entropy",
-                                                                 "moe-grouped-gemm"]
+    assert slugs(tag="gemm", type="fp8_e4m3fnuz") == ["gemm-fp8", "gemm-fp8-blockwise", "gemm-fp8-blockwise-grouped"]
+    assert slugs(tag="gemm", type="fp8_e4m3fnuz", difficulty="hard") == ["gemm-fp8-blockwise",
+                                                                     "gemm-fp8-blockwise-grouped"]
+    assert slugs(tag="gemm", type="bfloat16", difficulty="hard") == ["gemm-fp8-blockwise", "gemm-fp8-blockwise-grouped",
+                                                                 "linear-cross-entropy", "moe-grouped-gemm"]
     assert set(slugs(type="int8")) == {"gemm-int8", "gemm-w8a8-scaled"}
     bf16_gemms = slugs(tag="gemm", type="bfloat16")
     assert set(bf16_gemms) == {"gemm-bf16", "gemm-bf16-nt", "gemm-batched-bf16", "moe-grouped-gemm",
                                "gemm-fp8-blockwise", "gemm-bias-gelu-bf16", "gemm-w8a8-scaled", "linear-cross-entropy",
-                               "gemm-residual-bf16"}
+                               "gemm-residual-bf16", "gemm-fp8-blockwise-grouped"}
     assert all(Problem.objects.get(slug=s).difficulty == "easy" for s in slugs(difficulty="easy"))
     assert len(slugs()) == Problem.objects.filter(is_active=True).count()
 
@@ -67,7 +68,7 @@ def test_a_filter_matches_whole_values_only() -> None:
 
 def test_retired_problems_are_not_listed() -> None:
     Problem.objects.filter(slug="gemm-fp8").update(is_active=False)
-    assert slugs(tag="gemm", type="fp8_e4m3fnuz") == ["gemm-fp8-blockwise"]
+    assert slugs(tag="gemm", type="fp8_e4m3fnuz") == ["gemm-fp8-blockwise", "gemm-fp8-blockwise-grouped"]
 
 
 def test_facets_count_what_each_value_would_list_beside_the_other_filters() -> None:
