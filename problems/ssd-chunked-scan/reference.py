@@ -30,33 +30,36 @@ def generate(params, rng):
 
 
 def reference(inputs, params):
-    # The chunked (state-space duality) form in float64, 64 positions a chunk: within a chunk the
-    # quadratic form y_t = sum_{s <= t} (C_t . B_s) exp(cum_t - cum_s) dt_s x_s, across chunks the
-    # state h = sum_s exp(cum_end - cum_s) dt_s x_s B_s^T carried and decayed by exp(cum_end).
+    # The chunked (state-space duality) form in float64, 64 positions a chunk, one group of heads at a
+    # time (its heads share B and C): within a chunk the quadratic form
+    # y_t = sum_{s <= t} (C_t . B_s) exp(cum_t - cum_s) dt_s x_s, across chunks the state
+    # S = sum_s exp(cum_end - cum_s) dt_s x_s B_s^T carried on and decayed by exp(cum_end).
     batch, seqlen, nheads, headdim = params["batch"], params["seqlen"], params["nheads"], params["headdim"]
     ngroups, dstate = params["ngroups"], params["dstate"]
-    group = np.arange(nheads) // (nheads // ngroups)  # head h reads B and C of group h / (H / G)
-    A = inputs["A"].astype(np.float64)
-    D = inputs["D"].astype(np.float64)
-    y = np.empty((batch, seqlen, nheads, headdim), dtype=np.float64)
+    r, P = nheads // ngroups, headdim  # heads per group
+    A = inputs["A"].astype(np.float64).reshape(ngroups, r)
+    D = inputs["D"].astype(np.float64).reshape(ngroups, r)
+    y = np.empty((batch, seqlen, ngroups, r, P), dtype=np.float64)
     Q = 64
+    causal = np.tril(np.ones((Q, Q), dtype=bool))
     for b in range(batch):
-        state = np.zeros((nheads, headdim, dstate), dtype=np.float64)
-        for c0 in range(0, seqlen, Q):
-            c1 = min(seqlen, c0 + Q)
-            x = inputs["x"][b, c0:c1].astype(np.float64).transpose(1, 0, 2)  # [H, q, P]
-            dt = inputs["dt"][b, c0:c1].astype(np.float64).T  # [H, q]
-            Bm = inputs["B"][b, c0:c1].astype(np.float64).transpose(1, 0, 2)[group]  # [H, q, N]
-            Cm = inputs["C"][b, c0:c1].astype(np.float64).transpose(1, 0, 2)[group]  # [H, q, N]
-            cum = np.cumsum(dt * A[:, None], axis=1)  # [H, q], exact (see the grids above)
-            seg = cum[:, :, None] - cum[:, None, :]  # [H, t, s]
-            causal = np.tril(np.ones((c1 - c0, c1 - c0), dtype=bool))
-            decay = np.where(causal, np.exp(np.where(causal, seg, 0.0)), 0.0)
-            xdt = x * dt[:, :, None]  # [H, q, P]
-            scores = (Cm @ Bm.transpose(0, 2, 1)) * decay  # [H, t, s]
-            out = scores @ xdt + np.exp(cum)[:, :, None] * (Cm @ state.transpose(0, 2, 1))  # [H, q, P]
-            out += D[:, None, None] * x
-            y[b, c0:c1] = out.transpose(1, 0, 2)
-            to_end = np.exp(cum[:, -1:] - cum)  # [H, q]
-            state = np.exp(cum[:, -1])[:, None, None] * state + (xdt * to_end[:, :, None]).transpose(0, 2, 1) @ Bm
-    return {"y": y}
+        for g in range(ngroups):
+            state = np.zeros((r * P, dstate), dtype=np.float64)  # row h P + p of the group's heads
+            for c0 in range(0, seqlen, Q):
+                c1 = min(seqlen, c0 + Q)
+                q = c1 - c0
+                x = inputs["x"][b, c0:c1, g * r:(g + 1) * r].astype(np.float64)  # [q, r, P]
+                dt = inputs["dt"][b, c0:c1, g * r:(g + 1) * r].astype(np.float64)  # [q, r]
+                Bg = inputs["B"][b, c0:c1, g].astype(np.float64)  # [q, N]
+                Cg = inputs["C"][b, c0:c1, g].astype(np.float64)  # [q, N]
+                cum = np.cumsum(dt * A[g], axis=0)  # [q, r], exact (see the grids above)
+                mask = causal[:q, :q]
+                seg = np.where(mask[None], cum.T[:, :, None] - cum.T[:, None, :], -np.inf)  # [r, t, s]
+                xdt = x * dt[:, :, None]  # [q, r, P]
+                m = (Cg @ Bg.T)[None] * np.exp(seg)  # [r, t, s]
+                intra = np.matmul(m, np.ascontiguousarray(xdt.transpose(1, 0, 2)))  # [r, q, P]
+                inter = (Cg @ state.T).reshape(q, r, P) * np.exp(cum)[:, :, None]
+                y[b, c0:c1, g] = intra.transpose(1, 0, 2) + inter + D[g][None, :, None] * x
+                to_end = np.exp(cum[-1] - cum)  # [q, r]
+                state = np.exp(cum[-1]).repeat(P)[:, None] * state + (xdt * to_end[:, :, None]).reshape(q, r * P).T @ Bg
+    return {"y": y.reshape(batch, seqlen, nheads, headdim)}
