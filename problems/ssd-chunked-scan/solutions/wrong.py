@@ -50,4 +50,4 @@ def solution(x, dt, A, B, C, D, y, batch, seqlen, nheads, headdim, ngroups, dsta
     BLOCK_P = 32
     grid = (batch * nheads, headdim // BLOCK_P)
     ssd_scan[grid](x, dt, A, B, C, D, y, seqlen, nheads, ngroups, P=headdim, N=dstate, BLOCK_P=BLOCK_P,
-                   CHUNK=64, num_warps=4)
+                   CHUNK=32, num_warps=4)
