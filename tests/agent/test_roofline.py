@@ -131,7 +131,7 @@ CATALOGUE_TYPES = {
     "gemm-fp8-blockwise-grouped": "fp8", "mla-decode-fp8": "bf16",
     "gemv-w4a16": "fp16", "gemv-w4a16-zp": "fp16", "linear-cross-entropy": "bf16", "mla-decode": "bf16",
     "moe-grouped-gemm": "bf16", "matmul-fp32": "fp32_emulated", "paged-gqa-decode-bf16": "bf16",
-    "paged-gqa-decode-fp8kv": "bf16"}
+    "paged-gqa-decode-fp8kv": "bf16", "ssd-chunked-scan": "fp32_emulated"}
 
 
 def test_every_catalogue_problem_names_the_type_its_work_runs_in() -> None:
