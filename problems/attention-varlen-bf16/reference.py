@@ -71,10 +71,11 @@ def reference(inputs, params):
             rows = max(1, 2**21 // k_len)  # at most 2**21 float64 scores at once
             for r0 in range(0, q.shape[0], rows):
                 r1 = min(q.shape[0], r0 + rows)
-                s = (q[r0:r1] @ k.T).astype(np.float64) * scale  # q.k exact in float32 (see generate)
                 last = np.arange(r0, r1) % q_len + shift  # each row's last visible key
-                s[np.arange(k_len)[None, :] > last[:, None]] = -np.inf
+                end = last.max() + 1  # no row of the step sees a key past it
+                s = (q[r0:r1] @ k[:end].T).astype(np.float64) * scale  # q.k exact in float32 (see generate)
+                s[np.arange(end)[None, :] > last[:, None]] = -np.inf
                 p = np.exp(s - s.max(axis=1, keepdims=True))
-                o[r0:r1] = (p @ v) / p.sum(axis=1, keepdims=True)
+                o[r0:r1] = (p @ v[:end]) / p.sum(axis=1, keepdims=True)
             out[q0 : q0 + q_len, heads, :] = o.reshape(group, q_len, D).transpose(1, 0, 2)
     return {"O": out}
