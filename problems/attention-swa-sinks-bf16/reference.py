@@ -31,7 +31,11 @@ def reference(inputs, params):
     group = H // Hkv
     out = np.empty((B, S, H, D), dtype=np.float64)
     scale = 1.0 / np.sqrt(D)
-    rows = max(1, min(S, 2**20 // (group * min(W + 256, S))))  # queries per step: about 2**20 scores at most
+    # Queries per step: about a window's worth (a step's scores span rows + W - 1 keys, so wider steps
+    # waste more on masked scores), at most 2**22 float64 scores at once, whatever W.
+    rows = min(S, max(64, W))
+    while rows > 1 and group * rows * min(S, rows + W) > 2**22:
+        rows //= 2
     for b in range(B):
         for hk in range(Hkv):
             heads = slice(hk * group, (hk + 1) * group)
