@@ -281,6 +281,10 @@ def int8_survivors(x: np.ndarray) -> float:
 
 ATTENTION_SCORE_OPERANDS = {
     "flash-attention-bwd-bf16": ({"B": 1, "S": 64, "H": 2, "D": 128}, "Q", "K", 2.0**-5, 2.0**-7, 128),
+    "attention-swa-sinks-bf16": ({"B": 1, "S": 64, "H": 2, "Hkv": 2, "D": 128, "W": 16}, "Q", "K", 2.0**-5, 2.0**-7,
+                                 128),
+    "attention-varlen-bf16": ({"Nd": 2, "Cd": 64, "Nw": 2, "Lw": 64, "Nc": 1, "Lc": 33, "Cc": 31, "B": 5, "Tq": 163,
+                               "Tk": 322, "H": 8, "Hkv": 2, "D": 128}, "Q", "K", 2.0**-5, 2.0**-7, 128),
     "flash-attention-fwd": ({"B": 1, "S": 64, "H": 2, "Hkv": 2, "D": 128}, "Q", "K", 2.0**-5, 2.0**-7, 128),
     "flash-attention-fwd-lse": ({"B": 1, "S": 64, "H": 2, "Hkv": 2, "D": 128}, "Q", "K", 2.0**-5, 2.0**-7, 128),
     "mla-decode": ({"B": 2, "H": 16, "P": 2, "scale": 0.135}, "q", "kv_cache", 2.0**-7, 2.0**-6, 576),

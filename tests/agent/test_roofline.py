@@ -120,6 +120,7 @@ def test_flops_type_of_a_stored_definition_falls_back_to_fp32() -> None:
 
 # The matrix work of these runs on MI300X's low-precision matrix cores; every other problem is fp32.
 CATALOGUE_TYPES = {
+    "attention-swa-sinks-bf16": "bf16", "attention-varlen-bf16": "bf16",
     "conv2d-nhwc-fp16": "fp16", "flash-attention-fwd": "bf16", "flash-attention-fwd-lse": "bf16",
     "flash-attention-bwd-bf16": "bf16",
     "gemm-batched-bf16": "bf16", "gemm-bf16": "bf16",
