@@ -11,6 +11,7 @@ import numpy as np
 from tests.agent.conftest import load_problem
 from tests.agent.test_tolerances_gemm_attention_moe import (
     BF16,
+    BF16_RN,
     F32,
     U,
     attention_bound,
@@ -26,7 +27,7 @@ LN2 = F32(math.log(2))
 def lse_bound(n: int, smax: float) -> float:
     """problem.yaml's |LSE32 - LSE|: l off by O's per-term eps and the rescaling factors' own errors
     (n exps of a few ulps, arguments that add up to at most 2 smax), its log, then a few u |LSE|."""
-    eps = (1 + (7 * smax + 2) * U) * (1 + 2.0**-9) * (1 + gamma(2 * n)) - 1
+    eps = (1 + (7 * smax + 2) * U) * (1 + BF16_RN) * (1 + gamma(2 * n)) - 1
     eps_l = (1 + eps) * (1 + (8 * smax + 2 * n) * U) - 1
     return -math.log(1 - eps_l) + 8 * U * (smax + math.log(n) + 1)
 
