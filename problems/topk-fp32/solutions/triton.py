@@ -70,6 +70,8 @@ def order(values, indices, k, KP: tl.constexpr):
 
 
 def solution(x, values, indices, rows, cols, k):
-    BLOCK = min(16384, triton.next_power_of_2(cols))
+    # Blocks of 1024 keys (4 a thread): a larger block makes the histogram's pass spill registers
+    # on gfx942 and compile many times slower, and a pass is bound by reading the row anyway.
+    BLOCK = min(1024, triton.next_power_of_2(cols))
     select[(rows,)](x, values, indices, cols, k, BLOCK=BLOCK, num_warps=8)
     order[(rows,)](values, indices, k, KP=max(16, triton.next_power_of_2(k)), num_warps=8)
