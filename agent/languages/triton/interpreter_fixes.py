@@ -127,7 +127,8 @@ def _memoize_np_dtype(interpreter: Any, tl: Any, np: Any) -> None:
 
 def _patch_once_per_device_call(interpreter: Any) -> None:
     function_class = interpreter.InterpretedFunction
-    in_place: dict[int, list[tuple[object, str]]] = {}  # fn.__globals__ -> the attributes its patch set
+    # fn.__globals__ -> (the count of restores when it was patched, the attributes its patch set)
+    in_place: dict[int, tuple[int, list[tuple[object, str]]]] = {}
     # Each patched attribute's value as the last patch (of any module) left it. The user's module
     # (`tl`) and triton.language.standard's (`tl.core`) patch some of the same attributes (the
     # tensor class's, `tl.core.dtype`'s) with fresh but equivalent lambdas each time: compared with
@@ -135,15 +136,28 @@ def _patch_once_per_device_call(interpreter: Any) -> None:
     # every call (a kernel calling tl.sum in a loop: every iteration, twice). Any patch's value is a
     # patched one; only a value no patch left (a launch's end restoring the originals) re-patches.
     current: dict[tuple[int, str], object] = {}
+    # Only a restore (a launch's end) puts originals back: while none happened since a module's
+    # patch, its attributes are not even compared (a few hundred of them, at every call).
+    restores = [0]
+    original_restore = interpreter._LangPatchScope.restore
+
+    def restore(self: Any) -> None:
+        restores[0] += 1
+        original_restore(self)
+
+    interpreter._LangPatchScope.restore = restore
 
     def patched(fn: Any) -> None:
         key = id(fn.__globals__)
         done = in_place.get(key)
-        if done is not None and all(getattr(obj, name, None) is current.get((id(obj), name)) for obj, name in done):
+        if done is not None and (done[0] == restores[0] or all(
+                getattr(obj, name, None) is current.get((id(obj), name)) for obj, name in done[1])):
+            in_place[key] = (restores[0], done[1])
             return
         scope = interpreter._patch_lang(fn)
-        in_place[key] = [(obj, name) for obj, name, _ in scope._changes]
-        for obj, name in in_place[key]:
+        changed = [(obj, name) for obj, name, _ in scope._changes]
+        in_place[key] = (restores[0], changed)
+        for obj, name in changed:
             current[(id(obj), name)] = getattr(obj, name, None)
 
     def device_call(self: Any, *args: Any, **kwargs: Any) -> Any:
