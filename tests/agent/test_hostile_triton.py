@@ -9,6 +9,7 @@ no token in the events, nothing of the job left behind.
 from __future__ import annotations
 
 import os
+import re
 import uuid
 from pathlib import Path
 
@@ -48,7 +49,7 @@ def _output_capped(t: Target, result: dict, events: list) -> None:
 def _output_cut(t: Target, result: dict, events: list) -> None:
     output = result["summary"].get("output", "")
     assert output.startswith("[… ") and "earlier bytes of output cut]" in output.splitlines()[0], output[:200]
-    assert "x [" in output  # the prints themselves, the last of them
+    assert re.search(r"^\(\d+, 0, 0\)\s+x:", output, re.MULTILINE), output[:300]  # the last prints themselves
 
 
 def _all(*checks: Check) -> Check:
