@@ -261,9 +261,12 @@ def _phases(spec: JobSpec, job: JobContext, emit: Emit, summary: dict[str, Any],
         result: PhaseResult = Phase(kind=kind, cases=cases, job=job).run()
         summary["tests" if kind == "test" else "benchmarks"] = result.cases
         summary[f"{kind}_seconds"] = round(time.monotonic() - started, 3)
+        # What the program printed (its last output_kb, the rest said cut): with a failure, and with a
+        # passed check, whose author may be printing from a kernel (tl.device_print, printf) to debug
+        # it. A failure shows the same text anyway, so a passed check reveals nothing more.
+        if result.output.strip() and (result.status is not None or spec.mode == "check"):
+            summary["output"] = result.output
         if result.status is not None:
-            if result.output.strip():
-                summary["output"] = result.output
             return result.status, result.reason, summary
     if spec.mode == "check":
         where = " on the emulated device (CPU)" if job.kind == "emulated" else (

@@ -13,7 +13,7 @@ from typing import Any
 from agent.judging.compile_cache import CompileCache
 from agent.judging.compiler import CompileResult, scrub_paths, toolchain
 from agent.languages.triton.compile import compile_triton, summary_text, triton_version
-from agent.languages.triton.precompile import GpuTarget, unpack_cache
+from agent.languages.triton.precompile import CACHE_ENTRY_SHARE, GpuTarget, unpack_cache
 from agent.problems.bundle import Problem
 from agent.sandbox.modes import Sandbox
 from agent.sandbox.resources import ResourceLimits
@@ -64,7 +64,10 @@ def compile_triton_source(problem: Problem, source: str, box: Path, sandbox: San
         report, folder = unpack_cache(saved, box.parent)
     elif ok:
         saved.write_text(json.dumps(report))
-    if ok and key is not None and cache is not None:
+    # A Triton cache entry is stored only within its share of the compile cache (a sixteenth: the
+    # default 1 GiB holds at least sixteen users' entries; pack_cache's bound is that share of it),
+    # so that a configured smaller cache is not crowded by one user's kernels either.
+    if ok and key is not None and cache is not None and saved.stat().st_size <= cache.max_bytes // CACHE_ENTRY_SHARE:
         cache.put(key, saved)
     return CompileResult(ok, scrub_paths(output, box), False, time.monotonic() - started, timed_out, built, report,
                          folder)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,8 +26,10 @@ from agent.judging.phase import call_args, precompile_cases
 from agent.languages.triton.precompile import (
     CACHE_NAME,
     MANIFEST,
+    MAX_CACHE_BYTES,
     CacheTreeError,
     GpuTarget,
+    cache_overflow,
     gpu_target,
     pack_cache,
     unpack_cache,
@@ -369,3 +372,135 @@ def test_autotuning_on_the_gpu_times_each_configuration_with_the_judges_events()
     do_bench = _benchmarker(timed_call)
     assert do_bench(lambda: launches.append(1), quantiles=(0.5, 0.2, 0.8)) == [3.0, 2.0, 5.0]
     assert len(launches) == AUTOTUNE_RUNS + 1  # one untimed launch first: the module's load is not timed
+
+
+# ---- the compile box's writable cache: bounded while it is written, and when it is packed ----------
+
+
+def test_a_cache_over_its_bounds_is_found_while_it_is_written(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / CACHE_NAME
+    _group(folder / "KEY", "k", "/box/triton-cache/KEY")
+    (folder / "KEY" / "tmp.pid_1_2").mkdir()  # Triton writes each file in a temporary folder first
+    (folder / "outside").symlink_to(tmp_path.parent)  # a link is one entry, never followed
+    assert cache_overflow(folder) is None
+    monkeypatch.setattr("agent.languages.triton.precompile.MAX_CACHE_FILES", 6)
+    assert cache_overflow(folder) == "the compiled kernels take more than 6 files or 64 MiB"
+    monkeypatch.setattr("agent.languages.triton.precompile.MAX_CACHE_FILES", 4096)
+    with open(folder / "KEY" / "big", "wb") as big:
+        big.truncate(MAX_CACHE_BYTES + 1)  # sparse: its size counts, not only its blocks
+    assert cache_overflow(folder) == "the compiled kernels take more than 4096 files or 64 MiB"
+    (folder / "KEY" / "big").unlink()
+    (folder / "KEY" / "tmp.pid_1_2" / "deeper").mkdir()
+    assert "3 levels deep" in (cache_overflow(folder) or "")
+
+
+def test_the_packer_reads_no_more_names_than_its_bound_and_says_why_it_failed(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder of many names is not listed whole (the sandbox wrote it: it may hold millions), and
+    an OSError while packing is a CacheTreeError the compile output shows, not a crash."""
+    from agent.languages.triton import precompile
+
+    box = tmp_path / "box"
+    box.mkdir()
+    for i in range(300):
+        (box / f"f{i}").write_bytes(b"")
+    read: list[str] = []
+
+    class Counting:  # the module's `os`, counting every name a listing hands over
+        def __getattr__(self, name: str) -> Any:
+            return getattr(os, name)
+
+        def listdir(self, *args: Any) -> list[str]:
+            names = os.listdir(*args)
+            read.extend(names)
+            return names
+
+        def scandir(self, *args: Any) -> Any:
+            class Entries:
+                def __init__(self) -> None:
+                    self.inner = os.scandir(*args)
+
+                def __enter__(self) -> Any:
+                    return self
+
+                def __exit__(self, *exc: Any) -> None:
+                    self.inner.close()
+
+                def __iter__(self) -> Any:
+                    for entry in self.inner:
+                        read.append(entry.name)
+                        yield entry
+
+            return Entries()
+
+    monkeypatch.setattr(precompile, "os", Counting())
+    monkeypatch.setattr(precompile, "MAX_CACHE_FILES", 10)
+    with pytest.raises(CacheTreeError, match="more than 10 files"):
+        pack_cache(box, {}, tmp_path / "entry.tar")
+    assert len(read) <= 11
+    monkeypatch.setattr(precompile, "os", os)
+    monkeypatch.setattr(precompile, "MAX_CACHE_FILES", 4096)
+    with pytest.raises(CacheTreeError, match="could not be packed: No such file or directory"):
+        pack_cache(box, {}, tmp_path / "no-such-folder" / "entry.tar")
+
+
+def test_a_triton_entry_is_a_sixteenth_of_the_compile_cache_at_most(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The packer's bound is a sixteenth of the default cache, and an entry over a sixteenth of a
+    smaller cache is compiled but not stored: one user's kernels never crowd out the others'."""
+    from agent.judging import triton_build
+    from agent.judging.compile_cache import DEFAULT_MAX_BYTES, CompileCache
+    from agent.languages.triton.precompile import CACHE_ENTRY_SHARE
+
+    assert CACHE_ENTRY_SHARE >= 16 and MAX_CACHE_BYTES * CACHE_ENTRY_SHARE <= 1024 * MIB
+    assert DEFAULT_MAX_BYTES < 1024 * MIB or MAX_CACHE_BYTES <= DEFAULT_MAX_BYTES // CACHE_ENTRY_SHARE
+
+    def compiled(*, source: str, launch: dict, box: Path, sandbox: Any, limits: Any, cancel: Any,
+                 archive: Path | None) -> tuple:
+        kernels = tmp_path / "kernels"
+        kernels.mkdir(exist_ok=True)
+        (kernels / "KEY").mkdir(exist_ok=True)
+        (kernels / "KEY" / "k.hsaco").write_bytes(os.urandom(2 * MIB))
+        assert archive is not None
+        pack_cache(kernels, {"targets": []}, archive)
+        return True, "", box.parent / "solution.py", {"targets": []}, False
+
+    monkeypatch.setattr(triton_build, "compile_triton", compiled)
+    problem = load_problem("vector-add")
+    for size, stored in ((16 * MIB, False), (64 * MIB, True)):
+        cache = CompileCache(tmp_path / f"cache-{size}", max_bytes=size)
+        job = tmp_path / f"job-{size}"
+        (job / "box").mkdir(parents=True)
+        result = triton_build.compile_triton_source(problem, "source", job / "box", None, ResourceLimits(),  # type: ignore[arg-type]
+                                                    None, 0.0, cache, "user-a", AMD)
+        assert result.ok and result.triton_cache is not None
+        assert bool(cache.entries()) is stored, size
+
+
+def test_a_precompile_that_would_pass_the_compile_limit_stops_with_a_clear_error() -> None:
+    """Autotune configurations times cases may not fit the compile limit: the compile child stops
+    before a case that would take it past its share of the limit, and says how far it got and what
+    to change, instead of being killed at the deadline mid-way."""
+    pytest.importorskip("triton")
+    script = textwrap.dedent("""
+        import time
+        from agent.languages.triton.submission import one_line, prepare_environment
+        prepare_environment(interpreted=False)
+        from agent.languages.triton.precompile_child import precompile
+        from agent.languages.triton.report_child import _TargetDriver
+        spec = {"backend": "hip", "arch": "gfx942", "warp_size": 64, "target": "gfx942", "compile_s": 2.0,
+                "runtime_library": "/opt/rocm/lib/libamdhip64.so",
+                "cases": [{"case": f"c{i}", "args": []} for i in range(8)]}
+        print(precompile(lambda: time.sleep(0.5), spec, None, _TargetDriver, one_line, time.monotonic()))
+    """)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                         cwd=PROBLEMS_DIR.parent)
+    assert run.returncode == 0, run.stderr[-2000:]
+    said = run.stdout.strip().splitlines()[-1]
+    # 0.5 s a case against 85% of 2 s: at most three fit, however slow the machine (no duration is
+    # asserted: a slower one stops sooner, and the longest case took at least its 0.5 s).
+    match = re.match(r"compiling for gfx942 would not finish within the 2 s compile limit: ([0-3]) of 8 cases' "
+                     r"kernels compiled in \d+ s \(the longest case \d+\.\d s\)\.", said)
+    assert match, said
+    assert "every @triton.autotune configuration is compiled for every case's sizes" in said

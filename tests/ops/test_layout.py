@@ -19,6 +19,7 @@ from tests.conftest import ROOT
 
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
 AGENT_DOCKERFILE = (ROOT / "docker" / "agent-rocm.Dockerfile").read_text()
+SANDBOX_DOCKERFILE = (ROOT / "docker" / "sandbox.Dockerfile").read_text()
 
 
 def instructions(text: str) -> list[tuple[str, str]]:
@@ -48,9 +49,16 @@ def test_the_agent_image_installs_what_the_agent_needs() -> None:
     steps = instructions(AGENT_DOCKERFILE)
     assert ("FROM", "${ROCM_IMAGE}") in steps
     installed = " ".join(args for kind, args in steps if kind == "RUN")
-    for package in ("python3", "python3-numpy", "python3-yaml", "bubblewrap", "g++"):
+    for package in ("python3", "python3-dev", "python3-numpy", "python3-yaml", "bubblewrap", "g++"):
         assert f" {package} " in f" {installed} ", package
     assert not any(kind == "COPY" for kind, _ in steps)  # the agent's code comes with each run (files:)
+
+
+def test_the_sandbox_image_has_what_tritons_launcher_build_needs() -> None:
+    """Triton compiles its launcher stub with gcc against Python's headers (Python.h) in the sandbox."""
+    installed = " ".join(args for kind, args in instructions(SANDBOX_DOCKERFILE) if kind == "RUN")
+    for package in ("python3", "python3-dev", "python3-numpy", "g++"):
+        assert f" {package} " in f" {installed} ", package
 
 
 def pin_check(image: str) -> subprocess.CompletedProcess:

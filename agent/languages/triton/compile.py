@@ -13,11 +13,13 @@ import importlib.metadata
 import json
 import shutil
 import threading
+import time
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from agent.languages.triton.precompile import CACHE_NAME, CacheTreeError, pack_cache
+from agent.languages.triton.precompile import CACHE_NAME, MAX_CACHE_BYTES, CacheTreeError, cache_overflow, pack_cache
 from agent.languages.triton.report import REPORT_MARKER
 from agent.sandbox.boxfs import remove_tree
 from agent.sandbox.modes import BoxLayout, Sandbox
@@ -25,7 +27,12 @@ from agent.sandbox.resources import MIB, ProcessLimits, ResourceLimits
 
 REPORT_OUTPUT_BYTES = 8 * MIB  # the report with its AMDGCN listing fits; the user's prints are cut before
 COMPILE_RAM_BYTES = 8192 * MIB
-CACHE_FILE_BYTES = 64 * MIB  # of each file of a GPU agent's Triton cache (a kernel's IR, its binary)
+# Each file of a GPU agent's Triton cache (a kernel's IR, its binary): no larger than the whole entry.
+CACHE_FILE_BYTES = MAX_CACHE_BYTES
+# How often the parent measures the Triton cache the compile is writing (cache_overflow): the
+# sandbox's folder is a host folder, which no size-capped mount bounds here (bwrap 0.8), so the
+# compile is stopped at the first look that finds it over its bounds.
+CACHE_WATCH_S = 0.2
 
 
 def compile_triton(*, source: str, launch: dict[str, Any], box: Path, sandbox: Sandbox, limits: ResourceLimits,
@@ -38,6 +45,8 @@ def compile_triton(*, source: str, launch: dict[str, Any], box: Path, sandbox: S
     remove_tree(work)
     work.mkdir(parents=True)
     (work / "solution.py").write_text(source)
+    if "precompile" in launch:  # the child stops itself, with a clear error, before the limit (precompile_child)
+        launch = {**launch, "precompile": {**launch["precompile"], "compile_s": limits.compile_s}}
     (work / "launch.json").write_text(json.dumps(launch))
     writable = {}
     if archive is not None:
@@ -53,12 +62,15 @@ def compile_triton(*, source: str, launch: dict[str, Any], box: Path, sandbox: S
         layout=BoxLayout(size_bytes=64 * MIB, files={"solution.py": work / "solution.py",
                                                     "launch.json": work / "launch.json"}, writable=writable),
     )
-    outcome = proc.wait(cancel)
+    overflow: list[str] = []
+    outcome = proc.wait(cancel, tick=_cache_watch(work / CACHE_NAME, overflow) if archive is not None else None)
     target = box.parent / "solution.py"  # the parent's copy: later phases load it as a sealed memfd
     shutil.copyfile(work / "solution.py", target)
     said, report = split_report(outcome.output)
     packed = None
-    if archive is not None and outcome.ok and report is not None:
+    if overflow:
+        packed = f"error: the compile was stopped: {overflow[0]} (Triton's cache of every case's kernels)"
+    elif archive is not None and outcome.ok and report is not None:
         try:
             pack_cache(work / CACHE_NAME, report, archive)
         except CacheTreeError as exc:
@@ -67,7 +79,10 @@ def compile_triton(*, source: str, launch: dict[str, Any], box: Path, sandbox: S
     if packed is not None:
         return False, f"{said}\n{packed}".strip(), None, None, False
     if outcome.timed_out:
-        return False, f"compilation took longer than {limits.compile_s:g} s and was stopped\n{said}", None, None, True
+        why = (" (on a GPU agent every @triton.autotune configuration is compiled for every case's sizes: list "
+               "fewer configurations)") if archive is not None else ""
+        return False, f"compilation took longer than {limits.compile_s:g} s and was stopped{why}\n{said}", None, None, \
+            True
     if outcome.oom_killed:
         return False, f"error: the compile ran out of memory (limit {COMPILE_RAM_BYTES // MIB} MiB)\n{said}", \
             None, None, False
@@ -78,6 +93,24 @@ def compile_triton(*, source: str, launch: dict[str, Any], box: Path, sandbox: S
     if not outcome.ok or report is None:
         return False, said.strip() or f"the compile ended with exit code {outcome.returncode}", None, None, False
     return True, summary_text(report), target, report, False
+
+
+def _cache_watch(folder: Path, overflow: list[str]) -> Callable[[], bool]:
+    """A wait's tick: True (stop the compile) once the cache folder is over its bounds, the reason
+    appended to `overflow`; measured every CACHE_WATCH_S."""
+    last = [time.monotonic()]
+
+    def tick() -> bool:
+        now = time.monotonic()
+        if now - last[0] < CACHE_WATCH_S:
+            return False
+        last[0] = now
+        found = cache_overflow(folder)
+        if found is not None:
+            overflow.append(found)
+        return found is not None
+
+    return tick
 
 
 def split_report(output: str) -> tuple[str, dict[str, Any] | None]:

@@ -18,6 +18,9 @@ corrected before a check.
   reduction's cost. The patches are the same each time and are never undone; the call here
   patches only when one of them is no longer in place (a kernel's launch restores what it
   patched when it ends).
+- The NumPy dtype of a Triton type (every load, store, cast and reduction asks): the interpreter
+  builds a table of fifteen types, hashing each, at every call; it is looked up once per type here
+  (the table never changes; a dtype hashes and compares by its name, and a pointer is uint64).
 - Integer overflow checks: every `+`, `-` and `*` of integer tensors also computes the result in
   int64 and compares it with the type's range, for a `device_assert` that the interpreter drops
   unless the kernel runs in debug mode (`options.debug`, never set here; the GPU's compile drops
@@ -54,6 +57,7 @@ def apply() -> None:
 
     builder_class.create_dot = create_dot
     _round_narrowing(builder_class, interpreter, tl, np)
+    _memoize_np_dtype(interpreter, tl, np)
     _patch_once_per_device_call(interpreter)
     builder_class._hipjudge_fixed = True
 
@@ -102,17 +106,59 @@ def _round_narrowing(builder_class: Any, interpreter: Any, tl: Any, np: Any) -> 
     builder_class.create_fp_to_fp = create_fp_to_fp
 
 
+def _memoize_np_dtype(interpreter: Any, tl: Any, np: Any) -> None:
+    original = interpreter._get_np_dtype
+    found: dict[Any, Any] = {}
+    address = np.dtype(np.uint64)  # every pointer, as the interpreter's table says (a pointer type is unhashable)
+
+    def np_dtype(tt_dtype: Any) -> Any:
+        if isinstance(tt_dtype, tl.pointer_type):
+            return address
+        try:
+            return found[tt_dtype]
+        except KeyError:
+            found[tt_dtype] = result = original(tt_dtype)
+            return result
+        except TypeError:  # another unhashable type: asked of the interpreter every time
+            return original(tt_dtype)
+
+    interpreter._get_np_dtype = np_dtype
+
+
 def _patch_once_per_device_call(interpreter: Any) -> None:
     function_class = interpreter.InterpretedFunction
-    in_place: dict[int, list[tuple[object, str, object]]] = {}  # fn.__globals__ -> the patches it made
+    # fn.__globals__ -> (the count of restores when it was patched, the attributes its patch set)
+    in_place: dict[int, tuple[int, list[tuple[object, str]]]] = {}
+    # Each patched attribute's value as the last patch (of any module) left it. The user's module
+    # (`tl`) and triton.language.standard's (`tl.core`) patch some of the same attributes (the
+    # tensor class's, `tl.core.dtype`'s) with fresh but equivalent lambdas each time: compared with
+    # its own patch's values, each module found the other's in place of its own and patched again at
+    # every call (a kernel calling tl.sum in a loop: every iteration, twice). Any patch's value is a
+    # patched one; only a value no patch left (a launch's end restoring the originals) re-patches.
+    current: dict[tuple[int, str], object] = {}
+    # Only a restore (a launch's end) puts originals back: while none happened since a module's
+    # patch, its attributes are not even compared (a few hundred of them, at every call).
+    restores = [0]
+    original_restore = interpreter._LangPatchScope.restore
+
+    def restore(self: Any) -> None:
+        restores[0] += 1
+        original_restore(self)
+
+    interpreter._LangPatchScope.restore = restore
 
     def patched(fn: Any) -> None:
         key = id(fn.__globals__)
         done = in_place.get(key)
-        if done is not None and all(getattr(obj, name, None) is value for obj, name, value in done):
+        if done is not None and (done[0] == restores[0] or all(
+                getattr(obj, name, None) is current.get((id(obj), name)) for obj, name in done[1])):
+            in_place[key] = (restores[0], done[1])
             return
         scope = interpreter._patch_lang(fn)
-        in_place[key] = [(obj, name, getattr(obj, name, None)) for obj, name, _ in scope._changes]
+        changed = [(obj, name) for obj, name, _ in scope._changes]
+        in_place[key] = (restores[0], changed)
+        for obj, name in changed:
+            current[(id(obj), name)] = getattr(obj, name, None)
 
     def device_call(self: Any, *args: Any, **kwargs: Any) -> Any:
         patched(self.fn)

@@ -30,8 +30,19 @@ from agent.sandbox.resources import MIB
 
 CACHE_NAME = "triton-cache"  # the folder's name in the compile box, the job directory and the run box
 MANIFEST = "hipjudge-gpu.json"  # in it: what the run child tells Triton (the stub's runtime library, ptxas)
-MAX_CACHE_BYTES = 256 * MIB
-MAX_CACHE_FILES = 4096
+# What one compile may leave in the Triton cache, which becomes one compile cache entry. An honest
+# compile is bounded by its time limit: each kernel's compile writes a folder of about seven files
+# (its source, TTIR, TTGIR, LLVM IR, AMDGCN, HSACO and metadata; a GEMM's take under 300 KiB) and
+# takes a substantial part of a second, so a 60 s compile leaves a few hundred kernels and a few
+# dozen MiB at most. 64 MiB is one sixteenth of the default 1 GiB compile cache, so one user's
+# entry cannot crowd out the others' (triton_build also stores none above a sixteenth of a smaller
+# cache). The watch during the compile (cache_overflow) and the packer apply the same bounds.
+MAX_CACHE_BYTES = 64 * MIB
+MAX_CACHE_FILES = 4096  # files and folders, every level counted
+CACHE_ENTRY_SHARE = 16  # a Triton entry is at most this fraction (1/16) of the compile cache
+# Triton's cache is a folder per key of files, with a temporary folder in it while a file is
+# written (the key's folder/tmp.pid_.../file): two levels of folders; a third was not Triton's.
+MAX_CACHE_DEPTH = 2
 # Part of the compile cache's key: a change of what the compile phase writes invalidates old entries.
 PRECOMPILE_FORMAT = "triton-gpu-1"
 REPORT_NAME = "report.json"  # beside the Triton cache in a compile cache entry
@@ -109,24 +120,39 @@ def _loader_knows(prefix: str) -> str | None:
 
 def pack_cache(folder: Path, report: dict[str, Any], target: Path) -> None:
     """A tar of `report` and the regular files under `folder` (written by a sandbox: nothing in it
-    is followed or trusted), at most MAX_CACHE_FILES files and MAX_CACHE_BYTES bytes. Raises
-    CacheTreeError when it holds more."""
+    is followed or trusted), at most MAX_CACHE_FILES entries and MAX_CACHE_BYTES bytes. Raises
+    CacheTreeError when it holds more, or cannot be read."""
     files, total = 0, 0
-    with tarfile.open(target, "w") as tar:
-        data = json.dumps(report).encode()
-        info = tarfile.TarInfo(REPORT_NAME)
-        info.size = len(data)
-        tar.addfile(info, io.BytesIO(data))
-        for relative, fd in _regular_files(folder):
-            with os.fdopen(fd, "rb") as file:
-                size = os.fstat(file.fileno()).st_size
-                files, total = files + 1, total + size
-                if files > MAX_CACHE_FILES or total > MAX_CACHE_BYTES:
-                    raise CacheTreeError(f"the compiled kernels take more than {MAX_CACHE_FILES} files or "
-                                         f"{MAX_CACHE_BYTES // MIB} MiB")
-                info = tarfile.TarInfo(f"{CACHE_NAME}/{relative}")
-                info.size = size
-                tar.addfile(info, file)
+    try:
+        with tarfile.open(target, "w") as tar:
+            data = json.dumps(report).encode()
+            info = tarfile.TarInfo(REPORT_NAME)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+            for relative, fd in _regular_files(folder, _Budget()):
+                with os.fdopen(fd, "rb") as file:
+                    size = os.fstat(file.fileno()).st_size
+                    files, total = files + 1, total + size
+                    if files > MAX_CACHE_FILES or total > MAX_CACHE_BYTES:
+                        raise CacheTreeError(_too_much())
+                    info = tarfile.TarInfo(f"{CACHE_NAME}/{relative}")
+                    info.size = size
+                    tar.addfile(info, file)
+    except OSError as exc:  # a file that changed under the packer, a full disk: said, not a crash
+        raise CacheTreeError(f"the compiled kernels could not be packed: {exc.strerror or exc}") from None
+
+
+def cache_overflow(folder: Path) -> str | None:
+    """While the compile runs: why the Triton cache it is writing is already over its bounds (more
+    than MAX_CACHE_FILES files and folders, MAX_CACHE_BYTES bytes or MAX_CACHE_DEPTH levels), or
+    None. The walk stops at the bounds, so its cost is bounded whatever the sandbox writes; a file
+    that goes away meanwhile is not counted."""
+    budget = _Budget()
+    try:
+        _measure(folder, budget, 0)
+    except CacheTreeError as exc:
+        return str(exc)
+    return None
 
 
 def unpack_cache(archive: Path, job_dir: Path) -> tuple[dict[str, Any], Path]:
@@ -140,18 +166,78 @@ def unpack_cache(archive: Path, job_dir: Path) -> tuple[dict[str, Any], Path]:
     return report, folder
 
 
-def _regular_files(folder: Path, depth: int = 0) -> Any:
-    """(path relative to `folder`, an open fd) of each regular file, two levels deep at most
-    (Triton's cache: one folder per key); links and anything else are skipped, never followed."""
+def _too_much() -> str:
+    return f"the compiled kernels take more than {MAX_CACHE_FILES} files or {MAX_CACHE_BYTES // MIB} MiB"
+
+
+class _Budget:
+    """What a walk of the cache has met so far: entries of every kind and bytes of regular files
+    (their size or their blocks, whichever is larger); past a bound it raises CacheTreeError."""
+
+    def __init__(self) -> None:
+        self.entries = 0
+        self.bytes = 0
+
+    def entry(self) -> None:
+        self.entries += 1
+        if self.entries > MAX_CACHE_FILES:
+            raise CacheTreeError(_too_much())
+
+    def add(self, info: os.stat_result) -> None:
+        self.bytes += max(info.st_size, info.st_blocks * 512)
+        if self.bytes > MAX_CACHE_BYTES:
+            raise CacheTreeError(_too_much())
+
+
+def _open_folder(name: str | Path, dir_fd: int | None = None) -> int:
+    return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+
+
+def _names(dir_fd: int, budget: _Budget) -> list[str]:
+    """A folder's names, each charged to `budget` as it is read (never more than its bound)."""
+    names = []
+    with os.scandir(dir_fd) as entries:
+        for entry in entries:
+            budget.entry()
+            names.append(entry.name)
+    return sorted(names)
+
+
+def _measure(folder: Path | str, budget: _Budget, depth: int, dir_fd: int | None = None) -> None:
     try:
-        dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = _open_folder(folder, dir_fd)
     except OSError:
         return
     try:
-        for entry in sorted(os.listdir(dir_fd)):
+        for name in _names(fd, budget):
+            try:
+                info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                if depth + 1 > MAX_CACHE_DEPTH:
+                    raise CacheTreeError(f"the compile wrote folders {depth + 1} levels deep into Triton's cache, "
+                                         "which holds a folder of files per kernel")
+                _measure(name, budget, depth + 1, fd)
+            elif stat.S_ISREG(info.st_mode):
+                budget.add(info)
+    finally:
+        os.close(fd)
+
+
+def _regular_files(folder: Path, budget: _Budget, depth: int = 0) -> Any:
+    """(path relative to `folder`, an open fd) of each regular file, two levels deep at most
+    (Triton's cache: one folder per key); links and anything else are skipped, never followed.
+    Every name read is charged to `budget`, so a folder of millions of names is not listed whole."""
+    try:
+        dir_fd = _open_folder(folder)
+    except OSError:
+        return
+    try:
+        for entry in _names(dir_fd, budget):
             info = os.stat(entry, dir_fd=dir_fd, follow_symlinks=False)
             if stat.S_ISDIR(info.st_mode) and depth == 0:
-                for name, fd in _regular_files(folder / entry, depth + 1):
+                for name, fd in _regular_files(folder / entry, budget, depth + 1):
                     yield f"{entry}/{name}", fd
             elif stat.S_ISREG(info.st_mode):
                 try:

@@ -30,10 +30,23 @@ def prepare(box: Path) -> None:
     os.environ["TRITON_CACHE_DIR"] = str(box / CACHE_NAME)
 
 
-def precompile(fn: Any, spec: dict[str, Any], box: Path, driver_for: Any, one_line: Any) -> str | None:
+# Of the compile's time limit, the share the cases' kernels may take: the rest is for the launcher
+# stub, the report and the sandbox's start and end.
+CASES_SHARE = 0.85
+
+
+def precompile(fn: Any, spec: dict[str, Any], box: Path, driver_for: Any, one_line: Any,
+               started: float | None = None) -> str | None:
     """Compile every case of `spec` (the launch.json entry) for its target and build the stub;
-    None when it all compiled, else the sentence that says what did not."""
+    None when it all compiled, else the sentence that says what did not.
+
+    Every @triton.autotune configuration compiles for every case's sizes (at most 16 of them, times
+    the cases' distinct specialisations), which a legitimate kernel's list may not fit in the
+    compile limit (`spec["compile_s"]`, counted from `started`, the child's start). Before each
+    case, when the time used plus the longest case so far would pass CASES_SHARE of it, the compile
+    stops with a sentence that says how far it got and why, not at the sandbox's deadline mid-way."""
     import gc
+    import time
 
     from triton.backends.compiler import GPUTarget
     from triton.runtime import driver, jit
@@ -47,12 +60,23 @@ def precompile(fn: Any, spec: dict[str, Any], box: Path, driver_for: Any, one_li
             obj.device_caches.clear()
     from agent.languages.triton.report_child import ALIGNED_BASE
 
-    for case in spec["cases"]:
+    started = time.monotonic() if started is None else started
+    limit_s = float(spec.get("compile_s") or 0.0) * CASES_SHARE
+    longest = 0.0
+    for done, case in enumerate(spec["cases"]):
+        elapsed = time.monotonic() - started
+        if limit_s and elapsed + longest > limit_s:
+            return (f"compiling for {spec['target']} would not finish within the {spec['compile_s']:g} s compile "
+                    f"limit: {done} of {len(spec['cases'])} cases' kernels compiled in {elapsed:.0f} s (the longest "
+                    f"case {longest:.1f} s). On a GPU agent every @triton.autotune configuration is compiled for "
+                    "every case's sizes: list fewer configurations, or prune them (prune_configs_by)")
         ptrs = {a["name"]: ALIGNED_BASE + (k << 32) for k, a in enumerate(case["args"]) if a["pointer"]}
+        before = time.monotonic()
         try:
             fn(*launcher_args(case["args"], ptrs, "cuda"))
         except Exception as exc:  # noqa: BLE001 - the user's launcher or Triton's compiler, as it said
             return f"compiling for {spec['target']} (case {case['case']}): {one_line(exc)}"
+        longest = max(longest, time.monotonic() - before)
     try:
         manifest = build_launcher_stub(spec)
     except Exception as exc:  # noqa: BLE001 - the C compiler's failure is the agent's, said plainly

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+STARTED = time.monotonic()  # the child's start: its compile limit counts from about here
 BOX = Path(os.environ.get("HIPJUDGE_BOX", "/box"))
 # The targets compiled for: MI300X first, then H100 (sm_90).
 TARGETS = (("hip", "gfx942", 64), ("cuda", 90, 32))
@@ -90,7 +91,7 @@ def main() -> int:
     if launch.get("precompile"):
         from agent.languages.triton.precompile_child import precompile
 
-        failed = precompile(fn, launch["precompile"], BOX, _TargetDriver, one_line)
+        failed = precompile(fn, launch["precompile"], BOX, _TargetDriver, one_line, STARTED)
         if failed:
             print(failed, file=sys.stderr)
             return 2

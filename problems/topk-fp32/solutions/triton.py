@@ -70,6 +70,9 @@ def order(values, indices, k, KP: tl.constexpr):
 
 
 def solution(x, values, indices, rows, cols, k):
-    BLOCK = min(16384, triton.next_power_of_2(cols))
-    select[(rows,)](x, values, indices, cols, k, BLOCK=BLOCK, num_warps=8)
+    # Blocks of 2048 keys over 16 warps (2 a lane on gfx942): a larger block, or fewer warps,
+    # makes the histogram's pass spill registers on gfx942 and compile many times slower, and a
+    # pass is bound by reading the row anyway.
+    BLOCK = min(2048, triton.next_power_of_2(cols))
+    select[(rows,)](x, values, indices, cols, k, BLOCK=BLOCK, num_warps=16)
     order[(rows,)](values, indices, k, KP=max(16, triton.next_power_of_2(k)), num_warps=8)

@@ -100,4 +100,7 @@ def sample(probs, top_k, top_p, uniforms, token, V, BLOCK: tl.constexpr):
 
 
 def solution(probs, top_k, top_p, uniforms, token, B, V):
-    sample[(B,)](probs, top_k, top_p, uniforms, token, V, BLOCK=16384, num_warps=16)
+    # A block no wider than the row: a vocabulary is wider than 16384, a short row is read in one
+    # block of its own size (no lanes masked off by the thousand in each of the ~100 passes).
+    BLOCK = min(16384, max(16, triton.next_power_of_2(V)))
+    sample[(B,)](probs, top_k, top_p, uniforms, token, V, BLOCK=BLOCK, num_warps=16)
