@@ -11,6 +11,7 @@ import numpy as np
 from tests.agent.conftest import load_problem
 from tests.agent.test_tolerances_gemm_attention_moe import (
     BF16,
+    BF16_RN,
     F32,
     U,
     case_named,
@@ -26,7 +27,7 @@ LOG2E = math.log2(math.e)
 def sink_bound(n: int, smax: float) -> float:
     """problem.yaml's |O32 - O| for max|v| = 1: n key terms and the sink's, n + 1 additions and
     rescalings."""
-    eps = (1 + (7 * smax + 2) * U) * (1 + 2.0**-9) * (1 + gamma(2 * (n + 1))) - 1
+    eps = (1 + (7 * smax + 2) * U) * (1 + BF16_RN) * (1 + gamma(2 * (n + 1))) - 1
     return 2 * eps / (1 - eps) + U
 
 
