@@ -6,7 +6,9 @@ event loop, the middleware chain in a thread, back to the loop for the async cor
 into the thread again for the view (through asgiref's CurrentThreadExecutor), back, and finally
 response.close() (the request_finished signal) in a thread once more. Each crossing is a future, a
 condition variable and a context copy; together they cost a web process about as much CPU as the
-problem list's view itself (docs/benchmarks.md).
+problem list's view itself (docs/benchmarks.md). (Each request still gets a thread of its own, as
+Django's handler gives it: asgiref's ThreadSensitiveContext, kept so that one slow request never
+holds up another.)
 
 This handler loads the middleware chain as sync (Django's WSGI form) and runs, in one call on the
 request's thread-sensitive thread: request_started, the request's creation, the chain and the view,
@@ -28,7 +30,7 @@ from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers import base
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
-from django.http.response import HttpResponseBase
+from django.http.response import FileResponse, HttpResponseBase
 from django.urls import set_script_prefix
 
 
@@ -61,6 +63,8 @@ class OneHopASGIHandler(ASGIHandler):
         else:
             response = self.get_response(request)
             response._handler_class = self.__class__  # type: ignore[attr-defined]
+            if isinstance(response, FileResponse):
+                response.block_size = self.chunk_size  # as Django's handler: the server chunks it further
         if not response.streaming:
             response.close()  # request_finished: the connection goes back to the pool now
         return response
@@ -70,13 +74,15 @@ class OneHopASGIHandler(ASGIHandler):
         sending = asyncio.create_task(self.send_response(response, send))
         listening = asyncio.create_task(self.listen_for_disconnect(receive))
         try:
-            await asyncio.wait([sending, listening], return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in (listening, sending):
-                if not task.done():
-                    task.cancel()
-                try:
-                    await task
-                except (asyncio.CancelledError, RequestAborted):
-                    pass
+            try:
+                await asyncio.wait([sending, listening], return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for task in (listening, sending):
+                    if not task.done():
+                        task.cancel()
+                    try:
+                        await task
+                    except (asyncio.CancelledError, RequestAborted):
+                        pass
+        finally:  # also when the stream itself failed: request_finished, and the file closed
             await sync_to_async(response.close, thread_sensitive=True)()

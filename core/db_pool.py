@@ -19,10 +19,12 @@ ends with PoolTimeout (503 "not answering"), so an outage still fails a request 
 Checking: Django's pool (CONN_HEALTH_CHECKS) sends an empty query on every connection it lends,
 a round trip per request that the problem list's two queries made three. A connection handed back
 less than RECENT_RETURN_S ago served a request then, and under load every connection is one of
-those: it is lent without the check. A database that went away within that second fails the
+those: it is lent without the check. What the check would have caught in that second fails the
 request's first query instead (an OperationalError: 503 "not answering", as any query in an
-outage), and the broken connection leaves the pool when it comes back; a restart takes longer than
-that, so every connection from before it is checked again.
+outage), and the broken connection leaves the pool when it comes back: a database that went away
+within the second, or a connection the server ended while it was idle for under a second
+(pg_terminate_backend, idle_session_timeout, a proxy's failover), one request per such connection.
+A restart takes longer than a second, so every connection from before it is checked again.
 """
 
 from __future__ import annotations

@@ -44,11 +44,20 @@ async def short_stream(request: HttpRequest) -> StreamingHttpResponse:
     return StreamingHttpResponse(events(), content_type="text/event-stream")
 
 
+async def broken_stream(request: HttpRequest) -> StreamingHttpResponse:
+    async def events() -> AsyncIterator[bytes]:
+        yield b"data: 0\n\n"
+        raise OSError("the stream's source failed")
+
+    return StreamingHttpResponse(events(), content_type="text/event-stream")
+
+
 def plain(request: HttpRequest) -> HttpResponse:
     return HttpResponse(threading.current_thread().name)
 
 
-urlpatterns = [path("plain", plain), path("stream", short_stream), path("endless", endless_stream)]
+urlpatterns = [path("plain", plain), path("stream", short_stream), path("endless", endless_stream),
+               path("broken", broken_stream)]
 
 
 def scope(method: str, url: str, headers: list[tuple[bytes, bytes]] | None = None) -> dict[str, Any]:
@@ -126,6 +135,19 @@ def test_a_stream_stops_when_its_client_leaves(settings: Any) -> None:
     sent = call(OneHopASGIHandler(), scope("GET", "/endless"), leave_after=3)
     assert stream_closed.wait(10), "the stream's generator was not closed after the client left"
     assert len(sent) < 50  # of 10,000 events
+
+
+def test_a_stream_that_fails_midway_is_still_closed(settings: Any) -> None:
+    settings.ROOT_URLCONF = __name__
+    log: list[str] = []
+    finished = lambda **_: log.append("request_finished")  # noqa: E731
+    request_finished.connect(finished)
+    try:
+        with pytest.raises(OSError, match="source failed"):
+            call(OneHopASGIHandler(), scope("GET", "/broken"), log=log)
+    finally:
+        request_finished.disconnect(finished)
+    assert log[-1] == "request_finished"
 
 
 @pytest.mark.usefixtures("problems_loaded", "local_pool")

@@ -1,5 +1,6 @@
-"""core.represent: an output serializer kept per thread gives what a new one gives, with each call's
-own context and nothing left of the last call's."""
+"""core.represent: an output serializer kept by the process gives what a new one gives, with each
+call's own context and nothing left of the last call's; requests on new threads reuse it, and two
+threads at once never share one."""
 
 from __future__ import annotations
 
@@ -31,7 +32,28 @@ def test_it_gives_what_a_new_serializer_gives_with_each_calls_context() -> None:
     assert represent(Output, item("d", 4)) == {"name": "d", "size": 4, "seen_by": None}  # no context left over
 
 
-def test_each_thread_has_its_own_serializer() -> None:
+def test_a_request_on_a_new_thread_reuses_the_serializer_made_before() -> None:
+    """Under ASGI each request has a thread of its own: a per-thread cache would never be reused."""
+    made = 0
+    real_init = Output.__init__
+
+    def counting_init(self: Output, *args: Any, **kwargs: Any) -> None:
+        nonlocal made
+        made += 1
+        real_init(self, *args, **kwargs)
+
+    Output.__init__ = counting_init  # type: ignore[method-assign]
+    try:
+        for n in range(5):
+            thread = threading.Thread(target=represent, args=(Output, item("x", n)))
+            thread.start()
+            thread.join(30)
+    finally:
+        Output.__init__ = real_init  # type: ignore[method-assign]
+    assert made <= 1
+
+
+def test_two_threads_at_once_never_share_a_serializer() -> None:
     results: dict[str, Any] = {}
     barrier = threading.Barrier(2)
 
