@@ -17,11 +17,14 @@ def grid(rng, shape, bits, scale=1):
 
 
 def grid_bits(K):
-    """Bits (a, b) of A's and B's grids: a + b + ceil(log2 (K + 16)) <= 24, so every partial sum of the K products
-    and the residual (a multiple of 2^-4 of magnitude <= 16; a + b >= 8), in any order, is an integer multiple of
-    2^-(a+b) of magnitude at most (K + 16) 2^(a+b) <= 2^24: float32 holds it exactly. A keeps 8 bits (neither
-    int8 nor fp8 holds it)."""
-    total = 24 - math.ceil(math.log2(K + RESIDUAL_RANGE))
+    """Bits (a, b) of A's and B's grids: a + b + ceil(log2 (max(K, rn(K)) + 16)) <= 24 (rn(K): K rounded to nearest
+    even bfloat16, the most an unfused kernel's rounded product reaches; it exceeds K where K rounds up, to a power
+    of two at K = 8176 for one), so every partial sum of the K products and the residual (a multiple of 2^-4 of
+    magnitude <= 16; a + b >= 8), in any order, and the residual plus the product rounded to bfloat16, are integer
+    multiples of 2^-(a+b) of magnitude at most (max(K, rn(K)) + 16) 2^(a+b) <= 2^24: float32 holds them exactly.
+    A keeps 8 bits (neither int8 nor fp8 holds it)."""
+    reach = max(K, float(ml_dtypes.bfloat16(K))) + RESIDUAL_RANGE
+    total = 24 - math.ceil(math.log2(reach))
     return 8, min(8, total - 8)
 
 

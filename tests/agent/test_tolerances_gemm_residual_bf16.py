@@ -55,7 +55,13 @@ def test_the_sums_are_exact_at_every_case_and_the_rule_is_the_derived_one() -> N
         assert a == 8 and 0 <= b <= 8 and a + b >= 4, case.name  # the residual's 2^-4 grid is a multiple of 2^-(a+b)
         units = 2 ** (24 - a - b)  # float32 holds every multiple of 2^-(a+b) up to this magnitude
         assert K + R <= units, case.name  # the fused sums
-        assert float(rn(np.float32(K))) + R <= units, case.name  # the unfused r + rn(s), |rn(s)| <= rn(K)
+        # The unfused r + rn(s): |s| <= K, so |rn(s)| <= rn(K), which is above K where K rounds up.
+        assert float(rn(np.float32(K))) + R <= units, case.name
+        assert a + b + math.ceil(math.log2(max(K, float(rn(np.float32(K)))) + R)) <= 24, case.name
+    # Where K rounds up to a power of two, K + R alone would allow a bit too many (the review's K = 8176).
+    assert float(rn(np.float32(8176))) == 8192 and math.ceil(math.log2(8176 + R)) == 13
+    a, b = problem.module.grid_bits(8176)
+    assert (8192 + R) * 2 ** (a + b) <= 2**24
     tol = problem.tolerance
     assert (tol.ulps, tol.atol, tol.bias, tol.rtol) == (2, spacing(R), 0.25, 0)
     # The bias's Hoeffding bound (docs/problems.md) at u = 2, for the fewest elements it judges.
