@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -83,8 +83,10 @@ class JobLengths:
     """Draws a job's length: from history when it holds jobs of that problem and mode, else the model."""
 
     def __init__(self, *, history: dict[tuple[str, str], list[float]] | None = None,
-                 problems_dir: Path = ROOT / "problems") -> None:
-        self.specs = {p.parent.name: yaml.safe_load(p.read_text()) for p in sorted(problems_dir.glob("*/problem.yaml"))}
+                 problems_dir: Path = ROOT / "problems", only: Collection[str] | None = None) -> None:
+        # `only`: draw from these problems alone, so that a trace stays the same when problems are added.
+        self.specs = {p.parent.name: yaml.safe_load(p.read_text()) for p in sorted(problems_dir.glob("*/problem.yaml"))
+                      if only is None or p.parent.name in only}
         self.history = {key: values for key, values in (history or {}).items() if values}
 
     @property

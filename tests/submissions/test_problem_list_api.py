@@ -26,10 +26,11 @@ def test_filters_combine_and_each_problem_says_its_types_and_solvers(owner: Any,
     solve(other_user, "gemm-fp8", "WRONG_ANSWER", pool=local_pool)
     api = api_as(owner)
     rows = listed(api, tag="gemm", type="fp8_e4m3fnuz")
-    assert [(p["slug"], p["solved_by"]) for p in rows] == [("gemm-fp8", 0), ("gemm-fp8-blockwise", 2)]
+    assert [(p["slug"], p["solved_by"]) for p in rows] == [("gemm-fp8", 0), ("gemm-fp8-blockwise", 2),
+                                                           ("gemm-fp8-blockwise-grouped", 0)]
     assert rows[1]["data_types"] == ["fp8_e4m3fnuz", "float", "bfloat16"]
     assert [p["slug"] for p in listed(api, tag="gemm", type="fp8_e4m3fnuz", difficulty="hard")] == [
-        "gemm-fp8-blockwise"]
+        "gemm-fp8-blockwise", "gemm-fp8-blockwise-grouped"]
     assert all(p["difficulty"] == "medium" for p in listed(api, difficulty="medium"))
     assert all("int32" in p["data_types"] for p in listed(api, type="int32"))
     # Empty values mean "any"; case and spaces are forgiven.

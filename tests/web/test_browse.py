@@ -66,14 +66,15 @@ def test_the_filters_combine_in_a_plain_get_form(client: Any) -> None:
     assert re.search(r'<form method="get" class="filters" aria-label="Filter problems">', html)
     everything = page(client)
     assert len(everything.slugs) > 30
-    assert page(client, tag="gemm", type="fp8_e4m3fnuz").slugs == ["gemm-fp8", "gemm-fp8-blockwise"]
+    assert page(client, tag="gemm", type="fp8_e4m3fnuz").slugs == ["gemm-fp8", "gemm-fp8-blockwise",
+                                                                   "gemm-fp8-blockwise-grouped"]
     chosen = page(client, tag="gemm", type="fp8_e4m3fnuz", difficulty="hard")
-    assert chosen.slugs == ["gemm-fp8-blockwise"]
+    assert chosen.slugs == ["gemm-fp8-blockwise", "gemm-fp8-blockwise-grouped"]
     # The form shows what was chosen.
-    assert ("gemm", "gemm (1)", True) in chosen.options["tag"]  # beside type fp8_e4m3fnuz, hard
-    assert [o for o in chosen.options["difficulty"] if o[2]] == [("hard", "hard (1)", True)]
+    assert ("gemm", "gemm (2)", True) in chosen.options["tag"]  # beside type fp8_e4m3fnuz, hard
+    assert [o for o in chosen.options["difficulty"] if o[2]] == [("hard", "hard (2)", True)]
     html = client.get(reverse("problem-list"), {"tag": "gemm", "type": "fp8_e4m3fnuz"}).content.decode()
-    assert f'data-testid="problem-count">2 of {len(everything.slugs)} problems<' in html
+    assert f'data-testid="problem-count">3 of {len(everything.slugs)} problems<' in html
 
 
 def test_each_option_counts_what_choosing_it_would_list(client: Any) -> None:
