@@ -105,20 +105,17 @@ def check_unless_recent(check: Callable[[Any], None]) -> Callable[[Any], None]:
     """psycopg_pool's connection check, skipped for a connection handed back within RECENT_RETURN_S
     and idle (see the module's docstring)."""
 
+    from psycopg.pq import TransactionStatus
+
     @functools.wraps(check)
     def check_if_idle_long(conn: Any) -> None:
         returned = _returned_at.pop(conn, None)
-        if returned is not None and time.monotonic() - returned < RECENT_RETURN_S and _idle(conn):
+        if (returned is not None and time.monotonic() - returned < RECENT_RETURN_S
+                and conn.info.transaction_status == TransactionStatus.IDLE):
             return
         check(conn)
 
     return check_if_idle_long
-
-
-def _idle(conn: Any) -> bool:
-    from psycopg.pq import TransactionStatus
-
-    return bool(conn.info.transaction_status == TransactionStatus.IDLE)
 
 
 def noting_return(putconn: Callable[..., Any]) -> Callable[..., Any]:
@@ -131,7 +128,7 @@ def noting_return(putconn: Callable[..., Any]) -> Callable[..., Any]:
     return putconn_noted
 
 
-def pool_checks_only_idle_connections() -> None:
+def pool_checks_only_long_idle_connections() -> None:
     """Django builds its pool with check=ConnectionPool.check_connection: replaced before any pool exists."""
     try:
         from psycopg_pool import ConnectionPool

@@ -64,9 +64,9 @@ def compile_triton_source(problem: Problem, source: str, box: Path, sandbox: San
         report, folder = unpack_cache(saved, box.parent)
     elif ok:
         saved.write_text(json.dumps(report))
-    # A Triton cache entry is stored only within its share of the compile cache (a sixteenth: the
-    # default 1 GiB holds at least sixteen users' entries; pack_cache's bound is that share of it),
-    # so that a configured smaller cache is not crowded by one user's kernels either.
+    # A Triton cache entry is stored only within its share of the compile cache (CACHE_ENTRY_SHARE,
+    # which pack_cache's bound also keeps for the default cache), so that a configured smaller cache
+    # is not crowded by one user's kernels either.
     if ok and key is not None and cache is not None and saved.stat().st_size <= cache.max_bytes // CACHE_ENTRY_SHARE:
         cache.put(key, saved)
     return CompileResult(ok, scrub_paths(output, box), False, time.monotonic() - started, timed_out, built, report,

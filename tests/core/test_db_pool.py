@@ -174,9 +174,9 @@ def test_a_connection_that_died_while_idle_is_replaced_by_the_check(monkeypatch:
 def test_djangos_pool_is_built_with_the_skipping_check() -> None:
     """Django passes ConnectionPool.check_connection when it builds its pool: core's app config has
     replaced it (once, however often it runs)."""
-    from core.db_pool import pool_checks_only_idle_connections
+    from core.db_pool import pool_checks_only_long_idle_connections
 
-    pool_checks_only_idle_connections()
+    pool_checks_only_long_idle_connections()
     check = ConnectionPool.check_connection
     assert check.__wrapped__.__qualname__ == "ConnectionPool.check_connection"  # type: ignore[attr-defined]
     assert not hasattr(check.__wrapped__, "__wrapped__")  # type: ignore[attr-defined]  (wrapped once)

@@ -31,12 +31,12 @@ from agent.sandbox.resources import MIB
 CACHE_NAME = "triton-cache"  # the folder's name in the compile box, the job directory and the run box
 MANIFEST = "hipjudge-gpu.json"  # in it: what the run child tells Triton (the stub's runtime library, ptxas)
 # What one compile may leave in the Triton cache, which becomes one compile cache entry. An honest
-# compile is bounded by its time limit: each kernel's compile writes a folder of about seven files
-# (its source, TTIR, TTGIR, LLVM IR, AMDGCN, HSACO and metadata; a GEMM's take under 300 KiB) and
-# takes a substantial part of a second, so a 60 s compile leaves a few hundred kernels and a few
-# dozen MiB at most. 64 MiB is one sixteenth of the default 1 GiB compile cache, so one user's
-# entry cannot crowd out the others' (triton_build also stores none above a sixteenth of a smaller
-# cache). The watch during the compile (cache_overflow) and the packer apply the same bounds.
+# compile is bounded by its time limit: each kernel's compile writes one folder of a few files (its
+# source, IRs, AMDGCN, HSACO, metadata) and takes real time, so the bound is what the compile limit
+# lets an honest compile write, with room (the sizes measured: docs/benchmarks.md, issue 37). It is
+# also a sixteenth of the default compile cache, so that one user's entry cannot crowd out the
+# others' (triton_build stores none above a sixteenth of a smaller cache either). The watch during
+# the compile (cache_overflow) and the packer apply the same bounds.
 MAX_CACHE_BYTES = 64 * MIB
 MAX_CACHE_FILES = 4096  # files and folders, every level counted
 CACHE_ENTRY_SHARE = 16  # a Triton entry is at most this fraction (1/16) of the compile cache
