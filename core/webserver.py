@@ -165,10 +165,26 @@ def main(argv: list[str] | None = None) -> None:
     idle = os.environ.get(IDLE_TIMEOUT_ENV, "").strip() or str(DEFAULT_IDLE_TIMEOUT_S)
     if not idle.isdigit() or int(idle) < 1:
         raise SystemExit(f"{IDLE_TIMEOUT_ENV}={idle!r}: expected whole seconds, at least 1")
-    uvicorn.run("config.asgi:application", host=args.host, port=args.port, workers=args.workers,
-                http=protocol_path(), proxy_headers=args.proxy_headers, forwarded_allow_ips=args.forwarded_allow_ips,
-                access_log=not args.no_access_log, timeout_keep_alive=int(idle),
-                timeout_graceful_shutdown=args.timeout_graceful_shutdown)
+    options: dict[str, Any] = dict(
+        host=args.host, port=args.port, workers=args.workers, http=protocol_path(), proxy_headers=args.proxy_headers,
+        forwarded_allow_ips=args.forwarded_allow_ips, access_log=not args.no_access_log,
+        timeout_keep_alive=int(idle), timeout_graceful_shutdown=args.timeout_graceful_shutdown)
+    if args.workers <= 1:
+        uvicorn.run("config.asgi:application", **options)
+        return
+    # What uvicorn.run does for several workers, but each worker with a listening socket of its own.
+    from uvicorn.supervisors import Multiprocess
+
+    from core.listeners import OwnListener, reserve
+
+    config = uvicorn.Config("config.asgi:application", **options)
+    held = reserve(args.host, args.port)
+    try:
+        Multiprocess(config, sockets=[OwnListener(held)]).run()  # type: ignore[list-item]
+    except KeyboardInterrupt:
+        pass
+    finally:
+        held.close()
 
 
 if __name__ == "__main__":
