@@ -184,6 +184,10 @@ if IS_POSTGRES and env_bool("HIPJUDGE_DB_POOL", not _FORKS_WORKERS):
     _db["OPTIONS"] = {**dict(_db.get("OPTIONS") or {}), "pool": {  # type: ignore[call-overload]
         "min_size": 1, "max_size": env_int("HIPJUDGE_DB_POOL_SIZE", 16, minimum=1),
         "timeout": HIPJUDGE_DB_POOL_TIMEOUT}}
+# A web process runs this many requests at once; the others wait their turn in arrival order, and a
+# request still running after HIPJUDGE_WEB_SLOW_S stops counting (core.request_slots).
+HIPJUDGE_WEB_RUNNING = env_int("HIPJUDGE_WEB_RUNNING", 4, minimum=1, maximum=64)
+HIPJUDGE_WEB_SLOW_S = env_float("HIPJUDGE_WEB_SLOW_S", 0.25, minimum=0.01, maximum=30)
 if IS_SQLITE:
     _db["OPTIONS"] = {**SQLITE_OPTIONS, **dict(_db.get("OPTIONS") or {})}  # type: ignore[call-overload]
     _db["CONN_MAX_AGE"] = _CONN_MAX_AGE
@@ -249,7 +253,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["core.renderers.JSONRenderer"],  # DRF's, and JSON encoded ahead passed through
     "DEFAULT_PARSER_CLASSES": [
         "core.parsers.LimitedJSONParser",  # any body: a value, or 400/413 (never a RecursionError's 500)
         "rest_framework.parsers.FormParser",

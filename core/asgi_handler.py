@@ -6,9 +6,14 @@ event loop, the middleware chain in a thread, back to the loop for the async cor
 into the thread again for the view (through asgiref's CurrentThreadExecutor), back, and finally
 response.close() (the request_finished signal) in a thread once more. Each crossing is a future, a
 condition variable and a context copy; together they cost a web process about as much CPU as the
-problem list's view itself (docs/benchmarks.md). (Each request still gets a thread of its own, as
-Django's handler gives it: asgiref's ThreadSensitiveContext, kept so that one slow request never
-holds up another.)
+problem list's view itself (docs/benchmarks.md).
+
+Each request still has a thread of its own, as Django's handler gives it (asgiref's
+ThreadSensitiveContext: everything thread-sensitive in the request runs there, so one slow request
+never holds up another), but not a new one: Django's starts a thread for each request and, at its
+end, another thread to join it, two thread starts that each wait for the GIL while the event loop
+waits for them. Here the threads are kept and lent again (RequestThreads). How many requests run
+their Python at once is core.request_slots' business.
 
 This handler loads the middleware chain as sync (Django's WSGI form) and runs, in one call on the
 request's thread-sensitive thread: request_started, the request's creation, the chain and the view,
@@ -23,9 +28,10 @@ async_to_sync, which from a sync_to_async thread runs the coroutine on the loop 
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from asgiref.sync import sync_to_async
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers import base
@@ -33,11 +39,44 @@ from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.http.response import FileResponse, HttpResponseBase
 from django.urls import set_script_prefix
 
+from core.request_slots import RequestSlots
+
+KEPT_THREADS = 64  # idle request threads a process keeps; more are let go when their request ends
+
+
+class RequestThreads:
+    """Single-thread executors, each lent to one request at a time and kept for a later one. Used
+    from the event loop's thread only."""
+
+    def __init__(self) -> None:
+        self._idle: list[ThreadPoolExecutor] = []
+
+    def lend(self) -> ThreadPoolExecutor:
+        return self._idle.pop() if self._idle else ThreadPoolExecutor(1, thread_name_prefix="request")
+
+    def take_back(self, thread: ThreadPoolExecutor) -> None:
+        if len(self._idle) < KEPT_THREADS:
+            self._idle.append(thread)  # last in, first out: the thread most recently run is lent next
+        else:
+            thread.shutdown(wait=False)
+
 
 class OneHopASGIHandler(ASGIHandler):
     def __init__(self) -> None:
         base.BaseHandler.__init__(self)
         self.load_middleware(is_async=False)
+        self._threads = RequestThreads()
+        self._slots = RequestSlots()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":  # as Django's handler
+            raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        thread = self._threads.lend()
+        try:
+            async with ThreadSensitiveContext(executor=thread):
+                await self.handle(scope, receive, send)
+        finally:
+            self._threads.take_back(thread)
 
     async def handle(self, scope: Any, receive: Any, send: Any) -> None:
         try:
@@ -45,7 +84,8 @@ class OneHopASGIHandler(ASGIHandler):
         except RequestAborted:
             return
         try:
-            response = await sync_to_async(self._respond, thread_sensitive=True)(scope, body_file)
+            async with self._slots.slot():
+                response = await sync_to_async(self._respond, thread_sensitive=True)(scope, body_file)
             if response.streaming:
                 await self._send_streaming(response, receive, send)
             else:

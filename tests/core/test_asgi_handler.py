@@ -52,12 +52,25 @@ async def broken_stream(request: HttpRequest) -> StreamingHttpResponse:
     return StreamingHttpResponse(events(), content_type="text/event-stream")
 
 
+def this_thread() -> str:
+    return f"{threading.current_thread().name} {threading.get_ident()}"
+
+
 def plain(request: HttpRequest) -> HttpResponse:
-    return HttpResponse(threading.current_thread().name)
+    return HttpResponse(this_thread())
+
+
+together = threading.Barrier(2)
+
+
+def meet(request: HttpRequest) -> HttpResponse:
+    """Answers once another request has come here too: two requests on one thread never would."""
+    together.wait(timeout=10)
+    return HttpResponse(this_thread())
 
 
 urlpatterns = [path("plain", plain), path("stream", short_stream), path("endless", endless_stream),
-               path("broken", broken_stream)]
+               path("broken", broken_stream), path("meet", meet)]
 
 
 def scope(method: str, url: str, headers: list[tuple[bytes, bytes]] | None = None) -> dict[str, Any]:
@@ -110,9 +123,44 @@ def test_an_ordinary_response_hands_the_connection_back_before_it_is_sent(settin
         request_started.disconnect(started)
         request_finished.disconnect(finished)
     assert sent[0]["status"] == 200
-    assert sent[1]["body"] != threading.current_thread().name.encode()  # the view ran in a thread of its own
+    assert sent[1]["body"] != this_thread().encode()  # the view ran in a thread of its own
     # request_finished closes (returns) the database connection: before the first byte goes out
     assert log == ["request_started", "request_finished", "http.response.start", "http.response.body"]
+
+
+def test_a_requests_thread_is_kept_for_a_later_request(settings: Any) -> None:
+    """Django's handler starts a thread per request, and another to join it at the end."""
+    settings.ROOT_URLCONF = __name__
+    app = OneHopASGIHandler()
+    first, second = (call(app, scope("GET", "/plain"))[1]["body"] for _ in range(2))
+    assert first == second
+    assert first.startswith(b"request")
+
+
+def test_requests_at_the_same_time_run_on_threads_of_their_own(settings: Any) -> None:
+    settings.ROOT_URLCONF = __name__
+    settings.HIPJUDGE_WEB_RUNNING = 2
+    app = OneHopASGIHandler()
+    together.reset()
+
+    async def both() -> list[list[dict[str, Any]]]:
+        async def one() -> list[dict[str, Any]]:
+            sent: list[dict[str, Any]] = []
+
+            async def receive() -> dict[str, Any]:
+                return {"type": "http.request", "body": b"", "more_body": False}
+
+            async def send(message: dict[str, Any]) -> None:
+                sent.append(message)
+
+            await app(scope("GET", "/meet"), receive, send)
+            return sent
+
+        return list(await asyncio.wait_for(asyncio.gather(one(), one()), timeout=30))
+
+    answers = run_coroutine(both())
+    assert [a[0]["status"] for a in answers] == [200, 200]  # a shared thread: the barrier breaks, 500
+    assert answers[0][1]["body"] != answers[1][1]["body"]
 
 
 def test_an_async_views_stream_is_sent_whole_and_closed_after(settings: Any) -> None:
