@@ -97,3 +97,21 @@ def test_the_schema_documents_the_filters() -> None:
     problem = schema["components"]["schemas"][listed_as.rsplit("/", 1)[1]]["properties"]
     assert problem["solved_by"]["type"] == "integer"
     assert problem["data_types"]["type"] == "array"
+
+
+def test_the_list_encoded_ahead_is_the_same_answer_laid_out_on_request(owner: Any, api_as: Any,
+                                                                       local_pool: Any) -> None:
+    """The rows are encoded once per cache period (core.renderers.EncodedJSON); the caller's own best
+    still shows in its row, and `Accept: application/json; indent=2` still lays the answer out."""
+    best = solve(owner, "vector-add", pool=local_pool)
+    type(best).objects.filter(pk=best.pk).update(score_ms=1.25)
+    api = api_as(owner)
+    compact = api.get("/api/v1/problems")
+    laid_out = api.get("/api/v1/problems", HTTP_ACCEPT="application/json; indent=2")
+    assert compact["Content-Type"] == laid_out["Content-Type"] == "application/json"
+    assert b"\n" not in compact.content
+    assert laid_out.content.startswith(b"[\n  {")
+    assert compact.json() == laid_out.json()
+    bests = {row["slug"]: row["your_best"] for row in compact.json()}
+    assert [(b["pool"], b["score_ms"]) for b in bests["vector-add"]] == [(local_pool.name, 1.25)]
+    assert all(b == [] for slug, b in bests.items() if slug != "vector-add")

@@ -13,6 +13,8 @@ from rest_framework.views import APIView
 
 from core.auth import request_user
 from core.exceptions import NotFoundError
+from core.renderers import EncodedJSON, encode
+from core.represent import represent
 from core.ttl_cache import TtlCache
 from leaderboard.apis import SpeedOfLightOutput
 from leaderboard.bests import BENCHMARK, RANKED, user_bests
@@ -69,7 +71,7 @@ class ProblemOutput(serializers.Serializer):
         if bests is None:
             user = self.context.get("user")
             bests = user_bests(user_id=user.pk, problem_ids=[problem.pk]) if user is not None else {}
-        return list(BestOutput(bests.get(problem.pk, []), many=True).data)
+        return [represent(BestOutput, best) for best in bests.get(problem.pk, [])]
 
     def get_solved_by(self, problem: Any) -> int:
         solved = self.context.get("solved")
@@ -82,7 +84,7 @@ class ProblemOutput(serializers.Serializer):
         lights = self.context.get("lights")
         if lights is None:
             lights = best_light(problem_ids=[problem.pk])
-        return list(PoolLightOutput(lights.get(problem.pk, []), many=True).data)
+        return [represent(PoolLightOutput, light) for light in lights.get(problem.pk, [])]
 
 
 class ParameterOutput(serializers.Serializer):
@@ -182,8 +184,9 @@ class ProblemListApi(APIView):
             filters = ProblemFilters(**params.validated_data)
         rows = _shared_rows.get(filters, lambda: problem_rows_shared(filters=filters))
         bests = user_bests(user_id=request_user(request).pk)
-        return Response([{**row, "your_best": BestOutput(bests[pk], many=True).data} if pk in bests else row
-                         for pk, row in rows])
+        return Response(EncodedJSON.array([
+            encode({**row, "your_best": [represent(BestOutput, b) for b in bests[pk]]}) if pk in bests else encoded
+            for pk, row, encoded in rows]))
 
 
 # The list's rows without the caller's bests, per filter, for HIPJUDGE_PROBLEM_LIST_CACHE_TTL seconds: they
@@ -193,13 +196,15 @@ class ProblemListApi(APIView):
 _shared_rows = TtlCache("HIPJUDGE_PROBLEM_LIST_CACHE_TTL")
 
 
-def problem_rows_shared(*, filters: ProblemFilters) -> tuple[tuple[Any, dict[str, Any]], ...]:
-    """(problem id, its row with an empty your_best) for every listed problem: four queries."""
+def problem_rows_shared(*, filters: ProblemFilters) -> tuple[tuple[Any, dict[str, Any], bytes], ...]:
+    """(problem id, its row with an empty your_best, the row encoded) for every listed problem: four
+    queries. Encoded here, the rows of callers without a best there are not encoded per request."""
     problems = list(problems_filtered(filters=filters).select_related("current_version"))
     ids = [p.pk for p in problems]
     context = {"bests": {}, "solved": solved_counts(problem_ids=ids) if problems else {},
                "lights": best_light(problem_ids=ids) if problems else {}}
-    return tuple(zip(ids, ProblemOutput(problems, many=True, context=context).data, strict=True))
+    rows = ProblemOutput(problems, many=True, context=context).data
+    return tuple((pk, row, encode(row)) for pk, row in zip(ids, rows, strict=True))
 
 
 class ProblemDetailApi(APIView):
