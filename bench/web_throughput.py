@@ -27,6 +27,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from platform_env import Platform, pct, pg_backends_cpu_seconds, tree_cpu_seconds  # noqa: E402
@@ -46,6 +47,7 @@ class Run:
     refusals: dict[int, bytes] = field(default_factory=dict)  # the first body of each status >= 400
     web_cpu_s: float = 0.0  # of the web processes during the run
     pg_cpu_s: float = 0.0  # of the bench database's PostgreSQL backends
+    client_cpu_s: float = 0.0  # of this process, the clients
 
     def cpu_ms_per_request(self, seconds: float) -> float:
         return seconds / max(1, len(self.latencies_ms)) * 1000
@@ -106,14 +108,26 @@ def drive(platform: Platform, host: str, port: int, per_client: list[list[bytes]
     def cpu() -> tuple[float, float]:
         return tree_cpu_seconds(platform.web.pid), pg_backends_cpu_seconds(platform.pg_db) if platform.pg_db else 0.0
 
-    began, (web_cpu, pg_cpu) = time.perf_counter(), cpu()
+    began, (web_cpu, pg_cpu), client_cpu = time.perf_counter(), cpu(), time.process_time()
     if run is not None:
         run.load_before = os.getloadavg()[0]
-    asyncio.run(main())
+    with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+        runner.run(main())
     if run is not None:
         run.wall_s = time.perf_counter() - began
+        run.client_cpu_s = time.process_time() - client_cpu
         run.load_after = os.getloadavg()[0]
         run.web_cpu_s, run.pg_cpu_s = cpu()[0] - web_cpu, cpu()[1] - pg_cpu
+
+
+def _loop_factory() -> Any:
+    """uvloop where installed (it is, with uvicorn[standard]): the clients share the machine's CPUs
+    with the server, so the less they take the more the figures say of the server."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
 
 
 def seed_history(count: int) -> None:
@@ -202,15 +216,17 @@ def run(platform: Platform, args: argparse.Namespace) -> int:
     print(f"\n{args.clients} closed-loop clients, {args.duration:.0f} s each, against {args.web_processes} web "
           f"processes (python -m core.webserver), PostgreSQL + Redis, {args.history} past submissions; "
           f"{os.cpu_count()} CPUs, shared")
-    print("  (CPU per request: of the web processes / of the bench database's PostgreSQL backends; these move\n"
-          "   less than the latencies with the load that others put on the machine)")
+    print("  (CPU per request: of the web processes / of the bench database's PostgreSQL backends / of the\n"
+          "   clients; these move less than the latencies with the load that others put on the machine)")
     print(f"  {'request':<26} {'req/s':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8} "
-          f"{'web CPU ms':>10} {'PG CPU ms':>9} {'statuses':<12} {'errors':>6} {'load before/after':>18}")
+          f"{'web CPU ms':>10} {'PG CPU ms':>9} {'client ms':>9} {'statuses':<12} {'errors':>6} "
+          f"{'load before/after':>18}")
     for r in runs:
         statuses = " ".join(f"{k}:{v}" for k, v in sorted(r.statuses.items()))
         print(f"  {r.name:<26} {len(r.latencies_ms) / r.wall_s:7.1f} {pct(r.latencies_ms, 50):8.1f} "
               f"{pct(r.latencies_ms, 95):8.1f} {pct(r.latencies_ms, 99):8.1f} {max(r.latencies_ms, default=0):8.1f} "
               f"{r.cpu_ms_per_request(r.web_cpu_s):10.1f} {r.cpu_ms_per_request(r.pg_cpu_s):9.1f} "
+              f"{r.cpu_ms_per_request(r.client_cpu_s):9.1f} "
               f"{statuses:<12} {r.errors:>6} {r.load_before:8.1f} / {r.load_after:<7.1f}")
     for r in runs:
         for status, body in sorted(r.refusals.items()):
