@@ -337,7 +337,7 @@ HIPJUDGE_MAX_SOURCE_BYTES = env_int("HIPJUDGE_MAX_SOURCE_BYTES", 64 * 1024, mini
 HIPJUDGE_LOOKUP_CACHE_TTL = env_float("HIPJUDGE_LOOKUP_CACHE_TTL", 2.0, minimum=0)
 # Seconds a web process reuses the problem list's rows everyone sees (solved counts, speed of light;
 # each caller's own bests are read at each request): at most this old (0: never).
-HIPJUDGE_PROBLEM_LIST_CACHE_TTL = env_float("HIPJUDGE_PROBLEM_LIST_CACHE_TTL", 2.0, minimum=0, maximum=60)
+HIPJUDGE_PROBLEM_LIST_CACHE_TTL = env_float("HIPJUDGE_PROBLEM_LIST_CACHE_TTL", 5.0, minimum=0, maximum=60)
 # Seconds of timed runs the agent spends on each benchmark case at most (its stopping rule's cap; the
 # agents clamp it to 30 s). 0: the agent's own default, 2 s. Less costs fewer GPU-seconds per
 # benchmark or leaderboard submission and gives wider confidence intervals.
