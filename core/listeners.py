@@ -9,8 +9,11 @@ long as the 11 (docs/benchmarks.md). With SO_REUSEPORT every worker binds its ow
 same address and the kernel hashes each new connection to one of them: an even split on average.
 
 The supervisor keeps the address bound (not listening, so it is handed no connection) while it
-runs: the workers may bind it again, another program may not. A dead worker's socket goes with it
-(the connections still in its accept queue are reset); uvicorn starts another, which binds anew.
+runs: the workers may bind it again, another program may not. A worker's socket closes with the
+worker (a crash, a restart, the end of a graceful shutdown): connections still waiting in its
+accept queue are reset, where a shared socket kept them for another worker (Linux 5.14+ hands them
+to the other sockets with `sysctl net.ipv4.tcp_migrate_req=1`, docs/operations.md). uvicorn starts
+a new worker for a dead one, which binds anew.
 """
 
 from __future__ import annotations
@@ -29,9 +32,10 @@ def _family(host: str) -> socket.AddressFamily:
     return socket.AF_INET6 if ":" in host else socket.AF_INET
 
 
-def _socket(host: str, *, reuse_port: bool) -> socket.socket:
+def _socket(host: str, *, reuse_addr: bool, reuse_port: bool) -> socket.socket:
     sock = socket.socket(_family(host), socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn: past TIME_WAIT of a restart
+    if reuse_addr:  # as uvicorn: a restart binds past the TIME_WAIT connections of the server before
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if reuse_port:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     return sock
@@ -42,10 +46,13 @@ def reserve(host: str, port: int) -> socket.socket:
     the address is taken. A plain bind first, so that a server already listening there (ours
     included, whose sockets would accept a fellow) is an error, not a silent partner."""
     try:
-        with _socket(host, reuse_port=False) as probe:
+        with _socket(host, reuse_addr=True, reuse_port=False) as probe:
             probe.bind((host, port))
             port = probe.getsockname()[1]  # port 0: the one the kernel chose, for every worker
-        held = _socket(host, reuse_port=True)
+        # Without SO_REUSEADDR: a socket that is bound but not listening and has it would not keep
+        # another program's SO_REUSEADDR bind off the address (while the workers start, or after
+        # they all died). Our own TIME_WAIT connections carry SO_REUSEPORT, and do not stand in its way.
+        held = _socket(host, reuse_addr=False, reuse_port=True)
         held.bind((host, port))
     except OSError as exc:
         logger.error(exc)
@@ -55,9 +62,16 @@ def reserve(host: str, port: int) -> socket.socket:
 
 
 def bind_listener(host: str, port: int) -> socket.socket:
-    """In a worker: its own socket on the shared address (uvicorn's server makes it listen)."""
-    sock = _socket(host, reuse_port=True)
-    sock.bind((host, port))
+    """In a worker: its own socket on the shared address (uvicorn's server makes it listen). A bind
+    that fails ends the worker as a failed start (exit 3), which uvicorn's supervisor does not
+    restart over and over."""
+    sock = _socket(host, reuse_addr=True, reuse_port=True)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        logger.error("could not listen on %s:%d: %s", host, port, exc)
+        sys.exit(STARTUP_FAILURE)
     return sock
 
 
