@@ -20,6 +20,7 @@ included, every HIPJUDGE_SSE_RECHECK seconds.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import logging
 import time
@@ -96,7 +97,9 @@ class EventHub:
         sub = Subscription(submission_id, after, viewer)
         self._subs.add(sub)
         if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(self._run())
+            # A context of its own: the hub outlives the request that started it, whose thread-sensitive
+            # context (core.asgi_handler) is closed when that request ends.
+            self._task = asyncio.get_running_loop().create_task(self._run(), context=contextvars.Context())
         return sub
 
     def unsubscribe(self, sub: Subscription) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 from unittest import mock
@@ -60,6 +61,31 @@ def plain(request: HttpRequest) -> HttpResponse:
     return HttpResponse(this_thread())
 
 
+marks = threading.local()
+
+
+def marked(request: HttpRequest) -> HttpResponse:
+    """The mark this thread got at its first request here: the same thread (not one whose ident was
+    reused) answers with the same mark."""
+    if not hasattr(marks, "mark"):
+        marks.mark = uuid.uuid4().hex
+    return HttpResponse(marks.mark)
+
+
+inside: list[str] = []
+second_inside = threading.Event()
+
+
+def turn(request: HttpRequest) -> HttpResponse:
+    """Waits a little for a second request to come in meanwhile, which one slot must not let in."""
+    inside.append("enter")
+    if inside.count("enter") == 2:
+        second_inside.set()
+    second_inside.wait(timeout=0.3)
+    inside.append("exit")
+    return HttpResponse(b"ok")
+
+
 together = threading.Barrier(2)
 
 
@@ -70,7 +96,7 @@ def meet(request: HttpRequest) -> HttpResponse:
 
 
 urlpatterns = [path("plain", plain), path("stream", short_stream), path("endless", endless_stream),
-               path("broken", broken_stream), path("meet", meet)]
+               path("broken", broken_stream), path("meet", meet), path("marked", marked), path("turn", turn)]
 
 
 def scope(method: str, url: str, headers: list[tuple[bytes, bytes]] | None = None) -> dict[str, Any]:
@@ -132,18 +158,12 @@ def test_a_requests_thread_is_kept_for_a_later_request(settings: Any) -> None:
     """Django's handler starts a thread per request, and another to join it at the end."""
     settings.ROOT_URLCONF = __name__
     app = OneHopASGIHandler()
-    first, second = (call(app, scope("GET", "/plain"))[1]["body"] for _ in range(2))
+    first, second = (call(app, scope("GET", "/marked"))[1]["body"] for _ in range(2))
     assert first == second
-    assert first.startswith(b"request")
 
 
-def test_requests_at_the_same_time_run_on_threads_of_their_own(settings: Any) -> None:
-    settings.ROOT_URLCONF = __name__
-    settings.HIPJUDGE_WEB_RUNNING = 2
-    app = OneHopASGIHandler()
-    together.reset()
-
-    async def both() -> list[list[dict[str, Any]]]:
+def concurrently(app: Any, url: str, count: int) -> list[list[dict[str, Any]]]:
+    async def all_of_them() -> list[list[dict[str, Any]]]:
         async def one() -> list[dict[str, Any]]:
             sent: list[dict[str, Any]] = []
 
@@ -153,12 +173,29 @@ def test_requests_at_the_same_time_run_on_threads_of_their_own(settings: Any) ->
             async def send(message: dict[str, Any]) -> None:
                 sent.append(message)
 
-            await app(scope("GET", "/meet"), receive, send)
+            await app(scope("GET", url), receive, send)
             return sent
 
-        return list(await asyncio.wait_for(asyncio.gather(one(), one()), timeout=30))
+        return list(await asyncio.wait_for(asyncio.gather(*(one() for _ in range(count))), timeout=30))
 
-    answers = run_coroutine(both())
+    return run_coroutine(all_of_them())
+
+
+def test_one_slot_runs_one_request_at_a_time(settings: Any) -> None:
+    settings.ROOT_URLCONF = __name__
+    settings.HIPJUDGE_WEB_RUNNING, settings.HIPJUDGE_WEB_SLOW_S = 1, 30
+    inside.clear()
+    second_inside.clear()
+    answers = concurrently(OneHopASGIHandler(), "/turn", 2)
+    assert [a[0]["status"] for a in answers] == [200, 200]
+    assert inside == ["enter", "exit", "enter", "exit"]
+
+
+def test_requests_at_the_same_time_run_on_threads_of_their_own(settings: Any) -> None:
+    settings.ROOT_URLCONF = __name__
+    settings.HIPJUDGE_WEB_RUNNING = 2
+    together.reset()
+    answers = concurrently(OneHopASGIHandler(), "/meet", 2)
     assert [a[0]["status"] for a in answers] == [200, 200]  # a shared thread: the barrier breaks, 500
     assert answers[0][1]["body"] != answers[1][1]["body"]
 
