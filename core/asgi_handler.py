@@ -72,16 +72,13 @@ class OneHopASGIHandler(ASGIHandler):
         if scope["type"] != "http":  # as Django's handler
             raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
         thread = self._threads.lend()
-        ended = False
         try:
             async with ThreadSensitiveContext(executor=thread):
                 await self.handle(scope, receive, send)
-            ended = True
-        finally:
-            if ended:
-                self._threads.take_back(thread)
-            else:  # cancelled or failed: its thread may still be at work, and is lent to nobody
-                thread.shutdown(wait=False)
+        except BaseException:  # cancelled or failed: its thread may still be at work, and is lent to nobody
+            thread.shutdown(wait=False)
+            raise
+        self._threads.take_back(thread)
 
     async def handle(self, scope: Any, receive: Any, send: Any) -> None:
         try:
