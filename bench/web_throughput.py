@@ -2,13 +2,23 @@
 
     .venv/bin/python bench/web_throughput.py [--pg postgres://postgres@127.0.0.1:5432] [--redis-url URL]
         [--web-processes 2] [--clients 50] [--duration 60] [--warmup 5] [--history 20000]
-        [--only list|submit]
+        [--only list|submit] [--queue-seconds 1]
 
 A throwaway PostgreSQL database with Redis (as in production), the production web server
 (`python -m core.webserver`, as `scripts/serve.sh web` runs it) with --web-processes processes, no
-worker (submissions stay queued). The database first gets --history finished submissions of 200
+worker. The database first gets --history finished submissions of 200
 users over every problem (a third of them solved, some ranked), so that the problem list's solved
 counts, bests and speed of light read a history, not an empty table.
+
+The quotas are raised so that every POST is taken (a refusal is cheaper and would say nothing of
+taking a submission). With no worker the queue would then grow without bound (9,000 after a minute),
+which production cannot reach: HIPJUDGE_QUOTA_CONCURRENT (2) caps each user's queued submissions, so
+50 users queue at most 100. Every POST reads its place in the queue, which counts the pool's queue,
+so a queue that production cannot have would measure a cost it does not pay. While the POSTs run,
+the bench therefore plays a pool that keeps up: every 0.2 s it ends (ACCEPTED) the submissions
+queued for over --queue-seconds (1 s: 2 to 4 per user at these rates), with one UPDATE, on a
+connection of its own whose CPU counts with PostgreSQL's. --queue-seconds 0 leaves them all
+queued, as before. The table gives the queue's length at the end of each run.
 
 The client is one asyncio loop in this process holding --clients kept-alive HTTP/1.1 connections,
 each sending its next request as soon as the last one is answered (closed loop), every connection
@@ -24,6 +34,7 @@ import json
 import os
 import random
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +59,7 @@ class Run:
     web_cpu_s: float = 0.0  # of the web processes during the run
     pg_cpu_s: float = 0.0  # of the bench database's PostgreSQL backends
     client_cpu_s: float = 0.0  # of this process, the clients
+    queued_after: int = 0  # submissions still queued when the run ended
 
     def cpu_ms_per_request(self, seconds: float) -> float:
         return seconds / max(1, len(self.latencies_ms)) * 1000
@@ -120,6 +132,45 @@ def drive(platform: Platform, host: str, port: int, per_client: list[list[bytes]
         run.web_cpu_s, run.pg_cpu_s = cpu()[0] - web_cpu, cpu()[1] - pg_cpu
 
 
+class PoolThatKeepsUp:
+    """While running, ends every 0.2 s the submissions queued for more than `seconds` (a worker
+    that judges as fast as they come), so that the queue stays as long as production's quotas keep
+    it. Its own connection: its PostgreSQL CPU counts with the requests'."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds, self.stop = seconds, threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> PoolThatKeepsUp:
+        if self.seconds > 0:
+            self.thread.start()
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self.stop.set()
+        if self.thread.is_alive():
+            self.thread.join(timeout=10)
+
+    def _run(self) -> None:
+        from django.db import connection
+
+        try:
+            while not self.stop.wait(0.2):
+                with connection.cursor() as cursor:
+                    cursor.execute(
+                        "UPDATE submissions_submission SET status = 'ACCEPTED', finished_at = now() "
+                        "WHERE status = 'IN_QUEUE' AND queued_at < now() - make_interval(secs => %s)",
+                        [self.seconds])
+        finally:
+            connection.close()
+
+
+def queued_now() -> int:
+    from submissions.models import Status, Submission
+
+    return Submission.objects.filter(status=Status.IN_QUEUE).count()
+
+
 def _loop_factory() -> Any:
     """uvloop where installed (it is, with uvicorn[standard]): the clients share the machine's CPUs
     with the server, so the less they take the more the figures say of the server."""
@@ -170,6 +221,8 @@ def main() -> int:
     parser.add_argument("--warmup", type=float, default=5.0)
     parser.add_argument("--history", type=int, default=20000)
     parser.add_argument("--only", choices=("list", "submit"))
+    parser.add_argument("--queue-seconds", type=float, default=1.0,
+                        help="end the submissions queued for longer than this (0: none)")
     args = parser.parse_args()
     platform = Platform(pg_server=args.pg or None, redis_url=args.redis_url or None)
     try:
@@ -208,26 +261,30 @@ def run(platform: Platform, args: argparse.Namespace) -> int:
         if args.only and key != args.only:
             continue
         per_client = [[build(token)] for token in tokens]
-        drive(platform, host, port, per_client, args.warmup, None)  # imports, pools, caches: not measured
-        measured = Run(name)
-        drive(platform, host, port, per_client, args.duration, measured)
+        with PoolThatKeepsUp(args.queue_seconds if key == "submit" else 0):
+            drive(platform, host, port, per_client, args.warmup, None)  # imports, pools, caches: not measured
+            measured = Run(name)
+            drive(platform, host, port, per_client, args.duration, measured)
+        measured.queued_after = queued_now()
         runs.append(measured)
 
+    leaving = (f"the pool ends what waited {args.queue_seconds:g} s" if args.queue_seconds > 0
+               else "nothing leaves the queue")
     print(f"\n{args.clients} closed-loop clients, {args.duration:.0f} s each, against {args.web_processes} web "
           f"processes (python -m core.webserver), PostgreSQL + Redis, {args.history} past submissions; "
-          f"{os.cpu_count()} CPUs, shared")
+          f"{os.cpu_count()} CPUs, shared; {leaving}")
     print("  (CPU per request: of the web processes / of the bench database's PostgreSQL backends / of the\n"
           "   clients; these move less than the latencies with the load that others put on the machine)")
     print(f"  {'request':<26} {'req/s':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8} "
           f"{'web CPU ms':>10} {'PG CPU ms':>9} {'client ms':>9} {'statuses':<12} {'errors':>6} "
-          f"{'load before/after':>18}")
+          f"{'load before/after':>18} {'queued':>7}")
     for r in runs:
         statuses = " ".join(f"{k}:{v}" for k, v in sorted(r.statuses.items()))
         print(f"  {r.name:<26} {len(r.latencies_ms) / r.wall_s:7.1f} {pct(r.latencies_ms, 50):8.1f} "
               f"{pct(r.latencies_ms, 95):8.1f} {pct(r.latencies_ms, 99):8.1f} {max(r.latencies_ms, default=0):8.1f} "
               f"{r.cpu_ms_per_request(r.web_cpu_s):10.1f} {r.cpu_ms_per_request(r.pg_cpu_s):9.1f} "
               f"{r.cpu_ms_per_request(r.client_cpu_s):9.1f} "
-              f"{statuses:<12} {r.errors:>6} {r.load_before:8.1f} / {r.load_after:<7.1f}")
+              f"{statuses:<12} {r.errors:>6} {r.load_before:8.1f} / {r.load_after:<7.1f} {r.queued_after:>7}")
     for r in runs:
         for status, body in sorted(r.refusals.items()):
             print(f"  {r.name}: the first {status}: {body.decode(errors='replace')}")
