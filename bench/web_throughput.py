@@ -152,15 +152,18 @@ class PoolThatKeepsUp:
             self.thread.join(timeout=10)
 
     def _run(self) -> None:
+        from datetime import timedelta
+
         from django.db import connection
+        from django.utils import timezone
+
+        from submissions.models import Status, Submission
 
         try:
             while not self.stop.wait(0.2):
-                with connection.cursor() as cursor:
-                    cursor.execute(
-                        "UPDATE submissions_submission SET status = 'ACCEPTED', finished_at = now() "
-                        "WHERE status = 'IN_QUEUE' AND queued_at < now() - make_interval(secs => %s)",
-                        [self.seconds])
+                now = timezone.now()
+                Submission.objects.filter(status=Status.IN_QUEUE, queued_at__lt=now - timedelta(seconds=self.seconds)
+                                          ).update(status=Status.ACCEPTED, finished_at=now)
         finally:
             connection.close()
 
