@@ -16,9 +16,9 @@ which production cannot reach: HIPJUDGE_QUOTA_CONCURRENT (2) caps each user's qu
 50 users queue at most 100. Every POST reads its place in the queue, which counts the pool's queue,
 so a queue that production cannot have would measure a cost it does not pay. While the POSTs run,
 the bench therefore plays a pool that keeps up: every 0.2 s it ends (ACCEPTED) the submissions
-queued for over --queue-seconds (1 s: 2 to 4 per user at these rates), with one UPDATE, on a
-connection of its own whose CPU counts with PostgreSQL's. --queue-seconds 0 leaves them all
-queued, as before. The table gives the queue's length at the end of each run.
+queued for over --queue-seconds (1 s: 3 to 5 per user at these rates, more than production's 2),
+with one UPDATE, on a connection of its own whose CPU counts with PostgreSQL's. --queue-seconds 0
+leaves them all queued, as before. The table gives the queue's length at the end of each run.
 
 The client is one asyncio loop in this process holding --clients kept-alive HTTP/1.1 connections,
 each sending its next request as soon as the last one is answered (closed loop), every connection
