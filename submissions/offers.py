@@ -18,10 +18,6 @@ from core.exceptions import ApplicationError
 from fleets.models import Pool
 from submissions.models import Mode
 
-# Mode's values, in its order, read once: Django's Choices build the list at every `.values`, which
-# pool_offers asked once per language at every submission.
-MODES: tuple[str, ...] = tuple(Mode.values)
-
 EMULATED_LABEL = "Check on CPU (emulated)"
 EMULATED_TAG = "emulated (CPU)"
 
@@ -38,12 +34,12 @@ class LanguageOffer:
 
 def pool_offers(*, pool: Pool) -> list[LanguageOffer]:
     """Each language the pool takes, with its modes (in Mode's order)."""
-    offers = [LanguageOffer(language, MODES) for language in pool.accepted_languages]
+    offers = [LanguageOffer(language, tuple(Mode.values)) for language in pool.accepted_languages]
     emulated, compile_only = pool.emulated_languages, pool.compile_only_languages
     for language in dict.fromkeys([*emulated, *compile_only]):
         if language in pool.accepted_languages:
             continue
-        modes = tuple(m for m in MODES if (m == Mode.CHECK and language in emulated)
+        modes = tuple(m for m in Mode.values if (m == Mode.CHECK and language in emulated)
                       or (m == Mode.COMPILE and language in compile_only))
         offers.append(LanguageOffer(language, modes, emulated=language in emulated))
     return offers
@@ -74,7 +70,7 @@ def emulated_limits() -> str:
 
 
 def _described(offer: LanguageOffer) -> str:
-    if len(offer.modes) == len(MODES):
+    if len(offer.modes) == len(Mode.values):
         return offer.language
     return f"{offer.language} ({', '.join(offer.modes)})"
 

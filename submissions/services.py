@@ -46,7 +46,7 @@ from submissions.models import (
     Submission,
     SubmissionEvent,
 )
-from submissions.offers import MODES, is_emulated, offer_refusal
+from submissions.offers import is_emulated, offer_refusal
 from submissions.ranking import pool_device_class, ranked_case_names
 
 log = logging.getLogger(__name__)
@@ -173,14 +173,11 @@ def source_from_upload(upload: IO[bytes]) -> str:
         raise ApplicationError("source: the file is not valid UTF-8.", {"field": "source"}) from None
 
 
-_LANGUAGES = frozenset(Language.values)  # read once: Choices build the list at every `.values`
-
-
 def _resolve(problem_slug: str, pool_name: str | None, language: str, mode: str) -> tuple[Problem, Pool]:
-    if language not in _LANGUAGES:
+    if language not in Language.values:
         raise ApplicationError(f"language: {language!r} is not one of {', '.join(Language.values)}.",
                                {"field": "language"})
-    if mode not in MODES:
+    if mode not in Mode.values:
         raise ApplicationError(f"mode: {mode!r} is not one of {', '.join(Mode.values)}.", {"field": "mode"})
     problem = problem_for_submission(slug=problem_slug)
     if problem is None or problem.current_version is None:
